@@ -1,0 +1,181 @@
+"""The belief record and its history events: the field names are the API and export contract."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+BeliefType = Literal["preference", "entity", "decision", "relation", "open_question"]
+Subtype = Literal["expertise", "style"]
+EpistemicStatus = Literal["active", "inferred", "exploratory", "superseded"]
+MemoryClass = Literal["episodic", "semantic", "procedural", "working", "document"]
+Delivery = Literal["always", "retrieved", "on_demand"]
+ReviewState = Literal["pending", "confirmed", "rejected"]
+SourceType = Literal["operator", "extracted", "agent", "import", "external"]
+
+MAX_ALIASES = 25
+SCOPE_PATTERN = re.compile(
+    r"^(user:universal|domain:[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*|project:[a-z0-9][a-z0-9_.-]*)$"
+)
+
+TRUST_TIERS: dict[str, int] = {
+    "operator": 3,
+    "extracted": 2,
+    "agent": 2,
+    "import": 1,
+    "external": 1,
+}
+
+EventKind = Literal[
+    "created",
+    "reinforced",
+    "enriched",
+    "updated",
+    "user_correction",
+    "superseded_by",
+    "supersedes",
+    "pinned",
+    "unpinned",
+    "confirmed",
+    "rejected",
+    "pending",
+    "deleted",
+    "restored",
+    "merged_from",
+    "resolved",
+    "promoted",
+    "expired",
+    "imported",
+    "conflict",
+]
+
+
+def utcnow() -> datetime:
+    """Now, timezone-aware (UTC)."""
+    return datetime.now(UTC)
+
+
+def new_belief_id() -> str:
+    return f"b-{secrets.token_hex(8)}"
+
+
+def trust_tier(source_type: str) -> int:
+    return TRUST_TIERS.get(source_type, 1)
+
+
+class HistoryEvent(BaseModel):
+    """One entry of a belief's append-only change log."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: datetime
+    event: str
+    actor: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class Belief(BaseModel):
+    """A belief as stored; `change_log` is filled from the history table on read."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(default_factory=new_belief_id, min_length=1, max_length=200)
+    user_id: str = Field(min_length=1, max_length=200)
+    agent_id: str | None = None
+    type: BeliefType = "preference"
+    subtype: Subtype | None = None
+    canonical_name: str = Field(min_length=1, max_length=200)
+    aliases: list[str] = Field(default_factory=list)
+    rejected_alternatives: list[str] = Field(default_factory=list)
+    content: str = ""
+    why_it_matters: str = ""
+    scope: list[str] = Field(default_factory=lambda: ["user:universal"], min_length=1)
+    epistemic_status: EpistemicStatus = "active"
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    pinned: bool = False
+    memory_class: MemoryClass | None = None
+    delivery: Delivery = "retrieved"
+    review_state: ReviewState = "confirmed"
+    source_type: SourceType = "operator"
+    user_edited: bool = False
+    participants: list[str] = Field(default_factory=list)
+    reinforcement_count: int = Field(default=1, ge=0)
+    last_reinforced_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime | None = None
+    superseded_by: str | None = None
+    invalidated_at: datetime | None = None
+    invalidation_reason: str | None = None
+    resolved_at: datetime | None = None
+    deleted_at: datetime | None = None
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    change_log: list[HistoryEvent] = Field(default_factory=list)
+
+    @field_validator("canonical_name")
+    @classmethod
+    def _snake_case(cls, value: str) -> str:
+        return normalize_canonical_name(value)
+
+    @field_validator("aliases", "rejected_alternatives")
+    @classmethod
+    def _clean_names(cls, value: list[str]) -> list[str]:
+        return dedupe_names(value)
+
+    @field_validator("aliases")
+    @classmethod
+    def _cap_aliases(cls, value: list[str]) -> list[str]:
+        return value[:MAX_ALIASES]
+
+    @field_validator("scope")
+    @classmethod
+    def _valid_scopes(cls, value: list[str]) -> list[str]:
+        out: list[str] = []
+        for raw in value:
+            scope = raw.strip().lower()
+            if not SCOPE_PATTERN.match(scope):
+                raise ValueError(
+                    f"scope {raw!r} is not one of user:universal, domain:<slug>[/<sub>], "
+                    "project:<slug>"
+                )
+            if scope not in out:
+                out.append(scope)
+        return out
+
+    @property
+    def is_live(self) -> bool:
+        """Not superseded and not deleted: the head of its chain."""
+        return (
+            self.superseded_by is None
+            and self.epistemic_status != "superseded"
+            and self.deleted_at is None
+        )
+
+    @property
+    def trust(self) -> int:
+        return trust_tier(self.source_type)
+
+
+def normalize_canonical_name(value: str) -> str:
+    """Canonical names are snake_case: lower-cased, runs of non-word characters become `_`."""
+    name = re.sub(r"[^0-9a-z]+", "_", value.strip().lower()).strip("_")
+    if not name:
+        raise ValueError(f"canonical_name {value!r} has no letters or digits")
+    return name
+
+
+def dedupe_names(values: list[str]) -> list[str]:
+    """Strip, drop empties and case-insensitive duplicates, keep first spelling and order."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for raw in values:
+        name = " ".join(str(raw).split())
+        key = name.lower()
+        if name and key not in seen:
+            seen.add(key)
+            out.append(name)
+    return out

@@ -1,0 +1,136 @@
+"""The one settings object: `config.toml` in TENURE_HOME, overridden by TENURE_* variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class SettingsError(Exception):
+    """A bad setting: names the key, the value and what is accepted."""
+
+
+class ModelRoute(BaseModel):
+    """A model served through LiteLLM because its provider is not OpenAI-compatible."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    litellm_model: str = Field(description="LiteLLM model string, e.g. anthropic/claude-sonnet-4")
+    api_base: str | None = None
+    api_key_env: str | None = Field(default=None, description="variable holding the key")
+
+
+class Settings(BaseModel):
+    """Every knob of the gateway, extractor and compaction worker; frozen once read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    home: Path = Field(default_factory=lambda: Path("~/.tenure").expanduser())
+    host: str = "127.0.0.1"
+    port: int = Field(default=5757, ge=1, le=65535)
+    api_key: str | None = None
+
+    upstream_url: str = "https://api.openai.com/v1"
+    upstream_api_key: str | None = None
+    upstream_timeout: float = Field(default=600.0, gt=0)
+    upstream_connect_timeout: float = Field(default=10.0, gt=0)
+    max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+
+    default_user: str = "default"
+    default_scopes: tuple[str, ...] = ()
+    retrieval_timeout_ms: float = Field(default=50.0, gt=0)
+    max_beliefs: int = Field(default=20, ge=0, le=200)
+    budget_pct: float = Field(default=8.0, ge=0, le=100)
+    budget_floor_tokens: int = Field(default=1024, ge=0)
+    curated_mode: bool = False
+    inject_scopes: tuple[str, ...] = ()
+    inject_min_trust: int = Field(default=1, ge=1, le=3)
+
+    extract_model: str | None = None
+    extract_api_base: str | None = None
+    extract_api_key: str | None = None
+    extract_workers: int = Field(default=1, ge=0, le=16)
+    extract_max_attempts: int = Field(default=4, ge=1, le=20)
+    extract_timeout: float = Field(default=120.0, gt=0)
+    breaker_threshold: int = Field(default=3, ge=1)
+    breaker_cooldown_s: float = Field(default=300.0, ge=0)
+
+    compaction_interval: float = Field(default=1800.0, ge=0)
+    compaction_grace_hours: float = Field(default=24.0, ge=0)
+    compaction_cooldown_s: float = Field(default=600.0, ge=0)
+
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    models: dict[str, ModelRoute] = Field(default_factory=dict)
+
+    @field_validator("upstream_url", "extract_api_base")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        return value.rstrip("/") if value else value
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "tenure.duckdb"
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.toml"
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Read config.toml from TENURE_HOME, then TENURE_* variables, then explicit overrides.
+
+        Raises:
+            SettingsError: a key is unknown or a value is not accepted.
+        """
+        env = os.environ if environ is None else environ
+        home = Path(env.get("TENURE_HOME") or overrides.get("home") or "~/.tenure").expanduser()
+        values: dict[str, Any] = {}
+        config = home / "config.toml"
+        if config.exists():
+            try:
+                values.update(tomllib.loads(config.read_text(encoding="utf-8")))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise SettingsError(f"{config}: not valid TOML ({exc}); fix or remove it") from exc
+        for key in cls.model_fields:
+            if key in ("home", "models"):
+                continue
+            raw = env.get(f"TENURE_{key.upper()}")
+            if raw is not None and raw != "":
+                values[key] = _split_list(raw) if key in _LIST_KEYS else raw
+        for key in _LIST_KEYS:
+            if isinstance(values.get(key), str):
+                values[key] = _split_list(values[key])
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        values["home"] = home
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise SettingsError(_describe(exc)) from None
+
+
+_LIST_KEYS = ("default_scopes", "inject_scopes")
+
+
+def _split_list(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "settings"
+        env_name = f"TENURE_{str(err['loc'][0]).upper()}" if err["loc"] else ""
+        if err["type"] == "extra_forbidden":
+            accepted = ", ".join(sorted(Settings.model_fields))
+            lines.append(f"unknown setting {key!r}; accepted keys: {accepted}")
+            continue
+        value = err.get("input")
+        lines.append(f"setting {key} ({env_name}) = {value!r}: {err['msg']}")
+    return "; ".join(lines)
