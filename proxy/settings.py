@@ -37,6 +37,8 @@ class Settings(BaseModel):
 
     upstream_url: str = "https://api.openai.com/v1"
     upstream_api_key: str | None = None
+    anthropic_upstream_url: str | None = None
+    anthropic_upstream_api_key: str | None = None
     upstream_timeout: float = Field(default=600.0, gt=0)
     upstream_connect_timeout: float = Field(default=10.0, gt=0)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
@@ -67,7 +69,7 @@ class Settings(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
 
-    @field_validator("upstream_url", "extract_api_base")
+    @field_validator("upstream_url", "anthropic_upstream_url", "extract_api_base")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
