@@ -3,11 +3,13 @@ aiohttp session, and the relay of its reply — JSON or SSE — as the bytes arr
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import aiohttp
-from starlette.types import Send
+from starlette.types import Receive, Send
 
 from proxy.errors import ProxyError
 
@@ -156,3 +158,78 @@ async def relay(
     except (aiohttp.ClientError, TimeoutError) as exc:
         raise UpstreamBroke(f"upstream failed mid-response: {type(exc).__name__}: {exc}") from exc
     await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+@dataclass(slots=True)
+class Exchange:
+    """How one proxied exchange went."""
+
+    status: int = 0
+    content_type: str = ""
+    content_encoding: str = ""
+    completed: bool = False
+    disconnected: bool = False
+    broken: str = ""
+    finished: bool = False
+
+
+async def exchange(
+    session: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    *,
+    headers: list[tuple[str, str]],
+    body: bytes | None,
+    receive: Receive,
+    send: Send,
+    extra_headers: list[Header],
+    capture: list[bytes] | None,
+) -> Exchange:
+    """Forward one request and relay the reply; a client disconnect cancels the upstream call
+    (the upstream sees its connection closed). An upstream failing mid-reply is reported in
+    `broken`: the caller raises `UpstreamBroke` after its bookkeeping.
+
+    Raises:
+        ProxyError: 502/504 before any byte of the reply was sent.
+    """
+    task = asyncio.current_task()
+    assert task is not None
+    outcome = Exchange()
+
+    def on_disconnect(watcher: asyncio.Task[None]) -> None:
+        if outcome.finished or watcher.cancelled() or watcher.exception() is not None:
+            return
+        outcome.disconnected = True
+        task.cancel()
+
+    watcher = asyncio.create_task(_wait_for_disconnect(receive))
+    watcher.add_done_callback(on_disconnect)
+    resp: aiohttp.ClientResponse | None = None
+    try:
+        resp = await open_upstream(session, method, url, headers, body)
+        outcome.status = resp.status
+        outcome.content_type = resp.headers.get("content-type", "")
+        outcome.content_encoding = resp.headers.get("content-encoding", "")
+        await relay(resp, send, response_headers(resp, extra_headers), capture)
+        outcome.completed = True
+    except UpstreamBroke as exc:
+        outcome.broken = str(exc)
+        log.warning("%s: %s", url, exc)
+    except asyncio.CancelledError:
+        if not outcome.disconnected:
+            raise
+        task.uncancel()
+    finally:
+        outcome.finished = True
+        watcher.cancel()
+        if resp is not None:
+            if outcome.completed:
+                resp.release()
+            else:
+                resp.close()
+    return outcome
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass

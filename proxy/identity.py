@@ -4,14 +4,15 @@ Sources, first match wins for user and agent: the `X-Tenure-User` / `X-Agent-Id`
 request's `metadata` (`tenure_user` or `user_id`, `tenure_agent` or `agent_id`), the OpenAI
 `user` field, then the configured default user. Scopes are the union of `X-Tenure-Scope`
 (comma-separated), the `/scope/<scope>/` URL prefix, `metadata.tenure_scope` and the scope set
-with `!scope`; the configured default scopes apply when none is given. `user:universal` always
+with `!scope` (added by `Identity.scoped`); the configured default scopes apply when none is
+given. `user:universal` always
 applies (the context assembler adds it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from beliefs.models import SCOPE_PATTERN
@@ -30,6 +31,11 @@ class Identity:
     incognito: bool = False
     no_extract: bool = False
     no_inject: bool = False
+
+    def scoped(self, chat_scopes: Iterable[str], default_scopes: Iterable[str]) -> Identity:
+        """Add the scopes set with `!scope`; the configured defaults apply when there are none."""
+        scopes = [*self.scopes, *(s for s in chat_scopes if s not in self.scopes)]
+        return replace(self, scopes=tuple(scopes or default_scopes))
 
     @property
     def all_scopes(self) -> tuple[str, ...]:
@@ -70,8 +76,6 @@ def resolve_identity(
     *,
     url_scope: str | None,
     default_user: str,
-    default_scopes: Iterable[str] = (),
-    command_scopes: Iterable[str] = (),
 ) -> Identity:
     """Read identity and controls from lower-cased `headers` and the parsed request `body`.
 
@@ -100,9 +104,6 @@ def resolve_identity(
     for source, raw in sources:
         if raw:
             scopes.extend(s for s in parse_scopes(raw, source) if s not in scopes)
-    scopes.extend(s for s in command_scopes if s not in scopes)
-    if not scopes:
-        scopes.extend(default_scopes)
     return Identity(
         user_id=user or default_user,
         agent_id=agent,

@@ -23,6 +23,7 @@ class ModelRoute(BaseModel):
     litellm_model: str = Field(description="LiteLLM model string, e.g. anthropic/claude-sonnet-4")
     api_base: str | None = None
     api_key_env: str | None = Field(default=None, description="variable holding the key")
+    api_key: str | None = Field(default=None, repr=False, description="read from api_key_env")
 
 
 class Settings(BaseModel):
@@ -111,6 +112,11 @@ class Settings(BaseModel):
                 values[key] = _split_list(values[key])
         values.update({k: v for k, v in overrides.items() if v is not None})
         values["home"] = home
+        routes = values.get("models")
+        if isinstance(routes, dict):
+            for route in routes.values():
+                if isinstance(route, dict) and route.get("api_key_env") and "api_key" not in route:
+                    route["api_key"] = env.get(route["api_key_env"])
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

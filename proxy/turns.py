@@ -3,7 +3,9 @@
 Works on the captured body after the last byte (never on the hot path): OpenAI and Anthropic,
 JSON and SSE, including a stream cut short (what arrived is used; a torn last event is ignored).
 Tool calls come out in the OpenAI shape `{"id", "type": "function", "function": {"name",
-"arguments"}}` for both formats (Anthropic `tool_use` input is serialised to JSON).
+"arguments"}}` for both formats (Anthropic `tool_use` input is serialised to JSON). The
+finished turn, with everything the proxy injected stripped, becomes an extraction job written
+through the background writer, so the response is never delayed.
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ import json
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
+
+from beliefs.render import strip_injected
+from beliefs.store import BeliefStore
+from extractor.jobs import JobQueue
+from extractor.turn import Turn
+from proxy.background import StoreWriter
 
 WireFormat = Literal["openai", "anthropic"]
 
@@ -164,3 +173,56 @@ def _anthropic_stream(events: list[dict[str, Any]]) -> AssistantTurn:
             arguments = "".join(partial.get(index, [])) or json.dumps(block.get("input") or {})
             turn.tool_calls.append(_tool_use(block, arguments))
     return turn
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedTurn:
+    """Everything about a finished exchange that the extraction job needs."""
+
+    request_id: str
+    wire: WireFormat
+    user_id: str
+    agent_id: str | None
+    scopes: tuple[str, ...]
+    model: str
+    user_message: str
+    chunks: list[bytes]
+    content_type: str
+    content_encoding: str
+    injected_ids: list[str]
+    created_at: datetime
+
+    def to_turn(self) -> Turn | None:
+        """The extraction turn with injected memory stripped; None when nothing was said."""
+        reply = read_turn(
+            self.wire,
+            self.chunks,
+            content_type=self.content_type,
+            content_encoding=self.content_encoding,
+        )
+        user_message = strip_injected(self.user_message)
+        if reply.empty and not user_message.strip():
+            return None
+        return Turn(
+            request_id=self.request_id,
+            user_id=self.user_id,
+            agent_id=self.agent_id,
+            scopes=list(self.scopes),
+            model=self.model,
+            user_message=user_message,
+            assistant_message=strip_injected(reply.text),
+            tool_calls=reply.tool_calls,
+            injected_ids=self.injected_ids,
+            created_at=self.created_at,
+        )
+
+
+def enqueue_turn(writer: StoreWriter, jobs: JobQueue, captured: CapturedTurn) -> None:
+    """Queue the job write; the body is parsed on the store thread, off the request path."""
+
+    def write(_store: BeliefStore) -> None:
+        turn = captured.to_turn()
+        if turn is not None:
+            jobs.enqueue(turn)
+
+    writer.submit("job", write)
