@@ -53,24 +53,26 @@ def _belief(belief: Belief) -> dict[str, Any]:
 
 
 async def list_beliefs(request: Request) -> Response:
-    """Filters: user, scope, agent (beliefs visible to it: its own and agent-less ones),
-    include_superseded, limit, offset."""
+    """Filters: user, scope, agent, type, status, pinned, review_state, include_superseded,
+    include_deleted, with_history, limit, offset (the store's `list`)."""
     rt = _runtime(request)
     params = request.query_params
-    agent = params.get("agent")
+    pinned = params.get("pinned")
     beliefs = await rt.thread.run(
         rt.store.list,
         user_id=params.get("user"),
         scope=params.get("scope"),
+        agent_id=params.get("agent"),
+        type=params.get("type"),
+        status=params.get("status"),
+        pinned=None if pinned is None else _flag(request, "pinned"),
+        review_state=params.get("review_state"),
         include_superseded=_flag(request, "include_superseded"),
-        limit=None if agent else _int(request, "limit", None, low=1),
-        offset=0 if agent else _int(request, "offset", 0) or 0,
+        include_deleted=_flag(request, "include_deleted"),
+        with_history=_flag(request, "with_history"),
+        limit=_int(request, "limit", None, low=1),
+        offset=_int(request, "offset", 0) or 0,
     )
-    if agent:
-        beliefs = [b for b in beliefs if b.agent_id in (None, agent)]
-        offset = _int(request, "offset", 0) or 0
-        limit = _int(request, "limit", None, low=1)
-        beliefs = beliefs[offset : None if limit is None else offset + limit]
     return JSONResponse([_belief(b) for b in beliefs])
 
 
