@@ -1,0 +1,132 @@
+"""Numbered schema migrations, recorded in `schema_migrations` and applied on open.
+
+Other packages append their own numbers to `MIGRATIONS` here: 1 = beliefs core,
+2 = injections, 3 = jobs, 4 = conflicts. A migration never changes once released.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import duckdb
+
+
+class Migration(NamedTuple):
+    number: int
+    name: str
+    statements: tuple[str, ...]
+
+
+BELIEFS_CORE = Migration(
+    1,
+    "beliefs core: beliefs, belief_events, personas",
+    (
+        """
+        CREATE TABLE beliefs (
+            id VARCHAR PRIMARY KEY,
+            user_id VARCHAR NOT NULL,
+            agent_id VARCHAR,
+            type VARCHAR NOT NULL,
+            subtype VARCHAR,
+            canonical_name VARCHAR NOT NULL,
+            aliases VARCHAR[] NOT NULL,
+            rejected_alternatives VARCHAR[] NOT NULL,
+            content VARCHAR NOT NULL,
+            why_it_matters VARCHAR NOT NULL,
+            scope VARCHAR[] NOT NULL,
+            epistemic_status VARCHAR NOT NULL,
+            confidence DOUBLE NOT NULL,
+            pinned BOOLEAN NOT NULL,
+            memory_class VARCHAR,
+            delivery VARCHAR NOT NULL,
+            review_state VARCHAR NOT NULL,
+            source_type VARCHAR NOT NULL,
+            user_edited BOOLEAN NOT NULL,
+            participants VARCHAR[] NOT NULL,
+            reinforcement_count INTEGER NOT NULL,
+            last_reinforced_at TIMESTAMPTZ,
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            expires_at TIMESTAMPTZ,
+            superseded_by VARCHAR,
+            invalidated_at TIMESTAMPTZ,
+            invalidation_reason VARCHAR,
+            resolved_at TIMESTAMPTZ,
+            deleted_at TIMESTAMPTZ,
+            provenance JSON NOT NULL
+        )
+        """,
+        "CREATE INDEX beliefs_user_name ON beliefs (user_id, canonical_name)",
+        "CREATE INDEX beliefs_superseded_by ON beliefs (superseded_by)",
+        "CREATE SEQUENCE belief_events_seq START 1",
+        """
+        CREATE TABLE belief_events (
+            seq BIGINT PRIMARY KEY DEFAULT nextval('belief_events_seq'),
+            belief_id VARCHAR NOT NULL,
+            "at" TIMESTAMPTZ NOT NULL,
+            event VARCHAR NOT NULL,
+            actor VARCHAR,
+            detail JSON NOT NULL
+        )
+        """,
+        "CREATE INDEX belief_events_belief ON belief_events (belief_id)",
+        """
+        CREATE TABLE personas (
+            user_id VARCHAR PRIMARY KEY,
+            text VARCHAR NOT NULL,
+            source VARCHAR NOT NULL CHECK (source IN ('operator', 'generated', 'deterministic')),
+            inputs_hash VARCHAR,
+            updated_at TIMESTAMPTZ NOT NULL
+        )
+        """,
+    ),
+)
+
+MIGRATIONS: list[Migration] = [BELIEFS_CORE]
+
+_LEDGER = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    number INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+)
+"""
+
+
+def applied(conn: duckdb.DuckDBPyConnection) -> set[int]:
+    """Numbers already applied; empty for a fresh database."""
+    exists = conn.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchone()
+    if not exists or not exists[0]:
+        return set()
+    return {row[0] for row in conn.execute("SELECT number FROM schema_migrations").fetchall()}
+
+
+def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
+    done = applied(conn)
+    return sorted((m for m in MIGRATIONS if m.number not in done), key=lambda m: m.number)
+
+
+def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply every pending migration in order, each in its own transaction; returns numbers."""
+    numbers = [m.number for m in MIGRATIONS]
+    if len(set(numbers)) != len(numbers):
+        raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
+    conn.execute(_LEDGER)
+    done: list[int] = []
+    for migration in pending(conn):
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (number, name) VALUES (?, ?)",
+                [migration.number, migration.name],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.append(migration.number)
+    return done

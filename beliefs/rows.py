@@ -1,0 +1,89 @@
+"""Mapping between `Belief`/`HistoryEvent` and DuckDB rows (lists as VARCHAR[], JSON as text)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, overload
+
+from beliefs.models import Belief, HistoryEvent
+
+BELIEF_COLUMNS: tuple[str, ...] = tuple(f for f in Belief.model_fields if f != "change_log")
+_JSON_COLUMNS = frozenset({"provenance"})
+_LIST_COLUMNS = frozenset({"aliases", "rejected_alternatives", "scope", "participants"})
+
+SELECT_BELIEFS = f"SELECT {', '.join(BELIEF_COLUMNS)} FROM beliefs"
+INSERT_BELIEF = (
+    f"INSERT INTO beliefs ({', '.join(BELIEF_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in BELIEF_COLUMNS)})"
+)
+UPDATE_BELIEF = (
+    "UPDATE beliefs SET "
+    + ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS if c != "id")
+    + " WHERE id = ?"
+)
+INSERT_EVENT = (
+    'INSERT INTO belief_events (belief_id, "at", event, actor, detail) VALUES (?, ?, ?, ?, ?)'
+)
+SELECT_EVENTS = 'SELECT belief_id, "at", event, actor, detail FROM belief_events'
+
+
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
+def as_utc(value: datetime | None) -> datetime | None:
+    """DuckDB hands back TIMESTAMPTZ in the session zone; the model speaks UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def belief_params(belief: Belief) -> list[Any]:
+    """Column values in `BELIEF_COLUMNS` order."""
+    out: list[Any] = []
+    for column in BELIEF_COLUMNS:
+        value = getattr(belief, column)
+        if column in _JSON_COLUMNS:
+            value = json.dumps(value, sort_keys=True, default=str)
+        elif column in _LIST_COLUMNS:
+            value = list(value)
+        out.append(value)
+    return out
+
+
+def update_params(belief: Belief) -> list[Any]:
+    values = belief_params(belief)
+    return [*values[1:], values[0]]
+
+
+def belief_from_row(row: Sequence[Any], change_log: list[HistoryEvent] | None = None) -> Belief:
+    data: dict[str, Any] = {}
+    for column, value in zip(BELIEF_COLUMNS, row, strict=True):
+        if column in _JSON_COLUMNS:
+            value = json.loads(value) if value else {}
+        elif isinstance(value, datetime):
+            value = as_utc(value)
+        data[column] = value
+    data["change_log"] = change_log or []
+    return Belief.model_validate(data)
+
+
+def event_params(belief_id: str, event: HistoryEvent) -> list[Any]:
+    return [
+        belief_id,
+        event.at,
+        event.event,
+        event.actor,
+        json.dumps(event.detail, sort_keys=True, default=str),
+    ]
+
+
+def event_from_row(row: Sequence[Any]) -> tuple[str, HistoryEvent]:
+    belief_id, at, event, actor, detail = row
+    return belief_id, HistoryEvent(
+        at=as_utc(at), event=event, actor=actor, detail=json.loads(detail) if detail else {}
+    )

@@ -1,0 +1,60 @@
+"""Answering "what was believed at time T" from row timestamps and delete/restore events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from beliefs.models import Belief, HistoryEvent
+
+Span = tuple[datetime, datetime | None]
+
+
+def deleted_spans(events: Iterable[HistoryEvent]) -> list[Span]:
+    """Intervals [deleted, restored) from a belief's soft delete and restore events."""
+    spans: list[Span] = []
+    start: datetime | None = None
+    for event in sorted(events, key=lambda e: e.at):
+        if event.event == "deleted" and start is None:
+            start = event.at
+        elif event.event == "restored" and start is not None:
+            spans.append((start, event.at))
+            start = None
+    if start is not None:
+        spans.append((start, None))
+    return spans
+
+
+def ended_at(belief: Belief, successors: Mapping[str, Belief]) -> datetime | None:
+    """When the belief stopped being current: invalidated, expired, or its successor appeared."""
+    candidates: list[datetime] = []
+    if belief.invalidated_at is not None:
+        candidates.append(belief.invalidated_at)
+    if belief.expires_at is not None:
+        candidates.append(belief.expires_at)
+    if belief.superseded_by is not None and belief.invalidated_at is None:
+        successor = successors.get(belief.superseded_by)
+        candidates.append(successor.created_at if successor else belief.updated_at)
+    elif belief.epistemic_status == "superseded" and belief.invalidated_at is None:
+        candidates.append(belief.updated_at)
+    return min(candidates) if candidates else None
+
+
+def live_at(
+    belief: Belief, at: datetime, successors: Mapping[str, Belief], spans: Sequence[Span]
+) -> bool:
+    if belief.created_at > at:
+        return False
+    end = ended_at(belief, successors)
+    if end is not None and end <= at:
+        return False
+    if spans:
+        return not any(start <= at and (stop is None or at < stop) for start, stop in spans)
+    return belief.deleted_at is None or belief.deleted_at > at
+
+
+def beliefs_as_of(
+    beliefs: Sequence[Belief], at: datetime, events: Mapping[str, Sequence[HistoryEvent]]
+) -> list[Belief]:
+    by_id = {b.id: b for b in beliefs}
+    return [b for b in beliefs if live_at(b, at, by_id, deleted_spans(events.get(b.id, ())))]

@@ -1,0 +1,232 @@
+"""Store commands: import, export, verify and `beliefs list|show|history|chain|pin|…`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
+from beliefs.models import Belief
+from beliefs.store import BeliefStore
+from proxy.commands.text import belief_detail, belief_table, chain_lines, history_lines
+from proxy.settings import Settings
+
+
+def register(subparsers: Any) -> None:
+    reads = argparse.ArgumentParser(add_help=False)
+    reads.add_argument("--json", action="store_true", help="print JSON instead of text")
+    reads.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the database read-only (works alongside other readers)",
+    )
+
+    cmd = subparsers.add_parser("import", help="import beliefs from a Tenure JSON or JSONL file")
+    cmd.add_argument("file", help="the file to import")
+    cmd.add_argument("--format", choices=FORMATS, help="file format (default: detect)")
+    cmd.set_defaults(handler=_import)
+
+    cmd = subparsers.add_parser(
+        "export", parents=[reads], help="write beliefs to stdout (JSONL by default)"
+    )
+    cmd.add_argument("--include-superseded", action="store_true", help="also superseded beliefs")
+    cmd.add_argument("--include-deleted", action="store_true", help="also soft-deleted beliefs")
+    cmd.add_argument("--format", choices=("jsonl", "tenure"), default="jsonl")
+    cmd.add_argument("--user", help="only this user's beliefs")
+    cmd.set_defaults(handler=_export)
+
+    cmd = subparsers.add_parser("verify", parents=[reads], help="check the store's invariants")
+    cmd.set_defaults(handler=_verify)
+
+    group = subparsers.add_parser("beliefs", help="list, inspect and correct beliefs")
+    sub = group.add_subparsers(title="belief commands", metavar="COMMAND", required=True)
+
+    cmd = sub.add_parser("list", parents=[reads], help="list beliefs (live ones by default)")
+    cmd.add_argument("--user")
+    cmd.add_argument("--scope", help="e.g. domain:code, project:tenure, user:universal")
+    cmd.add_argument("--agent")
+    cmd.add_argument("--type", choices=_choices("type"))
+    cmd.add_argument("--status", choices=_choices("epistemic_status"))
+    cmd.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None)
+    cmd.add_argument("--review-state", choices=_choices("review_state"))
+    cmd.add_argument("--include-superseded", action="store_true")
+    cmd.add_argument("--include-deleted", action="store_true")
+    cmd.add_argument("--limit", type=int)
+    cmd.set_defaults(handler=_list)
+
+    for name, handler, text in (
+        ("show", _show, "show every field of a belief"),
+        ("history", _history, "show a belief's change log"),
+        ("chain", _chain, "show the supersession chain a belief belongs to, oldest first"),
+    ):
+        cmd = sub.add_parser(name, parents=[reads], help=text)
+        cmd.add_argument("id")
+        cmd.set_defaults(handler=handler)
+
+    json_only = argparse.ArgumentParser(add_help=False)
+    json_only.add_argument("--json", action="store_true", help="print the belief as JSON")
+    for name, handler, text in (
+        ("pin", _pin, "always inject this belief in its scopes"),
+        ("unpin", _unpin, "stop pinning this belief"),
+        ("delete", _delete, "hide a belief (restorable); --hard removes it for good"),
+        ("restore", _restore, "undo a soft delete"),
+    ):
+        cmd = sub.add_parser(name, parents=[json_only], help=text)
+        cmd.add_argument("id")
+        if name == "delete":
+            cmd.add_argument(
+                "--hard", action="store_true", help="remove the row for good (history is kept)"
+            )
+        cmd.set_defaults(handler=handler)
+
+
+def _choices(field: str) -> list[str]:
+    annotation = Belief.model_fields[field].annotation
+    return list(getattr(annotation, "__args__", ()))
+
+
+def _open(settings: Settings, args: argparse.Namespace) -> BeliefStore:
+    read_only = bool(getattr(args, "read_only", False))
+    if not read_only:
+        settings.home.mkdir(parents=True, exist_ok=True)
+    return BeliefStore.open(settings.db_path, read_only=read_only)
+
+
+def _print(lines: Iterable[str]) -> None:
+    for line in lines:
+        sys.stdout.write(line + "\n")
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _dump(belief: Belief) -> dict[str, Any]:
+    return belief.model_dump(mode="json")
+
+
+def _import(args: argparse.Namespace, settings: Settings) -> int:
+    beliefs = read_file(args.file, args.format)
+    with _open(settings, args) as store:
+        count = store.import_beliefs(beliefs)
+    _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
+    return 0
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        beliefs = store.list(
+            user_id=args.user,
+            include_superseded=args.include_superseded,
+            include_deleted=args.include_deleted,
+            with_history=True,
+        )
+    if args.format == "tenure":
+        _print([to_tenure(beliefs)])
+    else:
+        _print(to_jsonl(beliefs))
+    return 0
+
+
+def _verify(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        problems = store.verify()
+        total = len(store.list(include_superseded=True, include_deleted=True))
+    if args.json:
+        _print_json({"ok": not problems, "beliefs": total, "problems": problems})
+    elif problems:
+        _print([f"{len(problems)} problem{'s' if len(problems) != 1 else ''}:"])
+        _print(f"  {p}" for p in problems)
+    else:
+        _print([f"ok: {total} beliefs, no problems"])
+    return 1 if problems else 0
+
+
+def _list(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        beliefs = store.list(
+            user_id=args.user,
+            scope=args.scope,
+            agent_id=args.agent,
+            type=args.type,
+            status=args.status,
+            pinned=args.pinned,
+            review_state=args.review_state,
+            include_superseded=args.include_superseded,
+            include_deleted=args.include_deleted,
+            limit=args.limit,
+        )
+    if args.json:
+        _print_json([_dump(b) for b in beliefs])
+    else:
+        _print(belief_table(beliefs))
+    return 0
+
+
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        belief = store.get(args.id)
+    if args.json:
+        _print_json(_dump(belief))
+    else:
+        _print(belief_detail(belief))
+    return 0
+
+
+def _history(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        events = store.history(args.id)
+    if args.json:
+        _print_json([e.model_dump(mode="json") for e in events])
+    else:
+        _print(history_lines(args.id, events))
+    return 0
+
+
+def _chain(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        chain = store.chain(args.id)
+    if args.json:
+        _print_json([_dump(b) for b in chain])
+    else:
+        _print(chain_lines(chain))
+    return 0
+
+
+def _changed(args: argparse.Namespace, belief: Belief, message: str) -> int:
+    if args.json:
+        _print_json(_dump(belief))
+    else:
+        _print([f"{message} {belief.id} ({belief.canonical_name})"])
+    return 0
+
+
+def _pin(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        return _changed(args, store.pin(args.id, True), "pinned")
+
+
+def _unpin(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        return _changed(args, store.pin(args.id, False), "unpinned")
+
+
+def _delete(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        if not args.hard:
+            return _changed(args, store.soft_delete(args.id), "deleted (restorable)")
+        belief = store.get(args.id)
+        store.hard_delete(args.id)
+    if args.json:
+        _print_json({"deleted": belief.id, "hard": True})
+    else:
+        _print([f"deleted {belief.id} ({belief.canonical_name}) for good; its history is kept"])
+    return 0
+
+
+def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    with _open(settings, args) as store:
+        return _changed(args, store.restore(args.id), "restored")
