@@ -166,3 +166,59 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
             raise
         done.append(migration.number)
     return done
+
+
+# -- extraction (owned by the extractor; plain SQL so the store applies it on open) -------------
+
+EXTRACTION_JOBS = Migration(
+    3,
+    "extraction jobs: the durable queue of turns awaiting extraction",
+    (
+        """
+        CREATE TABLE jobs (
+            id VARCHAR PRIMARY KEY,
+            status VARCHAR NOT NULL
+                CHECK (status IN ('pending', 'running', 'done', 'failed')),
+            user_id VARCHAR NOT NULL,
+            request_id VARCHAR NOT NULL,
+            turn JSON NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TIMESTAMPTZ,
+            claimed_by VARCHAR,
+            last_error VARCHAR,
+            raw_output VARCHAR,
+            written_ids JSON NOT NULL DEFAULT '[]',
+            skipped JSON NOT NULL DEFAULT '[]',
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            finished_at TIMESTAMPTZ
+        )
+        """,
+    ),
+)
+
+EXTRACTION_CONFLICTS = Migration(
+    4,
+    "conflicts: contradictions awaiting review",
+    (
+        """
+        CREATE TABLE conflicts (
+            id VARCHAR PRIMARY KEY,
+            user_id VARCHAR NOT NULL,
+            existing_id VARCHAR NOT NULL,
+            new_id VARCHAR,
+            proposed JSON,
+            reason VARCHAR NOT NULL,
+            status VARCHAR NOT NULL CHECK (status IN ('open', 'resolved')),
+            resolution VARCHAR CHECK (
+                resolution IS NULL OR resolution IN ('keep_existing', 'take_new', 'keep_both')
+            ),
+            job_id VARCHAR,
+            created_at TIMESTAMPTZ NOT NULL,
+            resolved_at TIMESTAMPTZ
+        )
+        """,
+    ),
+)
+
+MIGRATIONS.extend([EXTRACTION_JOBS, EXTRACTION_CONFLICTS])

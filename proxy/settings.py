@@ -60,6 +60,8 @@ class Settings(BaseModel):
     extract_workers: int = Field(default=1, ge=0, le=16)
     extract_max_attempts: int = Field(default=4, ge=1, le=20)
     extract_timeout: float = Field(default=120.0, gt=0)
+    extract_backoff_s: float = Field(default=5.0, ge=0)
+    extract_backoff_max_s: float = Field(default=600.0, ge=0)
     breaker_threshold: int = Field(default=3, ge=1)
     breaker_cooldown_s: float = Field(default=300.0, ge=0)
 
