@@ -69,8 +69,8 @@ async def handle_chat(
             new_state, reply = apply_command(state, command)
             if new_state != state:
                 rt.chat_states.set(identity.user_id, identity.agent_id, new_state)
-                row = [identity.user_id, identity.agent_id or "", list(new_state.scopes)]
-                row += [new_state.extract, new_state.inject]
+                row: list[object] = [identity.user_id, identity.agent_id or ""]
+                row += [list(new_state.scopes), new_state.extract, new_state.inject]
                 rt.writer.submit("chat_state", lambda store: store.execute(SAVE_SQL, row))
             rt.counters.chat_commands += 1
             await _send_synthetic(request, body, reply, stream=stream, send=send)
@@ -105,7 +105,10 @@ async def handle_chat(
         else:
             base, key = settings.upstream_url, settings.upstream_api_key
         forwarded = upstream_headers(
-            scope["headers"], api_key=key, anthropic=anthropic, forward_credentials=settings.api_key is None
+            scope["headers"],
+            api_key=key,
+            anthropic=anthropic,
+            forward_credentials=settings.api_key is None,
         )
         path = "/messages" if anthropic else "/chat/completions"
         outcome = await exchange(
@@ -145,7 +148,9 @@ async def handle_chat(
         raise UpstreamBroke(outcome.broken)
 
 
-def _record(request: ChatRequest, identity: Identity, model: str, memory: Memory) -> InjectionRecord:
+def _record(
+    request: ChatRequest, identity: Identity, model: str, memory: Memory
+) -> InjectionRecord:
     return InjectionRecord(
         request_id=request.request_id,
         created_at=datetime.now(UTC),
@@ -169,9 +174,16 @@ async def _send_synthetic(
     rid = request.request_id
     if request.wire == "anthropic":
         if stream:
-            await send_events(send, synthetic.anthropic_stream(text, model=model, request_id=rid), headers=headers)
+            await send_events(
+                send, synthetic.anthropic_stream(text, model=model, request_id=rid), headers=headers
+            )
         else:
-            await send_bytes(send, 200, synthetic.anthropic_reply(text, model=model, request_id=rid), headers=headers)
+            await send_bytes(
+                send,
+                200,
+                synthetic.anthropic_reply(text, model=model, request_id=rid),
+                headers=headers,
+            )
         return
     if stream:
         options = body.get("stream_options") or {}
@@ -180,5 +192,6 @@ async def _send_synthetic(
         )
         await send_events(send, events, headers=headers)
     else:
-        await send_bytes(send, 200, synthetic.openai_reply(text, model=model, request_id=rid), headers=headers)
-
+        await send_bytes(
+            send, 200, synthetic.openai_reply(text, model=model, request_id=rid), headers=headers
+        )

@@ -53,7 +53,9 @@ def apply_command(state: ChatState, command: ChatCommand) -> tuple[ChatState, st
         if not argument:
             return state, _describe_scope(state, "is")
         if argument.lower() in _CLEAR:
-            return replace(state, scopes=()), "Tenure: chat scope cleared; only user:universal applies."
+            return replace(
+                state, scopes=()
+            ), "Tenure: chat scope cleared; only user:universal applies."
         try:
             scopes = parse_scopes(argument.replace(" ", ","), "!scope")
         except ProxyError as exc:
@@ -68,13 +70,20 @@ def apply_command(state: ChatState, command: ChatCommand) -> tuple[ChatState, st
     if value not in ("on", "off"):
         return state, f"Tenure: `!{command.name}` takes on or off, not {argument!r}."
     enabled = value == "on"
-    new = replace(state, extract=enabled) if command.name == "extract" else replace(state, inject=enabled)
+    new = (
+        replace(state, extract=enabled)
+        if command.name == "extract"
+        else replace(state, inject=enabled)
+    )
     return new, f"Tenure: {label} is now {value} for this chat."
 
 
 def _describe_scope(state: ChatState, verb: str) -> str:
     if not state.scopes:
-        return f"Tenure: no chat scope set; only {UNIVERSAL} applies. Set one with `!scope domain:code`."
+        return (
+            f"Tenure: no chat scope set; only {UNIVERSAL} applies. "
+            "Set one with `!scope domain:code`."
+        )
     return f"Tenure: chat scope {verb} {', '.join(state.scopes)} (plus {UNIVERSAL})."
 
 

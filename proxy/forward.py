@@ -113,9 +113,7 @@ async def open_upstream(
         ProxyError: 502 when the upstream cannot be reached, 504 when it does not answer in time.
     """
     try:
-        return await session.request(
-            method, url, headers=headers, data=body, allow_redirects=False
-        )
+        return await session.request(method, url, headers=headers, data=body, allow_redirects=False)
     except TimeoutError as exc:
         raise ProxyError(
             504,

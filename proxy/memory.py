@@ -102,7 +102,9 @@ class MemoryBuilder:
             return None
         except Exception:
             self._counters.retrieval_failures += 1
-            log.exception("retrieval for user %s failed; request sent without memory", identity.user_id)
+            log.exception(
+                "retrieval for user %s failed; request sent without memory", identity.user_id
+            )
             return None
         if tool_turn:
             layers = {k: v for k, v in memory.layers.items() if k != RELEVANT}

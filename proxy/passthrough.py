@@ -30,7 +30,10 @@ async def handle_passthrough(
     if scope.get("query_string"):
         url += "?" + scope["query_string"].decode("latin-1")
     headers = upstream_headers(
-        scope["headers"], api_key=key, anthropic=anthropic, forward_credentials=settings.api_key is None
+        scope["headers"],
+        api_key=key,
+        anthropic=anthropic,
+        forward_credentials=settings.api_key is None,
     )
     extra: list[Header] = []
     if method == "GET" and rest == "models" and settings.models:
@@ -62,7 +65,11 @@ async def _models_with_routes(
         names = list(rt.settings.models)
         if resp.status != 200 or resp.headers.get("content-encoding"):
             await send(
-                {"type": "http.response.start", "status": resp.status, "headers": response_headers(resp, extra)}
+                {
+                    "type": "http.response.start",
+                    "status": resp.status,
+                    "headers": response_headers(resp, extra),
+                }
             )
             await send({"type": "http.response.body", "body": raw, "more_body": False})
             return

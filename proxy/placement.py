@@ -26,7 +26,9 @@ def text_of(content: Any) -> str:
         texts = [
             part["text"]
             for part in content
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
         ]
         return "\n".join(texts)
     return ""
@@ -69,7 +71,10 @@ def place_openai(body: dict[str, Any], system_block: str, user_block: str) -> di
             messages.insert(0, {"role": "system", "content": system_block})
         else:
             message = messages[index]
-            messages[index] = {**message, "content": _with_text(message.get("content"), system_block)}
+            messages[index] = {
+                **message,
+                "content": _with_text(message.get("content"), system_block),
+            }
     if user_block and not openai_ends_with_tool_result(messages):
         for i in range(len(messages) - 1, -1, -1):
             message = messages[i]

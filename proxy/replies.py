@@ -16,7 +16,12 @@ SSE = b"text/event-stream"
 
 
 async def send_bytes(
-    send: Send, status: int, body: bytes, *, content_type: bytes = JSON, headers: Iterable[Header] = ()
+    send: Send,
+    status: int,
+    body: bytes,
+    *,
+    content_type: bytes = JSON,
+    headers: Iterable[Header] = (),
 ) -> None:
     await send(
         {
@@ -46,7 +51,9 @@ async def send_events(send: Send, events: list[bytes], *, headers: Iterable[Head
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def send_json(send: Send, status: int, payload: Any, *, headers: Iterable[Header] = ()) -> None:
+async def send_json(
+    send: Send, status: int, payload: Any, *, headers: Iterable[Header] = ()
+) -> None:
     await send_bytes(send, status, json.dumps(payload, default=str).encode(), headers=headers)
 
 

@@ -25,7 +25,9 @@ async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
             try:
                 declared = int(value)
             except ValueError:
-                raise bad_field("Content-Length", f"Content-Length {value!r} is not a number") from None
+                raise bad_field(
+                    "Content-Length", f"Content-Length {value!r} is not a number"
+                ) from None
             if declared > limit:
                 raise _too_large(declared, limit)
     chunks: list[bytes] = []
@@ -91,7 +93,8 @@ def _expect(body: dict[str, Any], name: str, kind: type, *, required: bool = Fal
         return
     if not isinstance(value, kind):
         raise bad_field(
-            name, f"'{name}' must be {_TYPE_NAMES[kind]}, got {type(value).__name__} ({value!r:.60})"
+            name,
+            f"'{name}' must be {_TYPE_NAMES[kind]}, got {type(value).__name__} ({value!r:.60})",
         )
 
 
@@ -107,7 +110,11 @@ def check_chat(body: dict[str, Any], *, anthropic: bool) -> None:
     _expect(body, "metadata", dict)
     if anthropic:
         if "system" in body and not isinstance(body["system"], str | list):
-            raise bad_field("system", f"'system' must be a string or a list of blocks, got {type(body['system']).__name__}")
+            raise bad_field(
+                "system",
+                "'system' must be a string or a list of blocks, "
+                f"got {type(body['system']).__name__}",
+            )
     else:
         _expect(body, "user", str)
         _expect(body, "stream_options", dict)

@@ -88,7 +88,11 @@ def anthropic_stream(text: str, *, model: str, request_id: str) -> list[bytes]:
         _event("message_start", {"type": "message_start", "message": start}),
         _event(
             "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
         ),
         _event(
             "content_block_delta",

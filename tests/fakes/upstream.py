@@ -229,7 +229,9 @@ class FakeUpstream:
             usage = (body.get("stream_options") or {}).get("include_usage") is True
             events = openai_events(chat, model=model, include_usage=usage)
             headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-            return await self._send(request, rec, 200, headers, events, chunk_delay=chat.chunk_delay)
+            return await self._send(
+                request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
+            )
         return await self._json(request, rec, openai_completion(chat, model=model))
 
     async def _messages(
@@ -239,7 +241,9 @@ class FakeUpstream:
         if body.get("stream") is True:
             events = anthropic_events(chat, model=model)
             headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-            return await self._send(request, rec, 200, headers, events, chunk_delay=chat.chunk_delay)
+            return await self._send(
+                request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
+            )
         return await self._json(request, rec, anthropic_message(chat, model=model))
 
 
@@ -331,7 +335,9 @@ def openai_events(chat: Chat, *, model: str, include_usage: bool) -> list[bytes]
         arguments = call["arguments"]
         middle = len(arguments) // 2
         for part in (arguments[:middle], arguments[middle:]):
-            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
+            events.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
+            )
     events.append(chunk({}, "tool_calls" if chat.tool_calls else "stop"))
     if include_usage:
         events.append(_sse({**base, "choices": [], "usage": _USAGE}))
@@ -379,26 +385,38 @@ def anthropic_events(chat: Chat, *, model: str) -> list[bytes]:
     if chat.content:
         block = {"type": "text", "text": ""}
         events.append(
-            _event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": block},
+            )
         )
         for i, word in enumerate(chat.content.split(" ")):
             delta = {"type": "text_delta", "text": word if i == 0 else " " + word}
             events.append(
-                _event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+                _event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": 0, "delta": delta},
+                )
             )
         events.append(_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
         index = 1
     for call in chat.tool_calls:
         block = {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}
         events.append(
-            _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": block},
+            )
         )
         arguments = call["arguments"]
         middle = len(arguments) // 2
         for part in (arguments[:middle], arguments[middle:]):
             delta = {"type": "input_json_delta", "partial_json": part}
             events.append(
-                _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+                _event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
             )
         events.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
