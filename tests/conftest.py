@@ -1,0 +1,46 @@
+"""Shared test set-up: no network lookups from LiteLLM, and a second process holding a DB."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+_HOLDER = """
+import sys, duckdb
+conn = duckdb.connect(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.read()  # hold the lock until the test closes our stdin
+"""
+
+
+@pytest.fixture
+def hold_database() -> Iterator[Callable[[Path], int]]:
+    """Start a process that opens the DuckDB file for writing and keeps it; returns its PID."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def hold(path: Path) -> int:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _HOLDER, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        return proc.pid
+
+    yield hold
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        assert proc.stdout is not None
+        proc.stdout.close()
