@@ -181,7 +181,8 @@ class BeliefDatabase:
 
     def _events(self, ids: Sequence[str]) -> dict[str, list[HistoryEvent]]:
         rows = self.conn.execute(
-            SELECT_EVENTS + " WHERE list_contains(?, belief_id) ORDER BY seq", [list(ids)]
+            SELECT_EVENTS + " WHERE belief_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY seq",
+            [list(ids)],
         ).fetchall()
         out: dict[str, list[HistoryEvent]] = {}
         for row in rows:
