@@ -66,6 +66,14 @@ class StoreMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.ids)
     @rule(data=st.data())
+    def hard_delete(self, data: st.DataObject) -> None:
+        belief_id = data.draw(st.sampled_from(sorted(self.ids)))
+        self.store.hard_delete(belief_id)
+        self.ids.discard(belief_id)
+        assert self.store.history(belief_id)[-1].detail == {"hard": True}
+
+    @precondition(lambda self: self.ids)
+    @rule(data=st.data())
     def restore(self, data: st.DataObject) -> None:
         self._attempt("restore", data.draw(st.sampled_from(sorted(self.ids))))
 
