@@ -81,6 +81,7 @@ class BeliefDatabase:
                 migrate(conn)
             store = cls(conn, path, read_only=read_only)
             store.index.load(store._select("WHERE deleted_at IS NULL"))
+            store._load_personas()
         except BaseException:
             conn.close()
             raise
@@ -142,25 +143,21 @@ class BeliefDatabase:
     # -- persona -------------------------------------------------------------------------------
 
     def get_persona(self, user_id: str) -> Persona | None:
-        """Served from memory after the first read: it is needed on every proxied request."""
-        if user_id not in self._personas:
-            row = self.conn.execute(
-                "SELECT user_id, text, source, inputs_hash, updated_at FROM personas "
-                "WHERE user_id = ?",
-                [user_id],
-            ).fetchone()
-            self._personas[user_id] = (
-                None
-                if row is None
-                else Persona(
-                    user_id=row[0],
-                    text=row[1],
-                    source=row[2],
-                    inputs_hash=row[3],
-                    updated_at=as_utc(row[4]),
-                )
+        """From memory (all personas load on open): it is read on every proxied request."""
+        return self._personas.get(user_id)
+
+    def _load_personas(self) -> None:
+        rows = self.conn.execute(
+            "SELECT user_id, text, source, inputs_hash, updated_at FROM personas"
+        ).fetchall()
+        for row in rows:
+            self._personas[row[0]] = Persona(
+                user_id=row[0],
+                text=row[1],
+                source=row[2],
+                inputs_hash=row[3],
+                updated_at=as_utc(row[4]),
             )
-        return self._personas[user_id]
 
     def set_persona(
         self, user_id: str, text: str, *, source: PersonaSource, inputs_hash: str | None = None

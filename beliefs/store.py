@@ -14,12 +14,11 @@ from beliefs.database import BeliefDatabase
 from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief
 from beliefs.invariants import clash_with, import_issues, verify_beliefs
 from beliefs.models import (
-    MAX_ALIASES,
     Belief,
     HistoryEvent,
     ReviewState,
-    dedupe_names,
     normalize_canonical_name,
+    union_names,
     utcnow,
 )
 from beliefs.rows import SELECT_EVENTS, as_utc, event_from_row
@@ -230,7 +229,7 @@ class BeliefStore(BeliefDatabase):
             if old.deleted_at is not None:
                 raise InvalidBelief(f"{belief_id} is deleted; restore it before reinforcing it")
             when = as_utc(at) or utcnow()
-            merged = dedupe_names([*old.aliases, *aliases])[:MAX_ALIASES]
+            merged = union_names(old.aliases, tuple(aliases))
             added = [a for a in merged if a not in old.aliases]
             new = _validated(
                 {

@@ -20,3 +20,9 @@ def test_beliefs_exports_the_store_api() -> None:
     import beliefs
 
     assert {"BeliefStore", "StoreThread", "Persona", "StoreLocked"} <= set(beliefs.__all__)
+
+
+def test_beliefs_exports_retrieval_and_rendering() -> None:
+    import beliefs
+
+    assert {"assemble", "ContextRequest", "search", "strip_injected"} <= set(beliefs.__all__)
