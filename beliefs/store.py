@@ -14,15 +14,14 @@ from beliefs.database import BeliefDatabase
 from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief
 from beliefs.invariants import clash_with, import_issues, verify_beliefs
 from beliefs.models import (
-    MAX_ALIASES,
     Belief,
     HistoryEvent,
     ReviewState,
-    dedupe_names,
     normalize_canonical_name,
+    union_names,
     utcnow,
 )
-from beliefs.rows import INSERT_EVENT, SELECT_EVENTS, as_utc, event_from_row, event_params
+from beliefs.rows import SELECT_EVENTS, as_utc, event_from_row
 from beliefs.timeline import beliefs_as_of
 
 # Fields only the dedicated operations may change, so chains and deletions stay consistent.
@@ -230,7 +229,7 @@ class BeliefStore(BeliefDatabase):
             if old.deleted_at is not None:
                 raise InvalidBelief(f"{belief_id} is deleted; restore it before reinforcing it")
             when = as_utc(at) or utcnow()
-            merged = dedupe_names([*old.aliases, *aliases])[:MAX_ALIASES]
+            merged = union_names(old.aliases, tuple(aliases))
             added = [a for a in merged if a not in old.aliases]
             new = _validated(
                 {
@@ -343,10 +342,7 @@ class BeliefStore(BeliefDatabase):
                 shown = "; ".join(str(issue) for issue in issues[:10])
                 more = f" (and {len(issues) - 10} more)" if len(issues) > 10 else ""
                 raise ImportRejected(f"{shown}{more}; nothing was imported")
-            for belief in beliefs:
-                self._insert(belief)
-                for event in belief.change_log:
-                    self.conn.execute(INSERT_EVENT, event_params(belief.id, event))
+            self._insert_many(beliefs)
         return len(beliefs)
 
     def _check_name(self, candidate: Belief, *, exclude: str | None = None) -> None:
