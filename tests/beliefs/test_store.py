@@ -16,8 +16,8 @@ from beliefs.errors import (
     ImportRejected,
     InvalidBelief,
 )
-from beliefs.models import Belief, utcnow
 from beliefs.migrations import MIGRATIONS
+from beliefs.models import Belief, utcnow
 from beliefs.store import BeliefStore
 
 
