@@ -83,8 +83,13 @@ class Context:
 
 
 def scope_covers(belief_scope: str, request_scope: str) -> bool:
-    """A belief scoped to `domain:code` applies to requests in `domain:code/python` too."""
-    return request_scope == belief_scope or request_scope.startswith(belief_scope + "/")
+    """Scopes nest: `domain:code` beliefs apply in `domain:code/python`, and a request in
+    `domain:legal` sees `domain:legal/eu`; siblings (`domain:code/js`) stay apart."""
+    return (
+        request_scope == belief_scope
+        or request_scope.startswith(belief_scope + "/")
+        or belief_scope.startswith(request_scope + "/")
+    )
 
 
 def in_scopes(belief: Belief, scopes: Sequence[str]) -> bool:
