@@ -69,7 +69,7 @@ def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
         filler=40,
     )
     rules = RuleSet((
-        Rule(pattern="domain:legal", template="Always cite the paragraph:\n{{content}}\nEnd of legal."),
+        Rule(pattern="domain:legal", template="Always cite the paragraph:\n{{content}}\nEnd."),
         Rule(pattern="domain:legal/eu", template="(SOURCE) EU law; cite the article:"),
         Rule(pattern="domain:notes", template="(MEMORY) Chat notes:\n{{content}}"),
     ))  # fmt: skip

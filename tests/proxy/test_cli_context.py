@@ -127,7 +127,8 @@ def test_rules_commands_add_edit_list_delete(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(capsys, "rules", "add", "domain:faq", "--bonus", "0.4",
-                         "--template", "Official answers:", "--memory-class", "semantic")  # fmt: skip
+                         "--template", "Official answers:",
+                         "--memory-class", "semantic")  # fmt: skip
     assert code == 0 and "warning: bonus 0.4 is above 0.3" in err
     rule_id = out.split()[2]
     assert run(capsys, "rules", "edit", rule_id, "--bonus", "0.2")[0] == 0
