@@ -65,6 +65,7 @@ class Context:
     budget: Budget
     query: str = ""
     templates: dict[str, Rule] = field(default_factory=dict)  # belief id -> its template rule
+    standing_text: str | None = None  # the rendered system block, once computed
 
     def injected_ids(self) -> dict[str, list[str]]:
         return {
@@ -191,7 +192,18 @@ def assemble(
     relevant = relevant[:room]
     templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
     context = Context(persona, pinned, relevant, questions, budget, request.query, templates)
-    _apply_token_budget(context, count_tokens)
+    if len(questions) == len(standing.questions):  # no relation pulled in another question
+        key = (persona, pinned_cap, count_tokens)
+        cached = standing.blocks.get(key)
+        if cached is None:
+            text = system_block(context)
+            cached = standing.blocks[key] = (text, count_tokens(text))
+        context.standing_text = cached[0]
+        standing_tokens = cached[1]
+    else:
+        context.standing_text = system_block(context)
+        standing_tokens = count_tokens(context.standing_text)
+    _apply_token_budget(context, count_tokens, standing_tokens)
     return context
 
 
@@ -203,6 +215,8 @@ class _Standing:
     questions: list[Belief]
     covered_by_persona: frozenset[str]
     valid_until: datetime | None
+    # (persona, pinned cap, token counter) -> rendered system block and its token count
+    blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
 
 
 def _standing(
@@ -288,10 +302,12 @@ def _expand_relations(
     return out
 
 
-def _apply_token_budget(context: Context, count_tokens: Callable[[str], int]) -> None:
+def _apply_token_budget(
+    context: Context, count_tokens: Callable[[str], int], standing_tokens: int
+) -> None:
     """Shed relevant hits, lowest ranked first, until the memory blocks fit the budget."""
     budget = context.budget
-    used = count_tokens(system_block(context))
+    used = standing_tokens
     kept: list[Hit] = []
     groups: set[str | None] = set()
     header = count_tokens(user_block(_with_relevant(context, []), header_only=True))
@@ -320,4 +336,5 @@ def _with_relevant(context: Context, relevant: list[Hit]) -> Context:
         context.budget,
         context.query,
         context.templates,
+        context.standing_text,
     )

@@ -95,6 +95,8 @@ def relevant_line(hit: Hit) -> str:
 
 def system_block(context: Context) -> str:
     """Persona, pinned beliefs and open questions: stable, so it sits in the system prompt."""
+    if context.standing_text is not None:
+        return context.standing_text
     parts: list[str] = []
     if context.persona:
         parts.append(f"About the user: {context.persona}")
