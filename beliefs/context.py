@@ -84,13 +84,10 @@ class Context:
 
 
 def scope_covers(belief_scope: str, request_scope: str) -> bool:
-    """Scopes nest: `domain:code` beliefs apply in `domain:code/python`, and a request in
-    `domain:legal` sees `domain:legal/eu`; siblings (`domain:code/js`) stay apart."""
-    return (
-        request_scope == belief_scope
-        or request_scope.startswith(belief_scope + "/")
-        or belief_scope.startswith(request_scope + "/")
-    )
+    """A belief applies in its scope and below it: `domain:code` beliefs reach requests in
+    `domain:code/python`, never the reverse, so `domain:writing/novel-a` stays out of
+    `domain:writing/novel-b` and out of plain `domain:writing`."""
+    return request_scope == belief_scope or request_scope.startswith(belief_scope + "/")
 
 
 def in_scopes(belief: Belief, scopes: Sequence[str]) -> bool:

@@ -39,7 +39,7 @@ def test_scope_isolation_and_parent_scopes_apply_to_sub_scopes() -> None:
         belief("js", "redis_js", ["redis"], scope=["domain:code/js"]),
         belief("uni", "redis_everywhere", ["redis"], scope=["user:universal"]),
     )
-    assert set(relevant(ctx(index, "redis"))) == {"code", "py", "js", "uni"}
+    assert set(relevant(ctx(index, "redis"))) == {"code", "uni"}
     assert set(relevant(ctx(index, "redis", "domain:code/python"))) == {"code", "py", "uni"}
     assert set(relevant(ctx(index, "redis", "domain:hobby"))) == {"uni"}
 

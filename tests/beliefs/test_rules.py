@@ -47,14 +47,13 @@ def test_bonuses_reorder_hits_and_stack() -> None:
         belief("faq", "kafka_faq", ["kafka", "queue"], scope=["domain:faq/official"]),
         filler=40,
     )
-    plain = assemble(index, ContextRequest("u1", ("domain:chat", "domain:faq"), "kafka"))
+    request = ContextRequest("u1", ("domain:chat", "domain:faq/official"), "kafka")
+    plain = assemble(index, request)
     assert [h.belief.id for h in plain.relevant] == ["chat", "faq"]  # a tie, broken by id
     rules = RuleSet(
         (Rule(pattern="domain:faq", bonus=0.2), Rule(pattern="domain:faq/*", bonus=0.1))
     )
-    boosted = assemble(
-        index, ContextRequest("u1", ("domain:chat", "domain:faq"), "kafka"), rules=rules
-    )
+    boosted = assemble(index, request, rules=rules)
     assert [h.belief.id for h in boosted.relevant] == ["faq", "chat"]
     faq = {h.belief.id: h.score for h in boosted.relevant}["faq"]
     base = {h.belief.id: h.score for h in plain.relevant}["faq"]
@@ -75,7 +74,7 @@ def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
     ))  # fmt: skip
     ctx = assemble(
         index,
-        ContextRequest("u1", ("domain:legal", "domain:notes"), "retention policy and consent"),
+        ContextRequest("u1", ("domain:legal/eu", "domain:notes"), "retention policy and consent"),
         rules=rules,
     )
     block = user_block(ctx)
