@@ -159,6 +159,7 @@ class BeliefStore(BeliefDatabase):
                 f"a new belief cannot carry superseded_by ({belief.superseded_by}); create it, "
                 "then supersede it"
             )
+        belief = self._with_default_class(belief)
         with self.transaction():
             if self._exists(belief.id):
                 raise InvalidBelief(f"belief id {belief.id} already exists; use a new id")
@@ -260,6 +261,7 @@ class BeliefStore(BeliefDatabase):
             ChainError: the old belief is already superseded or deleted, or a cycle would form.
             CanonicalNameClash: another live belief (not the old one) has the replacement's name.
         """
+        replacement = self._with_default_class(replacement)
         with self.transaction():
             old = self._require(old_id)
             check_supersede(
@@ -344,6 +346,13 @@ class BeliefStore(BeliefDatabase):
                 raise ImportRejected(f"{shown}{more}; nothing was imported")
             self._insert_many(beliefs)
         return len(beliefs)
+
+    def _with_default_class(self, belief: Belief) -> Belief:
+        """A new belief without a memory class takes its scope's rule default, if any."""
+        if belief.memory_class is not None:
+            return belief
+        default = self.rules.memory_class(belief.scope, belief.user_id)
+        return belief if default is None else belief.model_copy(update={"memory_class": default})
 
     def _check_name(self, candidate: Belief, *, exclude: str | None = None) -> None:
         if not candidate.is_live:
