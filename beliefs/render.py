@@ -63,8 +63,8 @@ def project(belief: Belief, *, aliases: bool = False) -> dict[str, object]:
 
 TRUST_LABELS = {3: "operator", 2: "agent", 1: "external"}
 CITE_INSTRUCTION = (
-    "Cite what you use from the (SOURCE) hits above at the end of your answer, under a "
-    "'##### Sources' heading, one line each: - Memory `<scope>`. Never cite (MEMORY) hits."
+    "Cite the source passages above that you use at the end of your answer, under a "
+    "'##### Sources' heading, one line each: - Memory `<scope>`. Never cite other memory."
 )
 
 

@@ -14,12 +14,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from beliefs.context import ContextRequest, assemble
+from beliefs.context import ContextRequest
 from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
-from proxy.context_windows import memory_budget
+from beliefs.tokens import token_counter
 from proxy.counters import Counters
+from proxy.delivery import build_context, context_request
 from proxy.identity import Identity
 from proxy.settings import Settings
 
@@ -64,6 +65,7 @@ class MemoryBuilder:
         self._timeout = settings.retrieval_timeout_ms / 1000
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-retrieval")
         self._persona_read: set[str] = set()
+        token_counter()  # load the tokenizer now, not inside the first request's time budget
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -78,17 +80,13 @@ class MemoryBuilder:
         """
         try:
             persona = await self._persona(identity.user_id)
-            request = ContextRequest(
+            request = context_request(
+                self._settings,
                 user_id=identity.user_id,
                 scopes=identity.scopes,
-                query=query,
                 agent_id=identity.agent_id,
-                max_beliefs=self._settings.max_beliefs,
-                token_budget=memory_budget(
-                    model,
-                    floor_tokens=self._settings.budget_floor_tokens,
-                    pct=self._settings.budget_pct,
-                ),
+                query=query,
+                model=model,
             )
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
@@ -125,7 +123,7 @@ class MemoryBuilder:
 
 
 def _assemble(store: BeliefStore, request: ContextRequest, persona: str) -> Memory:
-    context = assemble(store.index, request, persona=persona)
+    context = build_context(store, request, persona)
     layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
     return Memory(
         system_block=system_block(context),

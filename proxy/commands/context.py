@@ -9,12 +9,13 @@ from datetime import datetime
 from typing import Any
 
 from beliefs.context import Context, ContextRequest, assemble
-from beliefs.errors import BeliefError
+from beliefs.errors import BeliefError, StoreLocked
 from beliefs.index import BeliefIndex
 from beliefs.models import Belief
 from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.tokens import token_counter
+from proxy.api_client import ApiClient
 from proxy.settings import Settings
 
 
@@ -84,41 +85,77 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
         min_trust=settings.inject_min_trust,
         inject_scopes=settings.inject_scopes,
     )
-    with BeliefStore.open(settings.db_path) as store:
-        persona = store.get_persona(args.user)
-        text = persona.text if persona else ""
-        index, now = store.index, None
-        if args.as_of:
-            now = _parse_time(args.as_of)
-            index = BeliefIndex()
-            index.load(store.as_of(args.user, now))
-        ctx = assemble(
-            index, request, persona=text, now=now, count_tokens=token_counter(), rules=store.rules
-        )
+    try:
+        store = BeliefStore.open(settings.db_path)
+    except StoreLocked:
+        data = _through_server(args, settings, scopes)
+    else:
+        with store:
+            persona = store.get_persona(args.user)
+            text = persona.text if persona else ""
+            index, now = store.index, None
+            if args.as_of:
+                now = _parse_time(args.as_of)
+                index = BeliefIndex()
+                index.load(store.as_of(args.user, now))
+            ctx = assemble(
+                index,
+                request,
+                persona=text,
+                now=now,
+                count_tokens=token_counter(),
+                rules=store.rules,
+            )
+        data = {
+            **context_json(ctx),
+            "system_block": system_block(ctx),
+            "user_block": user_block(ctx),
+        }
     if args.json:
-        json.dump(context_json(ctx), sys.stdout, indent=2, ensure_ascii=False)
+        shown = {k: data[k] for k in ("persona", "pinned", "relevant", "open_questions", "budget")}
+        json.dump(shown, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.render:
-        for block in (system_block(ctx), user_block(ctx)):
+        for block in (data["system_block"], data["user_block"]):
             if block:
                 print(block, end="\n\n")
     else:
-        _print_text(ctx)
+        _print_text(data)
     return 0
 
 
-def _print_text(ctx: Context) -> None:
-    print(f"persona: {ctx.persona or '(none)'}")
-    print(f"pinned ({len(ctx.pinned)}):")
-    for b in ctx.pinned:
-        print(f"  {b.id}  {b.canonical_name}")
-    print(f"relevant ({len(ctx.relevant)}):")
-    for h in ctx.relevant:
-        why = ", ".join(f"{c.field}:{c.term}={c.score:.2f}" for c in h.clauses)
-        print(f"  {h.belief.id}  {h.belief.canonical_name}  score {h.score:.2f}  ({why})")
-    print(f"open questions ({len(ctx.open_questions)}):")
-    for b in ctx.open_questions:
-        print(f"  {b.id}  {b.canonical_name}")
-    budget = ctx.budget
-    limit = budget.limit_tokens if budget.limit_tokens is not None else "none"
-    print(f"budget: {budget.used_tokens} tokens used of {limit}; shed {budget.shed_ids or 'none'}")
+def _through_server(
+    args: argparse.Namespace, settings: Settings, scopes: tuple[str, ...]
+) -> dict[str, Any]:
+    """While the server holds the database, ask its prompt preview for the same context."""
+    if args.as_of or args.token_budget is not None or args.max_beliefs is not None:
+        raise BeliefError(
+            "--as-of, --token-budget and --max-beliefs need the database, which a running "
+            "server holds; stop the server or drop those options to use its preview"
+        )
+    client = ApiClient(settings)
+    print(f"note: server running at {client.base}; using its API", file=sys.stderr)
+    data: dict[str, Any] = client.get(
+        "/api/prompts/preview",
+        user=args.user,
+        scope=",".join(scopes) or None,
+        agent=args.agent,
+        query=args.query,
+    )
+    return data
+
+
+def _print_text(data: dict[str, Any]) -> None:
+    print(f"persona: {data['persona'] or '(none)'}")
+    for layer in ("pinned", "relevant", "open_questions"):
+        print(f"{layer.replace('_', ' ')} ({len(data[layer])}):")
+        for b in data[layer]:
+            line = f"  {b['id']}  {b['canonical_name']}"
+            if "score" in b:
+                why = ", ".join(f"{c['field']}:{c['term']}={c['score']:.2f}" for c in b["clauses"])
+                line += f"  score {b['score']:.2f}  ({why})"
+            print(line)
+    budget = data["budget"]
+    limit = budget["limit_tokens"] if budget["limit_tokens"] is not None else "none"
+    shed = [s["id"] for s in budget["shed"]] or "none"
+    print(f"budget: {budget['used_tokens']} tokens used of {limit}; shed {shed}")

@@ -118,3 +118,16 @@ def test_served_proxy_answers(served: int, upstream_server: FakeUpstream) -> Non
     headers = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
     resp = httpx.post(f"http://127.0.0.1:{served}/v1/chat/completions", json=body, headers=headers)
     assert resp.status_code == 200 and int(resp.headers["x-tenure-injected"]) >= 1
+
+
+def test_context_command_uses_the_preview_while_serving(
+    served: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["context", "--user", "alice", "--scope", "domain:code", "--query", "tabs or spaces?"]
+    assert main([*argv, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "using its API" in err
+    data = json.loads(out)
+    assert set(data) == {"persona", "pinned", "relevant", "open_questions", "budget"}
+    assert main([*argv, "--as-of", "2026-01-01T00:00:00Z"]) == 1
+    assert "--as-of" in capsys.readouterr().err
