@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from beliefs.chains import chain_of, check_supersede, links_of
+from beliefs.chains import chain_of, check_supersede
 from beliefs.database import BeliefDatabase
 from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief
 from beliefs.invariants import clash_with, import_issues, verify_beliefs
@@ -264,9 +264,7 @@ class BeliefStore(BeliefDatabase):
         replacement = self._with_default_class(replacement)
         with self.transaction():
             old = self._require(old_id)
-            check_supersede(
-                old, replacement, links_of(self._select("WHERE user_id = ?", [old.user_id]))
-            )
+            check_supersede(old, replacement, self._links(old.user_id))
             if self._exists(replacement.id):
                 raise InvalidBelief(f"belief id {replacement.id} already exists; use a new id")
             self._check_name(replacement, exclude=old_id)
@@ -346,6 +344,13 @@ class BeliefStore(BeliefDatabase):
                 raise ImportRejected(f"{shown}{more}; nothing was imported")
             self._insert_many(beliefs)
         return len(beliefs)
+
+    def _links(self, user_id: str) -> dict[str, str | None]:
+        """The user's supersession links (id -> superseded_by), without loading whole rows."""
+        rows = self.conn.execute(
+            "SELECT id, superseded_by FROM beliefs WHERE user_id = ?", [user_id]
+        ).fetchall()
+        return {row[0]: row[1] for row in rows}
 
     def _with_default_class(self, belief: Belief) -> Belief:
         """A new belief without a memory class takes its scope's rule default, if any."""
