@@ -149,8 +149,13 @@ class ExtractionWorkers:
         self._inflight.add(job.id)
         try:
             await self._process(job)
-        finally:
+        except asyncio.CancelledError:
+            raise  # stop() hands the job back
+        except Exception as exc:
             self._inflight.discard(job.id)
+            await self._retry_or_park(job, _describe(exc), None)
+            raise
+        self._inflight.discard(job.id)
         self.processed += 1
         return True
 
