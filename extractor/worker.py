@@ -97,7 +97,6 @@ class ExtractionWorkers:
             multiplier=settings.extract_backoff_s, max=settings.extract_backoff_max_s
         )
         self._tasks: list[asyncio.Task[None]] = []
-        self._inflight: set[str] = set()
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
@@ -129,9 +128,9 @@ class ExtractionWorkers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
-        for job_id in list(self._inflight):
-            await self.thread.run(self.queue.release, job_id)
-        self._inflight.clear()
+        # Runs after any store call still in flight (the store thread is FIFO), so a claim that
+        # finished after its caller was cancelled is handed back too.
+        await self.thread.run(self.queue.release_claimed)
 
     def breaker_state(self) -> dict[str, Any]:
         return {**self.breaker.state(), "workers": len(self._tasks)}
@@ -146,16 +145,13 @@ class ExtractionWorkers:
         if not self.breaker.allow():  # another worker holds the half-open probe
             await self.thread.run(self.queue.release, job.id)
             return False
-        self._inflight.add(job.id)
         try:
             await self._process(job)
         except asyncio.CancelledError:
             raise  # stop() hands the job back
         except Exception as exc:
-            self._inflight.discard(job.id)
             await self._retry_or_park(job, _describe(exc), None)
             raise
-        self._inflight.discard(job.id)
         self.processed += 1
         return True
 
