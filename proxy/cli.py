@@ -12,7 +12,7 @@ from beliefs.errors import BeliefError
 from proxy.settings import Settings, SettingsError
 
 # Each module exposes `register(subparsers)`; add new command groups here.
-COMMAND_MODULES: tuple[str, ...] = ("proxy.commands.store",)
+COMMAND_MODULES: tuple[str, ...] = ("proxy.commands.store", "proxy.commands.serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
