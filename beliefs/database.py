@@ -18,6 +18,8 @@ from beliefs.migrations import migrate, pending
 from beliefs.models import Belief, HistoryEvent, utcnow
 from beliefs.persona import Persona, PersonaSource
 from beliefs.rows import (
+    BELIEF_COLUMNS,
+    EVENT_COLUMNS,
     INSERT_BELIEF,
     INSERT_EVENT,
     SELECT_BELIEFS,
@@ -181,7 +183,8 @@ class BeliefDatabase:
 
     def _events(self, ids: Sequence[str]) -> dict[str, list[HistoryEvent]]:
         rows = self.conn.execute(
-            SELECT_EVENTS + " WHERE list_contains(?, belief_id) ORDER BY seq", [list(ids)]
+            SELECT_EVENTS + " WHERE belief_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY seq",
+            [list(ids)],
         ).fetchall()
         out: dict[str, list[HistoryEvent]] = {}
         for row in rows:
@@ -204,6 +207,33 @@ class BeliefDatabase:
     def _insert(self, belief: Belief) -> None:
         self.conn.execute(INSERT_BELIEF, belief_params(belief))
         self._stage(belief)
+
+    def _insert_many(self, beliefs: Sequence[Belief]) -> None:
+        """Rows and their change_logs in two statements (row-by-row inserts are ~20x slower)."""
+        if not beliefs:
+            return
+        rows = [belief_params(b) for b in beliefs]
+        self._bulk("beliefs", BELIEF_COLUMNS, rows)
+        events = [event_params(b.id, e) for b in beliefs for e in b.change_log]
+        if events:
+            self._bulk("belief_events", EVENT_COLUMNS, events)
+        for belief in beliefs:
+            self._stage(belief)
+
+    def _bulk(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        types = dict(
+            self.conn.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = ?",
+                [table],
+            ).fetchall()
+        )
+        selects = ", ".join(f"unnest(${i}::{types[c]}[])" for i, c in enumerate(columns, 1))
+        quoted = ", ".join(f'"{c}"' for c in columns)
+        self.conn.execute(
+            f"INSERT INTO {table} ({quoted}) SELECT {selects}",
+            [list(values) for values in zip(*rows, strict=True)],
+        )
 
     def _write(self, belief: Belief) -> None:
         self.conn.execute(UPDATE_BELIEF, update_params(belief))

@@ -1,35 +1,220 @@
-"""In-memory mirror of the store's beliefs with the alias search index (filled in by search)."""
+"""In-memory mirror of the store's beliefs with the alias search index.
+
+The store calls `upsert`/`remove` after every committed write, so search never rebuilds and never
+touches DuckDB. Canonical names and aliases (rejected alternatives included) are each indexed as
+one whole token; alias tokens also get their one-deletion variants so fuzzy lookups are
+dictionary probes, not scans.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from beliefs.models import Belief
+from beliefs.query import normalize_name
+
+FUZZY_PREFIX = 2
+
+
+def deletion_variants(term: str) -> set[str]:
+    """`term` with one character removed, never touching the guarded prefix."""
+    return {term[:i] + term[i + 1 :] for i in range(FUZZY_PREFIX, len(term))}
+
+
+@dataclass
+class IndexedDoc:
+    belief: Belief
+    canonical: str
+    aliases: dict[str, str]  # token -> field ("alias" | "rejected_alternative")
+
+
+@dataclass
+class UserPostings:
+    """Postings of one user's beliefs: BM25 statistics are per user."""
+
+    docs: dict[str, IndexedDoc] = field(default_factory=dict)
+    canonical: dict[str, set[str]] = field(default_factory=dict)
+    aliases: dict[str, dict[str, int]] = field(default_factory=dict)  # token -> {id: length}
+    deletes: dict[str, set[str]] = field(default_factory=dict)  # one-word tokens only
+    ends: dict[tuple[int, str, str], set[str]] = field(default_factory=dict)  # phrase tokens
+    alias_docs: int = 0
+    alias_len_sum: int = 0
+    names: dict[str, set[str]] = field(default_factory=dict)  # canonical token -> ids
+    pinned: set[str] = field(default_factory=set)  # pinned or delivery=always
+
+    def add(self, doc: IndexedDoc) -> None:
+        bid = doc.belief.id
+        self.docs[bid] = doc
+        self.canonical.setdefault(doc.canonical, set()).add(bid)
+        self.names.setdefault(doc.canonical, set()).add(bid)
+        for token in doc.aliases:
+            posting = self.aliases.get(token)
+            if posting is None:
+                posting = self.aliases[token] = {}
+                for key in _fuzzy_keys(token):
+                    self._fuzzy(key).add(token)
+            posting[bid] = len(doc.aliases)
+        if doc.aliases:
+            self.alias_docs += 1
+            self.alias_len_sum += len(doc.aliases)
+        if doc.belief.pinned or doc.belief.delivery == "always":
+            self.pinned.add(bid)
+
+    def discard(self, bid: str) -> None:
+        doc = self.docs.pop(bid, None)
+        if doc is None:
+            return
+        _discard(self.canonical, doc.canonical, bid)
+        _discard(self.names, doc.canonical, bid)
+        for token in doc.aliases:
+            posting = self.aliases.get(token)
+            if posting is None:
+                continue
+            posting.pop(bid, None)
+            if not posting:
+                del self.aliases[token]
+                for key in _fuzzy_keys(token):
+                    bucket = self._fuzzy(key)
+                    bucket.discard(token)
+                    if not bucket:
+                        self._drop_fuzzy(key)
+        if doc.aliases:
+            self.alias_docs -= 1
+            self.alias_len_sum -= len(doc.aliases)
+        self.pinned.discard(bid)
+
+    @property
+    def avg_alias_len(self) -> float:
+        return self.alias_len_sum / self.alias_docs if self.alias_docs else 1.0
+
+    def _fuzzy(self, key: str | tuple[int, str, str]) -> set[str]:
+        if isinstance(key, tuple):
+            return self.ends.setdefault(key, set())
+        return self.deletes.setdefault(key, set())
+
+    def _drop_fuzzy(self, key: str | tuple[int, str, str]) -> None:
+        if isinstance(key, tuple):
+            self.ends.pop(key, None)
+        else:
+            self.deletes.pop(key, None)
+
+    def alias_candidates(self, term: str, *, fuzzy: bool) -> Iterator[str]:
+        """Alias tokens equal to `term` or, with `fuzzy`, possibly one edit away (verify!).
+
+        One-word tokens are found through their deletion variants. A phrase one edit away
+        keeps either its first or its last word intact, so phrases are found by those.
+        """
+        if term in self.aliases:
+            yield term
+        if not fuzzy or len(term) <= FUZZY_PREFIX:
+            return
+        seen = {term}
+        words = term.split(" ")
+        if len(words) > 1:
+            first = (len(words), "first", words[0])
+            last = (len(words), "last", words[-1])
+            for token in (*self.ends.get(first, ()), *self.ends.get(last, ())):
+                if token not in seen:
+                    seen.add(token)
+                    yield token
+            return
+        probes = deletion_variants(term)
+        for variant in (term, *probes):
+            for token in self.deletes.get(variant, ()):
+                if token not in seen:
+                    seen.add(token)
+                    yield token
+        for variant in probes:
+            if variant not in seen and variant in self.aliases:
+                seen.add(variant)
+                yield variant
+
+
+def _fuzzy_keys(token: str) -> list[str | tuple[int, str, str]]:
+    words = token.split(" ")
+    if len(words) > 1:
+        return [(len(words), "first", words[0]), (len(words), "last", words[-1])]
+    return list(deletion_variants(token))
+
+
+def _discard(mapping: dict[str, set[str]], key: str, value: str) -> None:
+    bucket = mapping.get(key)
+    if bucket is not None:
+        bucket.discard(value)
+        if not bucket:
+            del mapping[key]
+
+
+def index_doc(belief: Belief) -> IndexedDoc:
+    aliases: dict[str, str] = {}
+    for name in belief.aliases:
+        token = normalize_name(name)
+        if token:
+            aliases.setdefault(token, "alias")
+    for name in belief.rejected_alternatives:
+        token = normalize_name(name)
+        if token:
+            aliases.setdefault(token, "rejected_alternative")
+    return IndexedDoc(
+        belief=belief, canonical=normalize_name(belief.canonical_name), aliases=aliases
+    )
 
 
 class BeliefIndex:
-    """Kept in step with every committed write by the store: `upsert` and `remove`."""
+    """Every non-deleted belief, by user, with search postings; safe to read from any thread."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
-        self._beliefs: dict[str, Belief] = {}
+        self.lock = threading.RLock()
+        self._users: dict[str, UserPostings] = {}
+        self._owner: dict[str, str] = {}
+        self.version = 0  # bumped on every change
+        self.derived: dict[object, object] = {}  # views computed from the index; reset on change
 
     def load(self, beliefs: Iterable[Belief]) -> None:
-        with self._lock:
+        with self.lock:
             for belief in beliefs:
                 self.upsert(belief)
 
     def upsert(self, belief: Belief) -> None:
-        with self._lock:
-            self._beliefs[belief.id] = belief
+        """Index the belief's current state (a deleted row is removed)."""
+        with self.lock:
+            self.remove(belief.id)
+            if belief.deleted_at is not None:
+                return
+            user = self._users.setdefault(belief.user_id, UserPostings())
+            user.add(index_doc(belief))
+            self._owner[belief.id] = belief.user_id
 
     def remove(self, belief_id: str) -> None:
-        with self._lock:
-            self._beliefs.pop(belief_id, None)
+        with self.lock:
+            self.version += 1
+            self.derived.clear()
+            owner = self._owner.pop(belief_id, None)
+            if owner is not None:
+                self._users[owner].discard(belief_id)
 
     def get(self, belief_id: str) -> Belief | None:
-        return self._beliefs.get(belief_id)
+        with self.lock:
+            owner = self._owner.get(belief_id)
+            if owner is None:
+                return None
+            return self._users[owner].docs[belief_id].belief
+
+    def user(self, user_id: str) -> UserPostings:
+        """The user's postings (empty if unknown); hold `lock` while reading them."""
+        return self._users.get(user_id) or UserPostings()
+
+    def beliefs(self, user_id: str) -> list[Belief]:
+        with self.lock:
+            return [doc.belief for doc in self.user(user_id).docs.values()]
+
+    def by_name(self, user_id: str, name: str) -> list[Belief]:
+        with self.lock:
+            postings = self.user(user_id)
+            ids = postings.names.get(normalize_name(name), set())
+            return [postings.docs[i].belief for i in ids]
 
     def __len__(self) -> int:
-        return len(self._beliefs)
+        return len(self._owner)

@@ -128,18 +128,18 @@ def _validate_all(
         try:
             data = _from_tenure(entry) if tenure else dict(entry)
         except ValueError as exc:
-            ident = entry.get("_id") or entry.get("id")
-            problems.append(f"{where} (id {ident}): {exc}")
+            problems.append(f"{where}{_ident(entry.get('_id') or entry.get('id'))}: {exc}")
             continue
         data.setdefault("source_type", "import")
         try:
             belief = Belief.model_validate_json(json.dumps(data, default=str), strict=True)
         except ValidationError as exc:
-            ident = data.get("id")
             for err in exc.errors():
                 field = ".".join(str(p) for p in err["loc"]) or "entry"
                 got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
-                problems.append(f"{where} (id {ident}): field {field}: {err['msg']}{got}")
+                problems.append(
+                    f"{where}{_ident(data.get('id'))}: field {field}: {err['msg']}{got}"
+                )
             continue
         beliefs.append(_utc(belief))
     if problems:
@@ -150,6 +150,10 @@ def _validate_all(
             f"{source}: " + "; ".join(problems[:_MAX_REPORTED]) + more + "; nothing was imported"
         )
     return beliefs
+
+
+def _ident(value: Any) -> str:
+    return f" (id {value})" if value else ""
 
 
 def _from_tenure(entry: dict[str, Any]) -> dict[str, Any]:

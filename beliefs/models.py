@@ -126,9 +126,9 @@ class Belief(BaseModel):
     def _clean_names(cls, value: list[str]) -> list[str]:
         return dedupe_names(value)
 
-    @field_validator("aliases")
+    @field_validator("aliases", "rejected_alternatives")
     @classmethod
-    def _cap_aliases(cls, value: list[str]) -> list[str]:
+    def _cap_names(cls, value: list[str]) -> list[str]:
         return value[:MAX_ALIASES]
 
     @field_validator("scope")

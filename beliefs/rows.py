@@ -23,6 +23,7 @@ UPDATE_BELIEF = (
     + ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS if c != "id")
     + " WHERE id = ?"
 )
+EVENT_COLUMNS: tuple[str, ...] = ("belief_id", "at", "event", "actor", "detail")
 INSERT_EVENT = (
     'INSERT INTO belief_events (belief_id, "at", event, actor, detail) VALUES (?, ?, ?, ?, ?)'
 )

@@ -22,7 +22,7 @@ from beliefs.models import (
     normalize_canonical_name,
     utcnow,
 )
-from beliefs.rows import INSERT_EVENT, SELECT_EVENTS, as_utc, event_from_row, event_params
+from beliefs.rows import SELECT_EVENTS, as_utc, event_from_row
 from beliefs.timeline import beliefs_as_of
 
 # Fields only the dedicated operations may change, so chains and deletions stay consistent.
@@ -343,10 +343,7 @@ class BeliefStore(BeliefDatabase):
                 shown = "; ".join(str(issue) for issue in issues[:10])
                 more = f" (and {len(issues) - 10} more)" if len(issues) > 10 else ""
                 raise ImportRejected(f"{shown}{more}; nothing was imported")
-            for belief in beliefs:
-                self._insert(belief)
-                for event in belief.change_log:
-                    self.conn.execute(INSERT_EVENT, event_params(belief.id, event))
+            self._insert_many(beliefs)
         return len(beliefs)
 
     def _check_name(self, candidate: Belief, *, exclude: str | None = None) -> None:

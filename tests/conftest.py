@@ -1,9 +1,12 @@
-"""Fixtures shared by every part's tests."""
+"""Fixtures shared by every part's tests: the stand-in provider, a second process holding a DB."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +27,37 @@ def upstream(upstream_server: FakeUpstream) -> Iterator[FakeUpstream]:
     upstream_server.reset()
     yield upstream_server
     upstream_server.reset()
+
+
+_HOLDER = """
+import sys, duckdb
+conn = duckdb.connect(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.read()  # hold the lock until the test closes our stdin
+"""
+
+
+@pytest.fixture
+def hold_database() -> Iterator[Callable[[Path], int]]:
+    """Start a process that opens the DuckDB file for writing and keeps it; returns its PID."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def hold(path: Path) -> int:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _HOLDER, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        return proc.pid
+
+    yield hold
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        assert proc.stdout is not None
+        proc.stdout.close()

@@ -19,13 +19,14 @@ from proxy.settings import Settings
 
 
 def register(subparsers: Any) -> None:
-    reads = argparse.ArgumentParser(add_help=False)
-    reads.add_argument("--json", action="store_true", help="print JSON instead of text")
-    reads.add_argument(
+    read_only = argparse.ArgumentParser(add_help=False)
+    read_only.add_argument(
         "--read-only",
         action="store_true",
         help="open the database read-only (works alongside other readers)",
     )
+    reads = argparse.ArgumentParser(add_help=False, parents=[read_only])
+    reads.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     cmd = subparsers.add_parser("import", help="import beliefs from a Tenure JSON or JSONL file")
     cmd.add_argument("file", help="the file to import")
@@ -33,7 +34,7 @@ def register(subparsers: Any) -> None:
     cmd.set_defaults(handler=_import)
 
     cmd = subparsers.add_parser(
-        "export", parents=[reads], help="write beliefs to stdout (JSONL by default)"
+        "export", parents=[read_only], help="write beliefs to stdout (JSONL by default)"
     )
     cmd.add_argument("--include-superseded", action="store_true", help="also superseded beliefs")
     cmd.add_argument("--include-deleted", action="store_true", help="also soft-deleted beliefs")

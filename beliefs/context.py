@@ -1,0 +1,292 @@
+"""Context assembly: persona prelude, pinned beliefs, relevant beliefs and open questions.
+
+Scope isolation and the other filters are hard filters, never ranking hints. Pinned and relevant
+beliefs share one cap (pinned first); a token budget sheds relevant hits first and never the
+persona, pinned beliefs or open questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from beliefs.index import BeliefIndex
+from beliefs.models import Belief, utcnow
+from beliefs.query import parse_query
+from beliefs.render import estimate_tokens, relevant_line, system_block, user_block
+from beliefs.search import MIN_SCORE, Clause, Hit, search
+
+UNIVERSAL = "user:universal"
+MAX_PINNED = 10
+MAX_OPEN_QUESTIONS = 15
+MAX_PERSONA_CHARS = 800
+DEFAULT_MAX_BELIEFS = 20
+SHED_LOOKAHEAD = 10  # hits ranked past the cap, kept only to report what was shed
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    user_id: str
+    scopes: tuple[str, ...]
+    query: str
+    agent_id: str | None = None
+    max_beliefs: int = DEFAULT_MAX_BELIEFS
+    token_budget: int | None = None
+    curated: bool = False
+    min_trust: int = 1
+
+
+@dataclass
+class Budget:
+    max_beliefs: int
+    limit_tokens: int | None
+    used_tokens: int = 0
+    shed_ids: list[str] = field(default_factory=list)
+    shed_reason: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "max_beliefs": self.max_beliefs,
+            "limit_tokens": self.limit_tokens,
+            "used_tokens": self.used_tokens,
+            "shed": [{"id": i, "reason": self.shed_reason[i]} for i in self.shed_ids],
+        }
+
+
+@dataclass
+class Context:
+    persona: str
+    pinned: list[Belief]
+    relevant: list[Hit]
+    open_questions: list[Belief]
+    budget: Budget
+    query: str = ""
+
+    def injected_ids(self) -> dict[str, list[str]]:
+        return {
+            "pinned": [b.id for b in self.pinned],
+            "relevant": [h.belief.id for h in self.relevant],
+            "open_questions": [b.id for b in self.open_questions],
+        }
+
+    @property
+    def count(self) -> int:
+        return len(self.pinned) + len(self.relevant) + len(self.open_questions)
+
+    @property
+    def empty(self) -> bool:
+        return not self.persona and self.count == 0
+
+
+def scope_covers(belief_scope: str, request_scope: str) -> bool:
+    """A belief scoped to `domain:code` applies to requests in `domain:code/python` too."""
+    return request_scope == belief_scope or request_scope.startswith(belief_scope + "/")
+
+
+def in_scopes(belief: Belief, scopes: Sequence[str]) -> bool:
+    return any(scope_covers(b, s) for b in belief.scope for s in scopes)
+
+
+def deliverable(belief: Belief, request: ContextRequest, now: datetime) -> bool:
+    """The hard filters every automatically injected belief passes."""
+    return (
+        belief.is_live
+        and belief.resolved_at is None
+        and (belief.agent_id is None or belief.agent_id == request.agent_id)
+        and belief.review_state != "rejected"
+        and (not request.curated or belief.review_state == "confirmed")
+        and (belief.expires_at is None or belief.expires_at > now)
+        and belief.delivery != "on_demand"
+        and belief.trust >= request.min_trust
+    )
+
+
+def _pinned_order(belief: Belief) -> tuple[int, int, float, str]:
+    reinforced = belief.last_reinforced_at or belief.updated_at
+    return (-int(belief.user_edited), -belief.trust, -reinforced.timestamp(), belief.id)
+
+
+def assemble(
+    index: BeliefIndex,
+    request: ContextRequest,
+    *,
+    persona: str = "",
+    now: datetime | None = None,
+    count_tokens: Callable[[str], int] = estimate_tokens,
+    weight: Callable[[Belief], float] | None = None,
+) -> Context:
+    """Build the three layers (plus open questions) for one turn."""
+    now = now or utcnow()
+    persona = persona.strip()[:MAX_PERSONA_CHARS]
+    scopes = tuple(s for s in request.scopes if s != UNIVERSAL)
+    search_scopes = (*scopes, UNIVERSAL)
+    standing = _standing(index, request, scopes, bool(persona), now)
+    budget = Budget(max_beliefs=request.max_beliefs, limit_tokens=request.token_budget)
+    pinned_cap = min(MAX_PINNED, request.max_beliefs)
+    pinned = standing.pinned[:pinned_cap]
+    for belief in standing.pinned[pinned_cap:]:
+        budget.shed_ids.append(belief.id)
+        budget.shed_reason[belief.id] = "max_pinned"
+    questions = list(standing.questions)
+    pinned_ids = {b.id for b in pinned}
+    covered_by_persona = standing.covered_by_persona
+
+    def ok(belief: Belief) -> bool:
+        return deliverable(belief, request, now)
+
+    def searchable(belief: Belief) -> bool:
+        return (
+            belief.type != "open_question"
+            and belief.subtype != "expertise"
+            and belief.id not in pinned_ids
+            and belief.id not in covered_by_persona
+            and ok(belief)
+            and in_scopes(belief, search_scopes)
+        )
+
+    def question_ok(belief: Belief) -> bool:
+        return ok(belief) and in_scopes(belief, search_scopes)
+
+    room = max(0, request.max_beliefs - len(pinned))
+    hits = search(
+        index,
+        request.user_id,
+        parse_query(request.query),
+        searchable,
+        min_score=MIN_SCORE,
+        weight=weight,
+        limit=room + SHED_LOOKAHEAD,
+    )
+    relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
+    for hit in relevant[room:]:
+        budget.shed_ids.append(hit.belief.id)
+        budget.shed_reason[hit.belief.id] = "max_beliefs"
+    relevant = relevant[:room]
+    context = Context(persona, pinned, relevant, questions, budget, request.query)
+    _apply_token_budget(context, count_tokens)
+    return context
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """The turn-independent layers for one user and scope set, cached until the index changes."""
+
+    pinned: list[Belief]
+    questions: list[Belief]
+    covered_by_persona: frozenset[str]
+    valid_until: datetime | None
+
+
+def _standing(
+    index: BeliefIndex,
+    request: ContextRequest,
+    scopes: tuple[str, ...],
+    has_persona: bool,
+    now: datetime,
+) -> _Standing:
+    key = (
+        "standing",
+        request.user_id,
+        scopes,
+        request.agent_id,
+        has_persona,
+        request.curated,
+        request.min_trust,
+    )
+    with index.lock:
+        cached = index.derived.get(key)
+        if isinstance(cached, _Standing) and (
+            cached.valid_until is None or now < cached.valid_until
+        ):
+            return cached
+        postings = index.user(request.user_id)
+        always = [postings.docs[i].belief for i in postings.pinned]
+    search_scopes = (*scopes, UNIVERSAL)
+    # Universal pinned beliefs reach the model through the persona prelude when there is one.
+    pinned_scopes = scopes if (has_persona and scopes) else search_scopes
+    live = [b for b in always if deliverable(b, request, now)]
+    pinned = sorted(
+        (b for b in live if b.type != "open_question" and in_scopes(b, pinned_scopes)),
+        key=_pinned_order,
+    )
+    questions = sorted(
+        (b for b in live if b.type == "open_question" and b.pinned and in_scopes(b, search_scopes)),
+        key=_pinned_order,
+    )[:MAX_OPEN_QUESTIONS]
+    pinned_ids = {b.id for b in pinned}
+    covered = frozenset(
+        b.id for b in always if has_persona and b.scope == [UNIVERSAL] and b.id not in pinned_ids
+    )
+    expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
+    standing = _Standing(pinned, questions, covered, min(expiries) if expiries else None)
+    with index.lock:
+        index.derived[key] = standing
+    return standing
+
+
+def _expand_relations(
+    index: BeliefIndex,
+    user_id: str,
+    hits: list[Hit],
+    searchable: Callable[[Belief], bool],
+    questions: list[Belief],
+    question_ok: Callable[[Belief], bool],
+) -> list[Hit]:
+    """Relation hits pull in their participants (same filters) right after themselves."""
+    seen = {h.belief.id for h in hits}
+    out: list[Hit] = []
+    for hit in hits:
+        out.append(hit)
+        if hit.belief.type != "relation":
+            continue
+        for ref in hit.belief.participants:
+            found = index.get(ref)
+            candidates = [found] if found and found.user_id == user_id else []
+            candidates = candidates or index.by_name(user_id, ref)
+            for belief in candidates:
+                if belief.id in seen:
+                    continue
+                if belief.type == "open_question":
+                    seen.add(belief.id)
+                    fits = len(questions) < MAX_OPEN_QUESTIONS
+                    if fits and question_ok(belief) and belief not in questions:
+                        questions.append(belief)
+                    continue
+                if not searchable(belief):
+                    continue
+                seen.add(belief.id)
+                clause = Clause("participant", hit.belief.canonical_name, 0.0)
+                out.append(Hit(belief=belief, score=hit.score, clauses=[clause]))
+    return out
+
+
+def _apply_token_budget(context: Context, count_tokens: Callable[[str], int]) -> None:
+    """Shed relevant hits, lowest ranked first, until the memory blocks fit the budget."""
+    budget = context.budget
+    fixed = count_tokens(system_block(context))
+    kept: list[Hit] = []
+    used = fixed
+    header = count_tokens(user_block(_with_relevant(context, []), header_only=True))
+    for hit in context.relevant:
+        cost = count_tokens(relevant_line(hit))
+        extra = cost + (header if not kept else 0)
+        if budget.limit_tokens is not None and used + extra > budget.limit_tokens:
+            budget.shed_ids.append(hit.belief.id)
+            budget.shed_reason[hit.belief.id] = "token_budget"
+            continue
+        kept.append(hit)
+        used += extra
+    context.relevant = kept
+    budget.used_tokens = used
+
+
+def _with_relevant(context: Context, relevant: list[Hit]) -> Context:
+    return Context(
+        context.persona,
+        context.pinned,
+        relevant,
+        context.open_questions,
+        context.budget,
+        context.query,
+    )

@@ -1,0 +1,139 @@
+"""Turning text into search terms: name normalisation, query cleaning, words and n-grams."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_QUERY_CHARS = 1000
+MAX_NGRAM = 4
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "in",
+        "of",
+        "to",
+        "for",
+        "with",
+        "our",
+        "my",
+        "we",
+        "i",
+        "on",
+        "at",
+        "by",
+        "up",
+        "their",
+        "its",
+        "is",
+        "are",
+        "was",
+        "be",
+        "that",
+        "this",
+        "how",
+        "what",
+        "does",
+    ]
+)
+
+_FENCED = re.compile(r"(```|~~~).*?(\1|\Z)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.IGNORECASE)
+_MARKUP = re.compile(r"</?[a-zA-Z][^<>\n]{0,200}>|&[a-z]+;|&#\d+;")
+_TRACE_LINE = re.compile(
+    r"^\s*(?:at\s+\S+.*\(.*:\d+(?::\d+)?\)|at\s+\S+:\d+(?::\d+)?|File \".*\", line \d+.*"
+    r"|Traceback \(most recent call last\):.*|\w+(?:\.\w+)*(?:Error|Exception): .*"
+    r"|#\d+\s+0x[0-9a-f]+.*)\s*$",
+    re.MULTILINE,
+)
+_PATH = re.compile(
+    r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"  # /abs, ./rel, ~/home
+    r"|(?<![\w/])[\w.@+-]+(?:/[\w.@+-]+){2,}"  # a/b/c
+    r"|(?<![\w/])[\w@+-]+(?:/[\w@+-]+)*/[\w@+-]+\.[a-z0-9]{1,5}\b"  # src/app.ts
+    r"|[A-Za-z]:\\\S+",  # C:\windows
+)
+_LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
+_LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
+_TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
+_POSSESSIVE = re.compile(r"(?:'|’)s$")
+
+
+def normalize_name(value: str) -> str:
+    """The single token a canonical name or alias is indexed as.
+
+    Underscores read as spaces, lower-cased, English possessive stripped, whitespace collapsed.
+    """
+    text = value.replace("_", " ").lower()
+    words = [_POSSESSIVE.sub("", w) for w in text.split()]
+    return " ".join(w for w in words if w)
+
+
+def clean_query(text: str) -> str:
+    """Remove what is not talk about things: code, paths, traces, URLs, markup, hex, numbers."""
+    text = _FENCED.sub(" ", text)
+    text = _INLINE_CODE.sub(" ", text)
+    text = _TRACE_LINE.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = _MARKUP.sub(" ", text)
+    text = _PATH.sub(" ", text)
+    text = _LONG_HEX.sub(" ", text)
+    words = [w for w in text.split() if not _BARE_NUMBER.match(w)]
+    return " ".join(words)[:MAX_QUERY_CHARS]
+
+
+def query_words(cleaned: str) -> list[str]:
+    """Words of a cleaned query, lower-cased, edge punctuation and possessives stripped."""
+    out: list[str] = []
+    for raw in cleaned.split():
+        word = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT).lower()
+        word = _POSSESSIVE.sub("", word).rstrip(_TRAIL_PUNCT)
+        if word and any(ch.isalnum() for ch in word):
+            out.append(word)
+    return out
+
+
+def ngrams(words: list[str], n: int) -> list[str]:
+    return [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """What a turn's text is matched with.
+
+    `words` single words; `phrases` adjacent word n-grams (2..MAX_NGRAM) of the raw word
+    sequence (for aliases); `canonical_phrases` n-grams of the stop-worded sequence (for
+    canonical names).
+    """
+
+    cleaned: str
+    words: tuple[str, ...]
+    phrases: tuple[str, ...]
+    canonical_phrases: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.words
+
+
+def parse_query(text: str) -> QueryTerms:
+    cleaned = clean_query(text)
+    words = query_words(cleaned)
+    content = [w for w in words if w not in STOP_WORDS]
+    phrases: list[str] = []
+    canonical: list[str] = []
+    for n in range(2, MAX_NGRAM + 1):
+        phrases.extend(ngrams(words, n))
+        canonical.extend(ngrams(content, n))
+    return QueryTerms(
+        cleaned=cleaned,
+        words=tuple(dict.fromkeys(words)),
+        phrases=tuple(dict.fromkeys(phrases)),
+        canonical_phrases=tuple(dict.fromkeys(canonical)),
+    )

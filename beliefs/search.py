@@ -1,0 +1,205 @@
+"""Alias-weighted BM25 over canonical names, aliases and rejected alternatives.
+
+Lucene-style scoring (k1 = 1.2, b = 0.75, idf over the user's corpus) times a clause boost:
+canonical name word 14, canonical n-gram 14, alias word 5, alias n-gram 14. Alias clauses allow
+one edit (Damerau) when the first two characters match; canonical names match exactly.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from beliefs.index import FUZZY_PREFIX, BeliefIndex, UserPostings
+from beliefs.models import MAX_ALIASES, Belief
+from beliefs.query import QueryTerms
+
+K1 = 1.2
+B = 0.75
+MIN_SCORE = 3.0
+BOOST_CANONICAL_WORD = 14.0
+BOOST_CANONICAL_PHRASE = 14.0
+BOOST_ALIAS_WORD = 5.0
+BOOST_ALIAS_PHRASE = 14.0
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One reason a belief matched: the field, the term (query~indexed when fuzzy), its score."""
+
+    field: str
+    term: str
+    score: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {"field": self.field, "term": self.term, "score": round(self.score, 4)}
+
+
+@dataclass
+class Hit:
+    belief: Belief
+    score: float
+    clauses: list[Clause] = field(default_factory=list)
+
+
+def idf(n_docs: int, doc_freq: int) -> float:
+    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+
+
+def within_one_edit(a: str, b: str) -> int | None:
+    """Edits (0 or 1, adjacent transposition counting as one) between a and b, else None."""
+    if a == b:
+        return 0
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return None
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        if a[i + 1 :] == b[i + 1 :]:
+            return 1
+        if i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]:
+            return 1
+        return None
+    longer, shorter = (a, b) if la > lb else (b, a)
+    return 1 if longer[i + 1 :] == shorter[i:] else None
+
+
+def similarity(query: str, token: str, edits: int) -> float:
+    """Lucene's fuzzy-term boost: 1 - edits / min(length)."""
+    return 1.0 - edits / min(len(query), len(token)) if edits else 1.0
+
+
+Matched = dict[str, tuple[float, str, str]]  # token -> (score before length norm, field, label)
+
+
+def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
+    # Canonical names are one token each: field length 1 for every document.
+    tf_norm = 1.0 / (1.0 + K1)
+    matched: Matched = {}
+    for words, boost in (
+        (terms.words, BOOST_CANONICAL_WORD),
+        (terms.canonical_phrases, BOOST_CANONICAL_PHRASE),
+    ):
+        for word in words:
+            ids = postings.canonical.get(word)
+            if ids and word not in matched:
+                matched[word] = (boost * idf(n, len(ids)) * tf_norm, "canonical_name", word)
+    return matched
+
+
+def _match_aliases(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
+    """Alias tokens the query names, each with its best-scoring query term."""
+    matched: Matched = {}
+    for words, boost in ((terms.words, BOOST_ALIAS_WORD), (terms.phrases, BOOST_ALIAS_PHRASE)):
+        for query in words:
+            fuzzy = len(query) > FUZZY_PREFIX
+            for token in postings.alias_candidates(query, fuzzy=fuzzy):
+                edits = within_one_edit(query, token)
+                if edits is None or query[:FUZZY_PREFIX] != token[:FUZZY_PREFIX]:
+                    continue
+                df = len(postings.aliases[token])
+                base = boost * idf(n, df) * similarity(query, token, edits)
+                if token not in matched or base > matched[token][0]:
+                    label = token if edits == 0 else f"{query}~{token}"
+                    matched[token] = (base, "alias", label)
+    return matched
+
+
+def _accumulate(postings: UserPostings, canonical: Matched, aliases: Matched) -> dict[str, float]:
+    scores: dict[str, float] = {}
+    get = scores.get
+    for token, (base, _, _) in canonical.items():
+        for bid in postings.canonical[token]:
+            scores[bid] = get(bid, 0.0) + base
+    avgdl = postings.avg_alias_len
+    norms = [1.0 / (1.0 + K1 * (1.0 - B + B * dl / avgdl)) for dl in range(MAX_ALIASES * 2 + 1)]
+    for token, (base, _, _) in aliases.items():
+        for bid, dl in postings.aliases[token].items():
+            scores[bid] = get(bid, 0.0) + base * norms[dl]
+    return scores
+
+
+def _clauses(
+    postings: UserPostings, bid: str, canonical: Matched, aliases: Matched
+) -> list[Clause]:
+    """Rebuild why one document matched (only for the hits that are returned)."""
+    doc = postings.docs[bid]
+    out: list[Clause] = []
+    if doc.canonical in canonical:
+        base, fld, label = canonical[doc.canonical]
+        out.append(Clause(fld, label, base))
+    dl = len(doc.aliases)
+    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / postings.avg_alias_len))
+    for token, fld in doc.aliases.items():
+        if token in aliases:
+            base, _, label = aliases[token]
+            out.append(Clause(fld, label, base * norm))
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def search(
+    index: BeliefIndex,
+    user_id: str,
+    terms: QueryTerms,
+    accept: Callable[[Belief], bool],
+    *,
+    min_score: float = MIN_SCORE,
+    weight: Callable[[Belief], float] | None = None,
+    limit: int | None = None,
+) -> list[Hit]:
+    """Scored hits for `terms` among the user's beliefs that `accept` lets through.
+
+    `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses).
+    Only the best `limit` accepted hits are returned (all when None). Ties break on most
+    recent reinforcement, then id, so results are deterministic.
+    """
+    if terms.empty:
+        return []
+    with index.lock:
+        postings = index.user(user_id)
+        n = len(postings.docs)
+        if n == 0:
+            return []
+        canonical = _match_canonical(postings, terms, n)
+        aliases = _match_aliases(postings, terms, n)
+        scores = _accumulate(postings, canonical, aliases)
+        docs = postings.docs
+        if weight is not None:
+            scores = {bid: s * weight(docs[bid].belief) for bid, s in scores.items()}
+        hits: list[Hit] = []
+        for score, bid in _ranked(scores, min_score, limit):
+            belief = docs[bid].belief
+            if not accept(belief):
+                continue
+            hits.append(Hit(belief, score, _clauses(postings, bid, canonical, aliases)))
+            if limit is not None and len(hits) >= limit:
+                break
+    hits.sort(key=_rank_key)
+    return hits
+
+
+def _ranked(
+    scores: dict[str, float], min_score: float, limit: int | None
+) -> Iterator[tuple[float, str]]:
+    """Candidates best first; a partial selection first, since most callers need few."""
+    pairs = [(s, bid) for bid, s in scores.items() if s >= min_score]
+    if limit is not None and len(pairs) > 4 * limit:
+        top = heapq.nsmallest(4 * limit, pairs, key=_pair_key)
+        yield from top
+        chosen = set(top)
+        pairs = [p for p in pairs if p not in chosen]
+    yield from sorted(pairs, key=_pair_key)
+
+
+def _pair_key(pair: tuple[float, str]) -> tuple[float, str]:
+    return (-pair[0], pair[1])
+
+
+def _rank_key(hit: Hit) -> tuple[float, float, str]:
+    reinforced = hit.belief.last_reinforced_at or hit.belief.updated_at
+    return (-round(hit.score, 9), -reinforced.timestamp(), hit.belief.id)

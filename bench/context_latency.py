@@ -1,0 +1,107 @@
+"""Context assembly latency (p50, p99) at 1k, 10k and 100k beliefs for one user.
+
+Baseline, measured in the same run: the same filters and scoring done by a linear scan over
+the user's beliefs (what a store without an index would do). Ratios are indexed / baseline.
+Run: `.venv/bin/python bench/context_latency.py [--sizes 1000,10000,100000] [--queries 300]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from beliefs.context import ContextRequest, assemble
+from beliefs.index import BeliefIndex, index_doc
+from beliefs.query import parse_query
+from beliefs.search import within_one_edit
+from beliefs.tokens import token_counter
+from bench.corpus import make_corpus, make_queries
+
+SCOPES = ("domain:code", "project:billing")
+PERSONA = "You prefer direct answers without preamble and push back when plans have problems."
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
+
+
+def linear_scan(beliefs: list, query: str) -> int:
+    """Baseline: match every belief's names against the query terms, no index."""
+    terms = parse_query(query)
+    words = set(terms.words) | set(terms.phrases) | set(terms.canonical_phrases)
+    found = 0
+    for belief in beliefs:
+        doc = index_doc(belief)
+        if doc.canonical in words:
+            found += 1
+            continue
+        for token in doc.aliases:
+            if any(w[:2] == token[:2] and within_one_edit(w, token) is not None for w in words):
+                found += 1
+                break
+    return found
+
+
+def measure(fn, queries: list[str]) -> list[float]:
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        fn(query)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--baseline-queries", type=int, default=30)
+    args = parser.parse_args()
+    queries = make_queries(args.queries)
+    count = token_counter()
+    print(
+        f"{'beliefs':>8} {'p50 ms':>8} {'p99 ms':>8} {'mean':>7} {'hits':>5} "
+        f"{'scan p50':>9} {'ratio p50':>9} {'load s':>7}"
+    )
+    for size in (int(s) for s in args.sizes.split(",")):
+        run_size(size, queries, args.baseline_queries, count)
+
+
+def run_size(size: int, queries: list[str], baseline_queries: int, count) -> None:
+    corpus = make_corpus(size)
+    started = time.perf_counter()
+    index = BeliefIndex()
+    index.load(corpus)
+    load_s = time.perf_counter() - started
+    gc.freeze()  # as the server does after loading: the mirror is long-lived
+    hits: list[int] = []
+
+    def run(query: str) -> None:
+        ctx = assemble(
+            index,
+            ContextRequest("bench-user", SCOPES, query, token_budget=4000),
+            persona=PERSONA,
+            count_tokens=count,
+        )
+        hits.append(len(ctx.relevant))
+
+    measure(run, queries[:20])  # warm-up
+    hits.clear()
+    times = measure(run, queries)
+    scan = measure(lambda q: linear_scan(corpus, q), queries[:baseline_queries])
+    p50, p99, scan50 = percentile(times, 50), percentile(times, 99), percentile(scan, 50)
+    print(
+        f"{size:>8} {p50:>8.3f} {p99:>8.3f} {statistics.mean(times):>7.3f} "
+        f"{statistics.mean(hits):>5.1f} {scan50:>9.2f} {p50 / scan50:>9.4f} {load_s:>7.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from beliefs.query import clean_query, normalize_name, parse_query
+
+
+def test_names_index_as_one_lowercase_token() -> None:
+    assert normalize_name("GitHub_Actions") == "github actions"
+    assert normalize_name("Mara's") == "mara"
+    assert normalize_name("  class   Hierarchies ") == "class hierarchies"
+
+
+def test_cleaning_removes_code_paths_urls_markup_hex_and_numbers() -> None:
+    text = (
+        "Why does Redis fail?\n```ts\nconst kafka = 1\n```\nsee `mongoose.connect()` in "
+        "src/db/client.ts and /var/log/app.log, https://example.com/k8s?x=1 <b>bold</b> "
+        "commit deadbeefcafebabe1234 took 94% of 2026-10-01 and 45 ms"
+    )
+    cleaned = clean_query(text)
+    for gone in ("kafka", "mongoose", "client.ts", "/var/log", "example.com", "<b>",
+                 "deadbeef", "94%", "2026-10-01", " 45 "):
+        assert gone not in cleaned, gone
+    assert "Redis" in cleaned and "bold" in cleaned
+
+
+def test_stack_trace_lines_are_removed() -> None:
+    text = (
+        "The worker crashed:\nTraceback (most recent call last):\n"
+        '  File "worker.py", line 12, in run\nKeyError: kubernetes\n'
+        "    at Object.<anonymous> (/app/index.js:3:9)\nany idea?"
+    )
+    words = parse_query(text).words
+    assert "kubernetes" not in words and "worker.py" not in words
+    assert "crashed" in words and "idea" in words
+
+
+def test_query_is_clamped_to_1000_characters() -> None:
+    assert len(clean_query("word " * 1000)) == 1000
+
+
+def test_words_strip_punctuation_and_possessives_but_keep_symbols() -> None:
+    terms = parse_query("fastify? TypeScript's pipe() C++ and C# with @typescript-eslint!")
+    assert terms.words[:4] == ("fastify", "typescript", "pipe", "c++")
+    assert "c#" in terms.words and "@typescript-eslint" in terms.words
+
+
+def test_phrases_and_stop_worded_canonical_phrases() -> None:
+    terms = parse_query("how does the dead letter queue work")
+    assert "dead letter" in terms.phrases
+    assert "the dead" in terms.phrases
+    # stop words dropped before canonical n-grams: "does the" never forms one
+    assert "dead letter queue" in terms.canonical_phrases
+    assert not any(p.startswith(("how", "does", "the ")) for p in terms.canonical_phrases)
+
+
+def test_whitespace_only_query_is_empty() -> None:
+    assert parse_query("   \n\t ").empty

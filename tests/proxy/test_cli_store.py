@@ -1,0 +1,290 @@
+"""The real `tenure` CLI against a real store in a temp TENURE_HOME."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from beliefs.store import BeliefStore
+from proxy.cli import main
+
+SEED = (
+    Path(__file__).resolve().parents[2]
+    / ".."
+    / "shared"
+    / "conformance"
+    / "tenure-v1.0.0-paper"
+    / "beliefs.seed.json"
+)
+LINTING = ["b-linting-v0", "b-linting-v1", "b-linting-current"]
+
+
+class Run:
+    """Calls `main` and returns (exit code, stdout, stderr)."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+
+    def __call__(self, *argv: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        code = main(list(argv))
+        out, err = self.capsys.readouterr()
+        return code, out, err
+
+    def ok(self, *argv: str) -> str:
+        code, out, err = self(*argv)
+        assert (code, err) == (0, ""), f"tenure {' '.join(argv)} -> {code}: {err}"
+        return out
+
+    def json(self, *argv: str) -> Any:
+        return json.loads(self.ok(*argv))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"  # not created yet: the CLI makes it
+    monkeypatch.setenv("TENURE_HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def run(home: Path, capsys: pytest.CaptureFixture[str]) -> Run:
+    return Run(capsys)
+
+
+@pytest.fixture
+def seeded(run: Run) -> Run:
+    assert run.ok("import", str(SEED)) == f"imported 29 beliefs from {SEED}\n"
+    return run
+
+
+def export(run: Run, *extra: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in run.ok("export", *extra).splitlines()]
+
+
+def test_seed_round_trips_through_import_and_export(seeded: Run) -> None:
+    exported = {b["id"]: b for b in export(seeded, "--include-superseded")}
+    original = json.loads(SEED.read_text(encoding="utf-8"))
+    assert len(exported) == 29
+    for entry in original:
+        got = exported[entry.pop("_id")]
+        for field, value in entry.items():
+            if field == "aliases":  # aliases are de-duplicated case-insensitively
+                assert [a.lower() for a in got[field]] == list(
+                    dict.fromkeys(a.lower() for a in value)
+                )
+            else:
+                assert got[field] == value, (got["id"], field)
+        assert got["source_type"] == "import"
+    live = export(seeded)
+    assert len(live) == 25
+    assert all(b["superseded_by"] is None for b in live)
+
+
+def test_jsonl_export_reimports_identically(
+    seeded: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seeded.ok("beliefs", "pin", "b-ts-pref")
+    seeded.ok("beliefs", "delete", "b-react-entity")
+    first = seeded.ok("export", "--include-superseded", "--include-deleted")
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(first, encoding="utf-8")
+    monkeypatch.setenv("TENURE_HOME", str(tmp_path / "other"))
+    assert seeded.ok("import", str(dump)) == f"imported 29 beliefs from {dump}\n"
+    assert seeded.ok("export", "--include-superseded", "--include-deleted") == first
+    rows = {b["id"]: b for b in map(json.loads, first.splitlines())}
+    assert [e["event"] for e in rows["b-ts-pref"]["change_log"]] == ["pinned"]
+    assert [e["event"] for e in rows["b-react-entity"]["change_log"]] == ["deleted"]
+    assert rows["b-react-entity"]["deleted_at"] is not None
+
+
+def test_tenure_export_reimports(
+    seeded: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tenure = seeded.ok("export", "--include-superseded", "--format", "tenure")
+    entries = json.loads(tenure)
+    assert len(entries) == 29 and all("_id" in e for e in entries)
+    path = tmp_path / "again.json"
+    path.write_text(tenure, encoding="utf-8")
+    monkeypatch.setenv("TENURE_HOME", str(tmp_path / "other"))
+    seeded.ok("import", str(path), "--format", "tenure")
+    assert seeded.ok("export", "--include-superseded", "--format", "tenure") == tenure
+
+
+@pytest.mark.parametrize("member", LINTING)
+def test_chain_from_any_member_prints_the_whole_chain(seeded: Run, member: str) -> None:
+    out = seeded.ok("beliefs", "chain", member)
+    assert out.splitlines()[0] == " → ".join(LINTING)
+    assert "superseded by b-linting-v1 on 2026-03-01" in out
+    assert "superseded by b-linting-current on 2026-07-01" in out
+    assert [b["id"] for b in seeded.json("beliefs", "chain", member, "--json")] == LINTING
+
+
+def test_list_filters_and_json(seeded: Run) -> None:
+    pinned = seeded.json("beliefs", "list", "--scope", "domain:code", "--pinned", "--json")
+    assert {b["id"] for b in pinned} == {
+        "b-db-decision",
+        "b-linting-current",
+        "b-other-user-leak-check",
+        "b-auth-open-q",
+    }
+    text = seeded.ok("beliefs", "list", "--type", "open_question")
+    assert "b-auth-open-q" in text and text.endswith("3 beliefs\n")
+    everything = seeded.json("beliefs", "list", "--include-superseded", "--json")
+    assert len(everything) == 29
+    assert seeded.json("beliefs", "list", "--user", "nobody", "--json") == []
+
+
+def test_show_history_pin_unpin(seeded: Run) -> None:
+    assert "linting_biome" in seeded.ok("beliefs", "show", "b-linting-current")
+    assert seeded.ok("beliefs", "unpin", "b-linting-current") == (
+        "unpinned b-linting-current (linting_biome)\n"
+    )
+    assert seeded.json("beliefs", "show", "b-linting-current", "--json")["pinned"] is False
+    seeded.ok("beliefs", "pin", "b-linting-current")
+    events = seeded.json("beliefs", "history", "b-linting-current", "--json")
+    assert [e["event"] for e in events] == ["unpinned", "pinned"]
+    assert "pinned by operator" in seeded.ok("beliefs", "history", "b-linting-current")
+
+
+def test_delete_restore_and_hard_delete(seeded: Run) -> None:
+    seeded.ok("beliefs", "delete", "b-react-entity")
+    assert "b-react-entity" not in seeded.ok("beliefs", "list")
+    assert "b-react-entity" in seeded.ok("beliefs", "list", "--include-deleted")
+    seeded.ok("beliefs", "restore", "b-react-entity")
+    assert "b-react-entity" in seeded.ok("beliefs", "list")
+    out = seeded.ok("beliefs", "delete", "b-linting-v1", "--hard")
+    assert "for good" in out
+    assert seeded.ok("beliefs", "chain", "b-linting-v0").splitlines()[0] == (
+        "b-linting-v0 → b-linting-current"
+    )
+    assert seeded.json("beliefs", "history", "b-linting-v1", "--json")[-1]["detail"] == {
+        "hard": True
+    }
+    assert seeded.ok("verify") == "ok: 28 beliefs, no problems\n"
+
+
+def test_verify_reports_problems_with_exit_code_1(seeded: Run, home: Path) -> None:
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        store.execute(
+            "UPDATE beliefs SET superseded_by = 'b-linting-v0' WHERE id = ?", ["b-linting-current"]
+        )
+    code, out, _ = seeded("verify")
+    assert code == 1 and "supersession cycle" in out
+    code, out, _ = seeded("verify", "--json")
+    assert code == 1 and json.loads(out)["ok"] is False
+
+
+def _bad_files() -> list[tuple[str, str, str]]:
+    seed = json.loads(SEED.read_text(encoding="utf-8"))
+    first = seed[0]
+    ring = [
+        {
+            **first,
+            "_id": "b-ring-a",
+            "canonical_name": "ring_a",
+            "superseded_by": "b-ring-b",
+            "epistemic_status": "superseded",
+        },
+        {
+            **first,
+            "_id": "b-ring-b",
+            "canonical_name": "ring_b",
+            "superseded_by": "b-ring-a",
+            "epistemic_status": "superseded",
+        },
+    ]
+    return [
+        ("broken", '[{"_id": "b-x",', "not valid JSON (line 1"),
+        (
+            "types",
+            json.dumps([{**first, "_id": "b-new", "confidence": "high"}]),
+            "entry 0 (id b-new): field confidence",
+        ),
+        (
+            "duplicate",
+            json.dumps([first, {**first, "canonical_name": "other"}]),
+            "entry 1 (id b-comm-response-length): id: duplicates entry 0",
+        ),
+        ("in-store", json.dumps([first]), "id: already in the store"),
+        (
+            "dangling",
+            json.dumps(
+                [
+                    {
+                        **first,
+                        "_id": "b-new",
+                        "canonical_name": "fresh",
+                        "superseded_by": "b-ghost",
+                        "epistemic_status": "superseded",
+                    }
+                ]
+            ),
+            "entry 0 (id b-new): superseded_by: points to b-ghost",
+        ),
+        ("cycle", json.dumps(ring), "superseded_by: cycle b-ring-a -> b-ring-b -> b-ring-a"),
+        (
+            "clash",
+            json.dumps([{**first, "_id": "b-new"}]),
+            "canonical_name: 'response_length' in user:universal is already used by live belief "
+            "b-comm-response-length",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"), _bad_files(), ids=[b[0] for b in _bad_files()]
+)
+def test_bad_files_import_nothing(
+    seeded: Run, tmp_path: Path, name: str, content: str, message: str
+) -> None:
+    before = seeded.ok("export", "--include-superseded", "--include-deleted")
+    path = tmp_path / f"{name}.json"
+    path.write_text(content, encoding="utf-8")
+    code, out, err = seeded("import", str(path))
+    assert code == 1 and out == ""
+    assert err.startswith("error: ") and message in err, err
+    assert "nothing was imported" in err
+    assert "Traceback" not in err
+    assert seeded.ok("export", "--include-superseded", "--include-deleted") == before
+
+
+def test_errors_and_usage(run: Run) -> None:
+    code, _, err = run("beliefs", "show", "b-missing")
+    assert (code, err) == (
+        1,
+        "error: no belief with id 'b-missing'; `tenure beliefs list` shows ids\n",
+    )
+    code, _, err = run("import", "/nonexistent/file.json")
+    assert code == 1 and "no such file" in err
+    assert run("beliefs")[0] == 2
+    assert run("beliefs", "list", "--type", "opinion")[0] == 2
+    assert run()[0] == 2
+    assert run("--help")[0] == 0
+
+
+def test_bad_setting_is_a_clear_error(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENURE_PORT", "not-a-port")
+    code, _, err = run("verify")
+    assert code == 1 and err.startswith("error: setting port (TENURE_PORT)")
+
+
+def test_locked_database_names_the_holder(
+    seeded: Run, home: Path, hold_database: Callable[[Path], int]
+) -> None:
+    pid = hold_database(home / "tenure.duckdb")
+    code, out, err = seeded("beliefs", "pin", "b-ts-pref")
+    assert code == 1 and out == ""
+    assert err.startswith("error: the belief database") and f"process {pid}" in err
+    assert "a Tenure server is probably running on this home: stop it" in err
+    assert "Traceback" not in err and "IO Error" not in err
+
+
+def test_read_only_reads_work(seeded: Run) -> None:
+    assert len(seeded.json("beliefs", "list", "--read-only", "--json")) == 25
+    code, _, err = seeded("beliefs", "list", "--read-only")
+    assert code == 0 and err == ""
