@@ -315,3 +315,29 @@ def test_model_defaults_to_the_turns_own_model_at_the_upstream() -> None:
     assert model_for(own, make_turn()) == "anthropic/claude-haiku"
     llm = chat_model_for(own)
     assert (llm.api_base, llm.api_key) == ("http://127.0.0.1:8/v1", "k")
+
+
+def test_the_prompt_shows_beliefs_the_turn_text_finds_in_its_scopes(rig: Rig) -> None:
+    k8s = rig.store.create(
+        Belief(
+            user_id="alice",
+            canonical_name="cluster",
+            content="Runs on Kubernetes.",
+            aliases=["k8s"],
+            scope=["project:billing"],
+        )
+    )
+    elsewhere = rig.store.create(
+        Belief(
+            user_id="alice",
+            canonical_name="cluster",
+            content="Runs on Nomad.",
+            aliases=["k8s"],
+            scope=["project:other"],
+        )
+    )
+    rig.llm.push(extraction())
+    rig.queue.enqueue(make_turn("Deploy the billing API to k8s please."))
+    rig.drain()
+    prompt = rig.llm.calls[0]["messages"][1]["content"]
+    assert k8s.id in prompt and elsewhere.id not in prompt
