@@ -336,6 +336,8 @@ def test_the_prompt_shows_beliefs_the_turn_text_finds_in_its_scopes(rig: Rig) ->
             scope=["project:other"],
         )
     )
+    for n in range(8):  # a corpus big enough for the alias to be a rare, telling term
+        rig.store.create(Belief(user_id="alice", canonical_name=f"filler_{n}", content="x"))
     rig.llm.push(extraction())
     rig.queue.enqueue(make_turn("Deploy the billing API to k8s please."))
     rig.drain()
