@@ -87,7 +87,10 @@ class ExtractionWorkers:
     ) -> None:
         self.thread = store_thread
         self.queue = queue
-        self.llm: ChatModel = llm if llm is not None else chat_model_for(settings)
+        self._own_llm: LiteLLMChatModel | None = None
+        if llm is None:  # the real model: ours to close
+            llm = self._own_llm = chat_model_for(settings)
+        self.llm: ChatModel = llm
         self.settings = settings
         self.breaker = breaker or CircuitBreaker(
             settings.breaker_threshold, settings.breaker_cooldown_s
@@ -131,6 +134,8 @@ class ExtractionWorkers:
         # Runs after any store call still in flight (the store thread is FIFO), so a claim that
         # finished after its caller was cancelled is handed back too.
         await self.thread.run(self.queue.release_claimed)
+        if self._own_llm is not None:
+            await self._own_llm.aclose()
 
     def breaker_state(self) -> dict[str, Any]:
         return {**self.breaker.state(), "workers": len(self._tasks)}

@@ -16,8 +16,18 @@ def test_cleaning_removes_code_paths_urls_markup_hex_and_numbers() -> None:
         "commit deadbeefcafebabe1234 took 94% of 2026-10-01 and 45 ms"
     )
     cleaned = clean_query(text)
-    for gone in ("kafka", "mongoose", "client.ts", "/var/log", "example.com", "<b>",
-                 "deadbeef", "94%", "2026-10-01", " 45 "):
+    for gone in (
+        "kafka",
+        "mongoose",
+        "client.ts",
+        "/var/log",
+        "example.com",
+        "<b>",
+        "deadbeef",
+        "94%",
+        "2026-10-01",
+        " 45 ",
+    ):
         assert gone not in cleaned, gone
     assert "Redis" in cleaned and "bold" in cleaned
 
