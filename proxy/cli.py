@@ -12,7 +12,11 @@ from beliefs.errors import BeliefError
 from proxy.settings import Settings, SettingsError
 
 # Each module exposes `register(subparsers)`; add new command groups here.
-COMMAND_MODULES: tuple[str, ...] = ("proxy.commands.store", "proxy.commands.serve")
+COMMAND_MODULES: tuple[str, ...] = (
+    "proxy.commands.store",
+    "proxy.commands.serve",
+    "proxy.commands.jobs",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
