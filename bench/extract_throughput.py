@@ -180,6 +180,7 @@ class Gateway:
     def __init__(self, app: Any) -> None:
         import uvicorn
 
+        self.app = app
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
@@ -230,14 +231,8 @@ def gateway_latency(home: Path, n_beliefs: int, backlog: int, n_requests: int) -
     try:
         timed_requests(url, 30)  # warm up
         idle = timed_requests(url, n_requests)
-        runtime = gateway.server.config.loaded_app  # not needed: reach the queue via the store
-        del runtime
-        queue = JobQueue(store)
         done_before = model.calls
-        future = asyncio.run_coroutine_threadsafe(
-            _enqueue(gateway, store, queue, backlog, scope), gateway.loop
-        )
-        future.result(60)
+        asyncio.run_coroutine_threadsafe(_enqueue(gateway, backlog, scope), gateway.loop).result(60)
         busy_started = time.perf_counter()
         busy = timed_requests(url, n_requests)
         busy_s = time.perf_counter() - busy_started
@@ -262,8 +257,9 @@ def gateway_latency(home: Path, n_beliefs: int, backlog: int, n_requests: int) -
     }
 
 
-async def _enqueue(gateway: Gateway, store: BeliefStore, queue: JobQueue, n: int, scope: str) -> None:
-    runtime = gateway.server.config.app.state.runtime  # type: ignore[attr-defined]
+async def _enqueue(gateway: Gateway, n: int, scope: str) -> None:
+    """The backlog, written through the running gateway's own queue and store thread."""
+    runtime = gateway.app.state.runtime
     jobs = runtime.jobs
     await runtime.thread.run(lambda: [jobs.enqueue(turn(i, scope)) for i in range(n)])
 
@@ -278,9 +274,7 @@ def main() -> None:
     parser.add_argument("--skip-gateway", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        result = asyncio.run(
-            throughput(Path(tmp) / "a", args.beliefs, args.jobs, args.workers)
-        )
+        result = asyncio.run(throughput(Path(tmp) / "a", args.beliefs, args.jobs, args.workers))
         print(json.dumps({"throughput": result}, indent=2))
         if not args.skip_gateway:
             latency = gateway_latency(Path(tmp) / "b", args.beliefs, args.backlog, args.requests)
