@@ -15,6 +15,7 @@ from beliefs.store import BeliefStore
 from proxy.middleware import GatewayMiddleware
 from proxy.routes_api import api_routes
 from proxy.routes_delivery import delivery_routes
+from proxy.routes_jobs import jobs_routes
 from proxy.routes_proxy import ProxyEndpoint
 from proxy.runtime import Runtime
 from proxy.settings import Settings
@@ -42,6 +43,7 @@ def create_app(
 
     routes = [
         *delivery_routes(),
+        *jobs_routes(),  # before the API's catch-all
         *api_routes(),
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
         Route("/{path:path}", ProxyEndpoint(), methods=None),

@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.evaluate",
     "proxy.commands.serve",
     "proxy.commands.rules",
+    "proxy.commands.jobs",
 )
 
 
