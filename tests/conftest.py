@@ -1,4 +1,5 @@
-"""Shared test set-up: no network lookups from LiteLLM, and a second process holding a DB."""
+"""Fixtures shared by every part's tests: no network lookups from LiteLLM, the stand-in
+provider, and a second process holding a database."""
 
 from __future__ import annotations
 
@@ -12,12 +13,28 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from tests.fakes.upstream import FakeUpstream  # noqa: E402
+
 _HOLDER = """
 import sys, duckdb
 conn = duckdb.connect(sys.argv[1])
 print("ready", flush=True)
 sys.stdin.read()  # hold the lock until the test closes our stdin
 """
+
+
+@pytest.fixture(scope="session")
+def upstream_server() -> Iterator[FakeUpstream]:
+    with FakeUpstream() as server:
+        yield server
+
+
+@pytest.fixture
+def upstream(upstream_server: FakeUpstream) -> Iterator[FakeUpstream]:
+    """The stand-in provider with no recorded requests and no scripted replies."""
+    upstream_server.reset()
+    yield upstream_server
+    upstream_server.reset()
 
 
 @pytest.fixture
