@@ -126,6 +126,16 @@ class JobQueue:
             [utcnow(), job_id],
         )
 
+    def release_claimed(self) -> int:
+        """Give back every job this queue holds (on shutdown); returns how many."""
+        rows = self.store.execute(
+            "UPDATE jobs SET status = 'pending', attempts = greatest(attempts - 1, 0), "
+            "claimed_by = NULL, updated_at = ? WHERE status = 'running' AND claimed_by = ? "
+            "RETURNING id",
+            [utcnow(), self.token],
+        ).fetchall()
+        return len(rows)
+
     def complete(self, job_id: str, written_ids: Sequence[str], skipped: Sequence[Skipped]) -> None:
         """Mark done; call inside the transaction that wrote the beliefs, so both land or neither.
 

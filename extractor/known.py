@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from beliefs.models import Belief
+from beliefs.query import parse_query
+from beliefs.search import search
 from beliefs.store import BeliefStore
 from extractor.merge import referenced, visible_scopes
 from extractor.schema import ExtractionOutput
@@ -12,30 +14,38 @@ from extractor.turn import Turn
 
 MAX_TOUCHED = 30
 
-_LIVE = "superseded_by IS NULL AND epistemic_status <> 'superseded' AND deleted_at IS NULL"
-
 
 def touched_beliefs(store: BeliefStore, turn: Turn) -> list[Belief]:
-    """Live beliefs of the user in the turn's scopes that were injected into it (for the prompt)."""
-    return _visible(turn, _by_ids(store, turn.injected_ids))[:MAX_TOUCHED]
+    """For the prompt: live beliefs of the user in the turn's scopes that were injected into it
+    or that the turn's text finds (the same alias-weighted search retrieval uses)."""
+    injected = _visible(turn, _by_ids(store, turn.injected_ids))
+    scopes = set(visible_scopes(turn))
+
+    def accept(belief: Belief) -> bool:
+        return belief.is_live and bool(scopes & set(belief.scope))
+
+    text = f"{turn.user_message}\n{turn.assistant_message}"
+    hits = search(store.index, turn.user_id, parse_query(text), accept, limit=MAX_TOUCHED)
+    found = {b.id: b for b in injected}
+    for hit in hits:
+        found.setdefault(hit.belief.id, hit.belief)
+    return list(found.values())[:MAX_TOUCHED]
 
 
 def known_beliefs(store: BeliefStore, turn: Turn, output: ExtractionOutput) -> list[Belief]:
     """Everything the merge must see: touched beliefs plus every id and name the output names."""
     ids, names = referenced(output)
     found = {b.id: b for b in _by_ids(store, [*turn.injected_ids, *ids])}
-    if names:
-        rows = store.execute(
-            f"SELECT id FROM beliefs WHERE user_id = ? AND {_LIVE} "
-            "AND list_contains(?, canonical_name) AND list_has_any(scope, ?)",
-            [turn.user_id, sorted(names), visible_scopes(turn)],
-        ).fetchall()
-        found.update({b.id: b for b in _by_ids(store, [r[0] for r in rows])})
+    for name in names:
+        for belief in store.index.by_name(turn.user_id, name):
+            if belief.canonical_name == name:
+                found.setdefault(belief.id, belief)
     return _visible(turn, found.values())
 
 
 def _by_ids(store: BeliefStore, ids: Iterable[str]) -> list[Belief]:
-    # The store's index mirrors every committed row; reading it costs no query.
+    # The store's index mirrors every committed row (reading it costs no query); the merge runs
+    # before this job writes anything, so committed state is the current state.
     out = []
     for belief_id in dict.fromkeys(ids):
         belief = store.index.get(belief_id)

@@ -39,6 +39,7 @@ class LiteLLMChatModel:
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self._used = False
 
     async def complete(
         self,
@@ -49,6 +50,7 @@ class LiteLLMChatModel:
     ) -> str:
         import litellm  # lazy: importing LiteLLM costs seconds and ~200 MB
 
+        self._used = True
         kwargs: dict[str, Any] = {}
         if response_format is not None:
             kwargs["response_format"] = dict(response_format)
@@ -64,6 +66,14 @@ class LiteLLMChatModel:
         )
         content = response.choices[0].message.content
         return content if isinstance(content, str) else ""
+
+    async def aclose(self) -> None:
+        """Stop LiteLLM's background logging task, which is bound to this event loop."""
+        if not self._used:
+            return
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+        await GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=2)
 
 
 @dataclass(frozen=True)

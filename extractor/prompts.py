@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from beliefs.models import Belief
+from beliefs.render import strip_injected
 from extractor.redact import redact, redact_value
 from extractor.turn import Turn
 
@@ -82,17 +83,12 @@ def _project(belief: Belief) -> dict[str, Any]:
     return out
 
 
-_INJECTED = re.compile(r"(?:\n[ \t]*)*<tenure-memory\b[^>]*>[\s\S]*?</tenure-memory>[ \t]*\n?")
 _FENCE = re.compile(r"```[^\n]*\n([\s\S]*?)```")
 
 
-def strip_memory(text: str) -> str:
-    """Remove every memory block the proxy injected, so extraction never echoes memory back."""
-    return _INJECTED.sub("", text)
-
-
 def _clean(text: str) -> str:
-    text = redact(strip_memory(text))
+    # Never extract from what memory injected (no echo loops), nor keep a secret.
+    text = redact(strip_injected(text))
     text = _FENCE.sub(_fold_long_code, text)
     return _clip(text.strip(), MAX_MESSAGE_CHARS)
 

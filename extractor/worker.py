@@ -87,7 +87,10 @@ class ExtractionWorkers:
     ) -> None:
         self.thread = store_thread
         self.queue = queue
-        self.llm: ChatModel = llm if llm is not None else chat_model_for(settings)
+        self._own_llm: LiteLLMChatModel | None = None
+        if llm is None:  # the real model: ours to close
+            llm = self._own_llm = chat_model_for(settings)
+        self.llm: ChatModel = llm
         self.settings = settings
         self.breaker = breaker or CircuitBreaker(
             settings.breaker_threshold, settings.breaker_cooldown_s
@@ -97,7 +100,6 @@ class ExtractionWorkers:
             multiplier=settings.extract_backoff_s, max=settings.extract_backoff_max_s
         )
         self._tasks: list[asyncio.Task[None]] = []
-        self._inflight: set[str] = set()
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
@@ -129,9 +131,11 @@ class ExtractionWorkers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
-        for job_id in list(self._inflight):
-            await self.thread.run(self.queue.release, job_id)
-        self._inflight.clear()
+        # Runs after any store call still in flight (the store thread is FIFO), so a claim that
+        # finished after its caller was cancelled is handed back too.
+        await self.thread.run(self.queue.release_claimed)
+        if self._own_llm is not None:
+            await self._own_llm.aclose()
 
     def breaker_state(self) -> dict[str, Any]:
         return {**self.breaker.state(), "workers": len(self._tasks)}
@@ -146,11 +150,13 @@ class ExtractionWorkers:
         if not self.breaker.allow():  # another worker holds the half-open probe
             await self.thread.run(self.queue.release, job.id)
             return False
-        self._inflight.add(job.id)
         try:
             await self._process(job)
-        finally:
-            self._inflight.discard(job.id)
+        except asyncio.CancelledError:
+            raise  # stop() hands the job back
+        except Exception as exc:
+            await self._retry_or_park(job, _describe(exc), None)
+            raise
         self.processed += 1
         return True
 

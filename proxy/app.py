@@ -14,6 +14,7 @@ from starlette.routing import Route
 from beliefs.store import BeliefStore
 from proxy.middleware import GatewayMiddleware
 from proxy.routes_api import api_routes
+from proxy.routes_jobs import jobs_routes
 from proxy.routes_proxy import ProxyEndpoint
 from proxy.runtime import Runtime
 from proxy.settings import Settings
@@ -40,6 +41,7 @@ def create_app(
             await runtime.close()
 
     routes = [
+        *jobs_routes(),  # before the API's catch-all
         *api_routes(),
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
         Route("/{path:path}", ProxyEndpoint(), methods=None),

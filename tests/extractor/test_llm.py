@@ -103,7 +103,16 @@ def provider() -> Iterator[str]:
 
 def test_litellm_model_speaks_openai_with_the_json_schema(provider: str) -> None:
     llm = LiteLLMChatModel(api_base=provider, api_key="sk-test-key", timeout=10)
-    result = run(complete_structured(llm, MESSAGES, ExtractionOutput, model="openai/small-model"))
+
+    async def call() -> Any:
+        try:
+            return await complete_structured(
+                llm, MESSAGES, ExtractionOutput, model="openai/small-model"
+            )
+        finally:
+            await llm.aclose()
+
+    result = run(call())
     assert result.value.new_beliefs == []
     [request] = _Provider.received
     assert request["path"] == "/v1/chat/completions"

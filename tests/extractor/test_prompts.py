@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from beliefs.models import Belief
-from extractor.prompts import build_messages, strip_memory
+from extractor.prompts import build_messages
 from extractor.turn import Turn
 
 
@@ -52,11 +52,6 @@ def test_injected_memory_and_secrets_never_reach_the_prompt() -> None:
     assert "ghp_abcdefghijklmnopqrstuvwxyz012345" not in body
     assert "Uses Redis" not in body and "tenure-memory" not in body
     assert "[REDACTED]" in body
-
-
-def test_strip_memory_removes_blocks_and_the_blank_line_before_them() -> None:
-    text = 'Question?\n\n<tenure-memory kind="pinned">\nx\n</tenure-memory>'
-    assert strip_memory(text) == "Question?"
 
 
 def test_long_pasted_code_is_folded() -> None:
