@@ -43,11 +43,12 @@ def test_failed_migration_leaves_nothing_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = Migration(98, "broken", ("CREATE TABLE half (id INTEGER)", "NOT SQL AT ALL"))
+    released = {m.number for m in migrations.MIGRATIONS}  # other parts append theirs
     monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, broken])
     conn = duckdb.connect(str(tmp_path / "db.duckdb"))
     with pytest.raises(duckdb.ParserException):
         migrate(conn)
-    assert applied(conn) == {m.number for m in migrations.MIGRATIONS} - {98}
+    assert applied(conn) == released
     tables = {
         r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()
     }

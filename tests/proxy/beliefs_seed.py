@@ -24,7 +24,7 @@ TABS = Belief(
     aliases=["tabs"],
     content="Indents code with tabs.",
     why_it_matters="Indent every code example with tabs.",
-    scope=["user:universal"],
+    scope=["domain:code"],
     pinned=True,
 )
 NOVEL = Belief(

@@ -102,7 +102,12 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
     started: list[tuple[Gateway, BeliefStore]] = []
 
     def make(beliefs: list[Belief] | None = None, persona: str = "", **overrides: Any) -> Gateway:
-        values: dict[str, Any] = {"upstream_url": upstream.url, "extract_workers": 0}
+        # A generous retrieval budget: a loaded test machine must not drop memory by chance.
+        values: dict[str, Any] = {
+            "upstream_url": upstream.url,
+            "extract_workers": 0,
+            "retrieval_timeout_ms": 5000,
+        }
         values.update(overrides)
         settings = Settings.load(environ={"TENURE_HOME": str(tmp_path / "home")}, **values)
         settings.home.mkdir(parents=True, exist_ok=True)
