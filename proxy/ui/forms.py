@@ -6,8 +6,8 @@ from __future__ import annotations
 import hmac
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
-from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -18,7 +18,7 @@ from proxy.ui.api import Api, ApiResult
 from proxy.ui.pages import Pages
 
 MAX_FORM_BYTES = 256 * 1024
-Handler = Callable[[Request], Awaitable[Response]]
+Form = dict[str, str]
 
 
 def split_names(raw: str) -> list[str]:
@@ -41,16 +41,21 @@ class Forms:
     def __init__(self, pages: Pages) -> None:
         self.pages = pages
 
-    async def _form(self, request: Request) -> FormData | Response:
-        """The submitted form, or the page refusing it (CSRF token missing or wrong)."""
-        length = request.headers.get("content-length", "0")
-        if length.isdigit() and int(length) > MAX_FORM_BYTES:
-            return self._refuse(request, 413, "the form is too large")
-        form = await request.form(max_fields=100, max_part_size=MAX_FORM_BYTES)
-        submitted = form.get(CSRF_FIELD)
-        if not tokens_match(
-            request.cookies.get(CSRF_COOKIE), submitted if isinstance(submitted, str) else None
-        ):
+    async def _form(self, request: Request) -> Form | Response:
+        """The submitted form, or the page refusing it (too large, not a plain form, or the
+        CSRF token missing or wrong). Pages only send urlencoded forms: no uploads."""
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/x-www-form-urlencoded":
+            return self._refuse(request, 415, "send the page's form (urlencoded)")
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_FORM_BYTES:
+                return self._refuse(request, 413, "the form is too large")
+        form: Form = {}
+        for name, value in parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True):
+            form.setdefault(name, value)
+        if not tokens_match(request.cookies.get(CSRF_COOKIE), form.get(CSRF_FIELD)):
             return self._refuse(
                 request, 403, "the form's CSRF token is missing or expired; reload the page"
             )
@@ -66,9 +71,9 @@ class Forms:
     async def _api(
         self,
         request: Request,
-        call: Callable[[Api, FormData], Awaitable[ApiResult]],
+        call: Callable[[Api, Form], Awaitable[ApiResult]],
         *,
-        done: Callable[[ApiResult, FormData], str],
+        done: Callable[[ApiResult, Form], str],
         back: str,
     ) -> Response:
         form = await self._form(request)
@@ -80,7 +85,7 @@ class Forms:
         return RedirectResponse(done(result, form), status_code=303)
 
     async def create(self, request: Request) -> Response:
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             body: dict[str, Any] = {
                 "canonical_name": _text(form, "canonical_name"),
                 "content": _text(form, "content"),
@@ -104,7 +109,7 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             body: dict[str, Any] = {}
             for name in ("canonical_name", "content", "why_it_matters"):
                 if name in form:
@@ -123,11 +128,11 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             pinned = _text(form, "pinned") == "true"
             return await api.patch(f"/api/beliefs/{belief_id}", {"pinned": pinned})
 
-        def done(result: ApiResult, form: FormData) -> str:
+        def done(result: ApiResult, form: Form) -> str:
             notice = "pinned" if result.data["pinned"] else "unpinned"
             return with_notice(safe_next(_text(form, "next"), here), notice)
 
@@ -137,11 +142,11 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             body = {"state": _text(form, "state")}
             return await api.post(f"/api/beliefs/{belief_id}/review", body)
 
-        def done(result: ApiResult, form: FormData) -> str:
+        def done(result: ApiResult, form: Form) -> str:
             target = safe_next(_text(form, "next"), here)
             return with_notice(target, str(result.data["review_state"]))
 
@@ -150,7 +155,7 @@ class Forms:
     async def delete(self, request: Request) -> Response:
         belief_id = request.path_params["belief_id"]
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             return await api.delete(f"/api/beliefs/{belief_id}")
 
         return await self._api(
@@ -164,7 +169,7 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             return await api.post(f"/api/beliefs/{belief_id}/restore")
 
         return await self._api(request, call, done=lambda *_: here + "?notice=restored", back=here)
@@ -172,7 +177,7 @@ class Forms:
     async def resolve_conflict(self, request: Request) -> Response:
         conflict_id = request.path_params["conflict_id"]
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             body = {"resolution": _text(form, "resolution")}
             return await api.post(f"/api/conflicts/{conflict_id}/resolve", body)
 
@@ -183,7 +188,7 @@ class Forms:
     async def retry_job(self, request: Request) -> Response:
         job_id = request.path_params["job_id"]
 
-        async def call(api: Api, form: FormData) -> ApiResult:
+        async def call(api: Api, form: Form) -> ApiResult:
             return await api.post(f"/api/jobs/{job_id}/retry")
 
         return await self._api(
@@ -231,6 +236,5 @@ class Forms:
         return response
 
 
-def _text(form: FormData, name: str) -> str:
-    value = form.get(name)
-    return value.strip() if isinstance(value, str) else ""
+def _text(form: Form, name: str) -> str:
+    return form.get(name, "").strip()
