@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-PACKAGES = ["beliefs", "proxy", "extractor", "compaction", "proxy.commands"]
+PACKAGES = ["beliefs", "proxy", "extractor", "compaction", "proxy.commands", "proxy.ui"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

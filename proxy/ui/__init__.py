@@ -24,6 +24,7 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
     get, post = ["GET"], ["POST"]
     return [
         Route("/", pages.home, methods=get),
+        Route("/favicon.ico", pages.favicon, methods=get),
         Route("/beliefs", pages.beliefs, methods=get),
         Route("/beliefs", forms.create, methods=post),
         Route("/beliefs/{belief_id}", pages.belief, methods=get),

@@ -78,6 +78,9 @@ class Pages:
     async def home(self, request: Request) -> Response:
         return RedirectResponse("/beliefs", status_code=303)
 
+    async def favicon(self, request: Request) -> Response:
+        return RedirectResponse("/static/favicon.svg", status_code=301)
+
     async def beliefs(self, request: Request) -> Response:
         api = Api(request)
         params = request.query_params

@@ -48,6 +48,17 @@ def short(value: Any, length: int = 160) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
+def show(value: Any) -> str:
+    """A JSON value as a person reads it: lists comma-joined, true/false, — for nothing."""
+    if value is None or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(show(v) for v in value)
+    return str(value)
+
+
 def new_environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -57,6 +68,7 @@ def new_environment() -> jinja2.Environment:
     )
     env.filters["when"] = when
     env.filters["short"] = short
+    env.filters["show"] = show
     return env
 
 

@@ -31,8 +31,8 @@ def test_empty_store_says_where_to_point_the_agent(make_ui: Callable[..., UI]) -
 def test_list_shows_markers_and_counts_per_scope(ui: UI) -> None:
     html = ui.client.get("/beliefs", params={"user": "alice"}).text
     page = text(html)
-    assert "kubernetes" in page and "📌 pinned" in page and "pending" in page
-    assert "domain:code 3 · 📌1 · 1 pending" in page
+    assert "kubernetes" in page and "pinned" in page and "pending" in page
+    assert "domain:code 3 · 1 pinned · 1 pending" in page
     assert 'href="/beliefs/b-k8s"' in html
     assert "postgres_17" in page and 'href="/beliefs/b-postgres"' not in html  # superseded hidden
     searched = text(ui.client.get("/beliefs", params={"q": "mysql"}).text)
