@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anthropic
+import openai
 import pytest
 import uvicorn
 
@@ -31,6 +33,7 @@ class Gateway:
         self.settings = settings
         self.store = store
         self._app = create_app(settings, store=store)
+        self._clients: list[openai.OpenAI | anthropic.Anthropic] = []
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
@@ -57,6 +60,18 @@ class Gateway:
     @property
     def v1(self) -> str:
         return f"{self.url}/v1"
+
+    def openai(self, api_key: str = "sk-client") -> openai.OpenAI:
+        """An `openai` SDK client on this gateway, closed when the gateway stops."""
+        client = openai.OpenAI(base_url=self.v1, api_key=api_key, max_retries=0)
+        self._clients.append(client)
+        return client
+
+    def anthropic(self, api_key: str = "sk-ant-client") -> anthropic.Anthropic:
+        """An `anthropic` SDK client (it appends /v1/messages itself)."""
+        client = anthropic.Anthropic(base_url=self.url, api_key=api_key, max_retries=0)
+        self._clients.append(client)
+        return client
 
     @property
     def runtime(self) -> Runtime:
@@ -91,6 +106,8 @@ class Gateway:
     def stop(self) -> None:
         if self._loop.is_closed():
             return
+        for client in self._clients:
+            client.close()
         self._server.should_exit = True
         self._thread.join(10)
         self._loop.close()
