@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from beliefs.chains import chain_of, check_supersede, links_of
+from beliefs.chains import chain_of, check_supersede
 from beliefs.database import BeliefDatabase
 from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief
 from beliefs.invariants import clash_with, import_issues, verify_beliefs
@@ -262,9 +262,12 @@ class BeliefStore(BeliefDatabase):
         """
         with self.transaction():
             old = self._require(old_id)
-            check_supersede(
-                old, replacement, links_of(self._select("WHERE user_id = ?", [old.user_id]))
-            )
+            # Only the links are needed: reading every row of the user as a Belief costs ~1.5 s
+            # at 10k beliefs.
+            links = self.conn.execute(
+                "SELECT id, superseded_by FROM beliefs WHERE user_id = ?", [old.user_id]
+            ).fetchall()
+            check_supersede(old, replacement, dict(links))
             if self._exists(replacement.id):
                 raise InvalidBelief(f"belief id {replacement.id} already exists; use a new id")
             self._check_name(replacement, exclude=old_id)
