@@ -38,6 +38,8 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
         Route("/audit", pages.audit, methods=get),
         Route("/status", pages.status, methods=get),
         Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),
+        Route("/status/compaction", forms.compact_now, methods=post),
+        Route("/status/persona", forms.save_persona, methods=post),
         Route("/login", forms.login_page, methods=get),
         Route("/login", forms.login, methods=post),
         Route("/logout", forms.logout, methods=post),

@@ -61,8 +61,11 @@ class Api:
     async def get(self, path: str, **params: Any) -> ApiResult:
         return await self.call("GET", path, params=params)
 
-    async def post(self, path: str, body: Any = None) -> ApiResult:
-        return await self.call("POST", path, body=body if body is not None else {})
+    async def post(self, path: str, body: Any = None, **params: Any) -> ApiResult:
+        return await self.call("POST", path, params=params, body=body if body is not None else {})
+
+    async def put(self, path: str, body: Any, **params: Any) -> ApiResult:
+        return await self.call("PUT", path, params=params, body=body)
 
     async def patch(self, path: str, body: Any) -> ApiResult:
         return await self.call("PATCH", path, body=body)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -194,6 +194,27 @@ class Forms:
         return await self._api(
             request, call, done=lambda *_: "/status?notice=retried", back="/status"
         )
+
+    async def compact_now(self, request: Request) -> Response:
+        async def call(api: Api, form: Form) -> ApiResult:
+            body = {"user": _text(form, "user")} if _text(form, "user") else {}
+            return await api.post("/api/compaction/run", body)
+
+        return await self._api(
+            request, call, done=lambda *_: "/status?notice=compacted", back="/status"
+        )
+
+    async def save_persona(self, request: Request) -> Response:
+        async def call(api: Api, form: Form) -> ApiResult:
+            user = _text(form, "user")
+            if _text(form, "regenerate"):
+                return await api.post("/api/persona/regenerate", user=user)
+            return await api.put("/api/persona", {"text": _text(form, "text")}, user=user)
+
+        def done(result: ApiResult, form: Form) -> str:
+            return with_notice(f"/status?{urlencode({'user': _text(form, 'user')})}", "persona")
+
+        return await self._api(request, call, done=done, back="/status")
 
     # -- login ---------------------------------------------------------------------------------
 

@@ -24,7 +24,20 @@ NOTICES = {
     "restored": "Restored.",
     "retried": "Job queued again.",
     "resolved": "Conflict resolved.",
+    "compacted": "Compaction run finished.",
+    "persona": "Persona saved.",
 }
+RUN_COUNTS = (
+    "examined",
+    "clusters",
+    "merged",
+    "superseded",
+    "flagged",
+    "aliased",
+    "promoted",
+    "expired",
+    "purged",
+)
 CHOICE_FILTERS = (
     ("type", get_args(BeliefType)),
     ("status", get_args(EpistemicStatus)),
@@ -46,6 +59,18 @@ def _listed(result: ApiResult) -> list[Any] | None:
     if result.ok and isinstance(result.data, list):
         return result.data
     return None
+
+
+def _runs(result: ApiResult) -> tuple[list[Any] | None, dict[str, Any] | None]:
+    """Compaction runs (newest first) and the scheduler's state, when the server has them."""
+    if result.ok and isinstance(result.data, dict):
+        runs = result.data.get("runs")
+        scheduler = result.data.get("scheduler")
+        return (
+            runs if isinstance(runs, list) else [],
+            scheduler if isinstance(scheduler, dict) else None,
+        )
+    return _listed(result), None
 
 
 def _persona(result: ApiResult) -> dict[str, Any] | None:
@@ -191,6 +216,7 @@ class Pages:
         health = await api.get("/healthz")
         health_data = health.data if isinstance(health.data, dict) else None
         persona = await api.get("/api/persona", user=user)
+        runs, scheduler = _runs(await api.get("/api/compaction/runs", limit=20))
         return self._page(
             request,
             "status.html",
@@ -199,7 +225,9 @@ class Pages:
             breaker=(health_data or {}).get("extractor"),
             pending=_listed(await api.get("/api/jobs", status="pending")),
             failed=_listed(await api.get("/api/jobs", status="failed")),
-            runs=_listed(await api.get("/api/compaction/runs")),
+            runs=runs,
+            scheduler=scheduler,
             persona=_persona(persona),
             user=user,
+            counts=RUN_COUNTS,
         )

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from beliefs.context import ContextRequest, assemble
-from proxy.injections import InjectionRecord
+from proxy.injections import InjectionRecord, save_records
 from tests.ui.conftest import UI
 
 
@@ -212,7 +212,7 @@ def test_chain_and_injections_of_a_belief(ui: UI) -> None:
         persona=False,
         approx_tokens=42,
     )
-    ui.on_store(record.save)
+    ui.on_store(lambda s: save_records(s, [record]))
     found = ui.client.get("/api/beliefs/b-k8s/injections").json()
     assert [(r["request_id"], r["layers"]["pinned"]) for r in found] == [("req_1", ["b-k8s"])]
     assert ui.client.get("/api/beliefs/b-tabs/injections").json() == []

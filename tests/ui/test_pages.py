@@ -12,7 +12,7 @@ from beliefs.store import BeliefStore
 from extractor.conflicts import ConflictBook
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
-from proxy.injections import InjectionRecord
+from proxy.injections import InjectionRecord, save_records
 from tests.ui.conftest import UI
 
 
@@ -56,7 +56,7 @@ def test_belief_page_shows_everything_about_it(ui: UI) -> None:
         persona=True,
         approx_tokens=80,
     )
-    ui.on_store(record.save)
+    ui.on_store(lambda s: save_records(s, [record]))
     page = text(ui.client.get("/beliefs/b-postgres-17").text)
     for expected in (
         "Billing moved to PostgreSQL 17.",
@@ -179,6 +179,7 @@ def test_review_page_confirms_beliefs_and_resolves_conflicts(ui: UI) -> None:
 
 
 def test_audit_shows_what_each_request_received(ui: UI) -> None:
+    records = []
     for n, layers in enumerate(
         ({"pinned": ["b-k8s"], "relevant": ["b-postgres-17"]}, {"pinned": ["b-k8s"]})
     ):
@@ -195,7 +196,8 @@ def test_audit_shows_what_each_request_received(ui: UI) -> None:
             persona=n == 0,
             approx_tokens=50,
         )
-        ui.on_store(record.save)
+        records.append(record)
+    ui.on_store(lambda s: save_records(s, records))
     page = text(ui.client.get("/audit").text)
     assert "req_0" in page and "req_1" in page and "persona prelude" in page
     assert "postgres_17 — Billing moved to PostgreSQL 17." in page
