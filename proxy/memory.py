@@ -1,21 +1,19 @@
 """Memory for one request: context assembled from the in-memory index, within a time budget.
 
-Assembly normally runs inline on the event loop: it is pure CPU work under the GIL, so a
-thread would only add a hand-off (~0.3 ms here) without running in parallel. A result later
-than `retrieval_timeout_ms` is dropped, and for the next minute assembly runs on its own
-thread under a real timeout, so a store that has grown slow cannot hold requests up. An error
-or a timeout lets the request through without memory, logged and counted. No DuckDB call
+Assembly runs inline on the event loop: it is pure CPU work under the GIL, so a thread would
+add a hand-off (~0.3 ms measured here) without running in parallel, and under concurrency its
+queue made every request miss the budget. The assembler bounds its own work (the query is
+clamped, the index is inverted), so a result later than `retrieval_timeout_ms` is dropped
+rather than interrupted. An error or a late result lets the request through without memory,
+logged and counted. No DuckDB call
 happens here except the first persona read of a user (through the store thread); after that
 the store serves personas from memory.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from beliefs.context import Context, ContextRequest, assemble
@@ -30,8 +28,6 @@ from proxy.settings import Settings
 log = logging.getLogger("tenure.proxy")
 
 RELEVANT = "relevant"
-# After a retrieval overran its budget, run the next ones on a thread with a real timeout.
-GUARD_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +64,8 @@ class MemoryBuilder:
         self._settings = settings
         self._counters = counters
         self._timeout = settings.retrieval_timeout_ms / 1000
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-retrieval")
         self._persona_read: set[str] = set()
-        self._guarded_until = 0.0
         self._blocks = SystemBlocks()
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
 
     async def build(
         self, identity: Identity, query: str, model: str, *, tool_turn: bool
@@ -92,6 +83,8 @@ class MemoryBuilder:
                 query=query,
                 agent_id=identity.agent_id,
                 max_beliefs=self._settings.max_beliefs,
+                curated=self._settings.curated_mode,
+                min_trust=self._settings.inject_min_trust,
                 token_budget=memory_budget(
                     model,
                     floor_tokens=self._settings.budget_floor_tokens,
@@ -99,18 +92,9 @@ class MemoryBuilder:
                 ),
             )
             started = time.perf_counter()
-            if started < self._guarded_until:
-                loop = asyncio.get_running_loop()
-                future = loop.run_in_executor(
-                    self._executor, _assemble, self._store, self._blocks, request, persona
-                )
-                memory = await asyncio.wait_for(future, self._timeout)
-            else:
-                memory = _assemble(self._store, self._blocks, request, persona)
+            memory = _assemble(self._store, self._blocks, request, persona)
             if time.perf_counter() - started > self._timeout:
-                # Late is as good as failed; guard the next requests with a real timeout.
-                self._guarded_until = time.perf_counter() + GUARD_SECONDS
-                raise TimeoutError
+                raise TimeoutError  # too late to be worth its cost: drop it, count it
         except TimeoutError:
             self._counters.retrieval_timeouts += 1
             log.warning(
@@ -146,7 +130,6 @@ class SystemBlocks:
     def __init__(self, size: int = 1024) -> None:
         self._size = size
         self._blocks: dict[tuple[object, ...], str] = {}
-        self._lock = threading.Lock()
 
     def render(self, context: Context) -> str:
         key = (
@@ -158,10 +141,9 @@ class SystemBlocks:
         block = self._blocks.get(key)
         if block is None:
             block = system_block(context)
-            with self._lock:
-                if len(self._blocks) >= self._size:
-                    self._blocks.pop(next(iter(self._blocks)))
-                self._blocks[key] = block
+            if len(self._blocks) >= self._size:
+                self._blocks.pop(next(iter(self._blocks)))
+            self._blocks[key] = block
         return block
 
 

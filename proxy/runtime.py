@@ -100,7 +100,6 @@ class Runtime:
             except Exception:
                 log.exception("extraction workers did not stop cleanly")
         await self.writer.stop()
-        self.memory.close()
         if self.owns_session:
             await self.session.close()
         self.thread.close()
