@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, get_args
 
 from starlette.requests import Request
@@ -61,6 +62,14 @@ def _listed(result: ApiResult) -> list[Any] | None:
     return None
 
 
+def _later(a: Any, b: Any) -> bool:
+    """Whether timestamp `a` is after `b` (ISO strings; False when either is missing)."""
+    try:
+        return datetime.fromisoformat(str(a)) > datetime.fromisoformat(str(b))
+    except ValueError:
+        return False
+
+
 def _runs(result: ApiResult) -> tuple[list[Any] | None, dict[str, Any] | None]:
     """Compaction runs (newest first) and the scheduler's state, when the server has them."""
     if result.ok and isinstance(result.data, dict):
@@ -111,12 +120,12 @@ class Pages:
         params = request.query_params
         filters: dict[str, Any] = {key: params.get(key, "").strip() for key in _FILTER_KEYS}
         filters["include_superseded"] = params.get("include_superseded") == "true"
+        filters["include_deleted"] = params.get("include_deleted") == "true"
         filters["open"] = any(filters[k] for k in _FILTER_KEYS[2:]) or filters["include_superseded"]
         query = {k: v for k, v in filters.items() if k in _FILTER_KEYS and v}
-        if filters["include_superseded"]:
-            query["include_superseded"] = True
-        if filters["user"]:
-            filters["open"] = True
+        for flag in ("include_superseded", "include_deleted"):
+            if filters[flag]:
+                query[flag] = True
         listing = await api.get("/api/beliefs", limit=LIST_LIMIT, **query)
         facets = await api.get("/api/facets", user=filters["user"] or None)
         deleted = None
@@ -162,9 +171,7 @@ class Pages:
             chain=_listed(chain) or [found.data],
             history=_listed(history) or [],
             injections=_listed(injections),
-            statuses=[s for s in get_args(EpistemicStatus) if s != "superseded"]
-            if found.data["epistemic_status"] != "superseded"
-            else ["superseded"],
+            statuses=[s for s in get_args(EpistemicStatus) if s != "superseded"],
             deliveries=get_args(Delivery),
         )
 
@@ -199,9 +206,16 @@ class Pages:
             if ids:
                 found = _listed(await api.get("/api/beliefs", ids=",".join(ids))) or []
                 beliefs = {b["id"]: b for b in found}
+        changed = {
+            (r["request_id"], i)
+            for r in records or []
+            for i in r.get("belief_ids", [])
+            if i in beliefs and _later(beliefs[i].get("updated_at"), r.get("created_at"))
+        }
         return self._page(
             request,
             "audit.html",
+            changed=changed,
             active="audit",
             records=records,
             beliefs=beliefs,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from html import unescape
 
@@ -231,3 +232,44 @@ def test_pages_are_usable_without_javascript(ui: UI) -> None:
     assert {"/beliefs/b-k8s/pin", "/beliefs/b-k8s/review", "/beliefs/b-k8s/delete"} <= set(forms)
     assert "/beliefs/b-k8s/edit" in forms
     assert html.count('name="csrf_token"') >= len(forms)
+
+
+def test_a_superseded_version_can_still_be_corrected(ui: UI) -> None:
+    html = ui.client.get("/beliefs/b-postgres").text
+    assert 'name="epistemic_status"' not in html  # its status belongs to the chain
+    resp = ui.form(
+        "/beliefs/b-postgres/edit",
+        {"canonical_name": "postgres", "content": "Billing stored everything in PostgreSQL 16."},
+    )
+    assert resp.status_code == 303, resp.text
+    stored = ui.belief("b-postgres")
+    assert stored.content.endswith("PostgreSQL 16.") and stored.superseded_by == "b-postgres-17"
+
+
+def test_deleted_beliefs_can_be_listed_and_restored_later(ui: UI) -> None:
+    ui.form("/beliefs/b-tabs/delete")
+    assert "tabs_indentation" not in text(ui.client.get("/beliefs").text)
+    listed = text(ui.client.get("/beliefs", params={"include_deleted": "true"}).text)
+    assert "tabs_indentation" in listed and "deleted" in listed
+    assert 'action="/beliefs/b-tabs/restore"' in ui.client.get("/beliefs/b-tabs").text
+
+
+def test_audit_marks_beliefs_edited_after_the_request(ui: UI) -> None:
+    record = InjectionRecord(
+        request_id="req_old",
+        created_at=datetime(2020, 1, 1, tzinfo=UTC),
+        user_id="alice",
+        agent_id=None,
+        scopes=("domain:code",),
+        model=None,
+        endpoint="chat/completions",
+        query="k8s",
+        layers={"pinned": ["b-k8s"]},
+        persona=False,
+        approx_tokens=10,
+    )
+    ui.on_store(lambda s: save_records(s, [record]))
+    assert ui.client.get("/audit").text.count(">edited since</span>") == 1
+    later = replace(record, request_id="req_new", created_at=datetime(2100, 1, 1, tzinfo=UTC))
+    ui.on_store(lambda s: save_records(s, [later]))
+    assert ui.client.get("/audit").text.count(">edited since</span>") == 1
