@@ -12,6 +12,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from beliefs.store import BeliefStore
+from proxy.auth import is_loopback
 from proxy.csrf import BrowserGuard
 from proxy.middleware import GatewayMiddleware
 from proxy.openapi import openapi_routes
@@ -57,7 +58,9 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(GatewayMiddleware, api_key=settings.api_key),
-            Middleware(BrowserGuard, api_key=settings.api_key),
+            Middleware(
+                BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
+            ),
         ],
         lifespan=lifespan,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 from collections.abc import Iterable
 
@@ -68,3 +69,20 @@ def needs_key(path: str, key: str | None) -> bool:
 
 def is_ui_page(path: str) -> bool:
     return path == "/" or any(path == p or path.startswith(p + "/") for p in UI_PAGES)
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(header: str) -> str:
+    """The host of a `Host` header without its port: `[::1]:5757` -> `::1`."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header

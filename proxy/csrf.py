@@ -17,7 +17,14 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from proxy.auth import SESSION_COOKIE, bearer_authorized, cookies_of, is_ui_page
+from proxy.auth import (
+    SESSION_COOKIE,
+    bearer_authorized,
+    cookies_of,
+    host_name,
+    is_loopback,
+    is_ui_page,
+)
 from proxy.errors import api_envelope
 from proxy.replies import send_bytes
 
@@ -60,16 +67,28 @@ def guarded(path: str) -> bool:
     return path.startswith("/api/") or is_ui_page(path) or path == "/login"
 
 
-class BrowserGuard:
-    """Refuses cross-site writes to the API and UI, and API writes made with our cookies but
-    without the CSRF header. UI form posts check their form token in the handler."""
+def foreign_host(headers: Headers) -> str | None:
+    """Why the `Host` is not this machine's loopback name, or None. A server bound to loopback
+    answers its API and pages only as localhost / 127.0.0.1 / ::1, so a web page whose domain
+    was re-pointed at 127.0.0.1 (DNS rebinding) cannot read or change memory."""
+    host = next((v.decode("latin-1") for n, v in headers if n == b"host"), "")
+    if is_loopback(host_name(host)):
+        return None
+    return f"this server answers as localhost or 127.0.0.1, not as {host!r}"
 
-    def __init__(self, app: ASGIApp, api_key: str | None) -> None:
+
+class BrowserGuard:
+    """Refuses cross-site writes to the API and UI, API writes made with our cookies but
+    without the CSRF header, and (on a loopback bind) API and page requests addressed to a
+    foreign host name. UI form posts check their form token in the handler."""
+
+    def __init__(self, app: ASGIApp, api_key: str | None, *, loopback_only: bool) -> None:
         self.app = app
         self.api_key = api_key
+        self.loopback_only = loopback_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in UNSAFE_METHODS:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
@@ -77,6 +96,12 @@ class BrowserGuard:
             await self.app(scope, receive, send)
             return
         headers = scope["headers"]
+        if self.loopback_only and (problem := foreign_host(headers)) is not None:
+            await _refuse(send, path, problem)
+            return
+        if scope["method"] not in UNSAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
         problem = cross_site(headers)
         if problem is None and path.startswith("/api/"):
             problem = self._api_token_problem(headers)
@@ -100,7 +125,9 @@ class BrowserGuard:
 
 async def _refuse(send: Send, path: str, problem: str) -> None:
     if path.startswith("/api/"):
-        field = "X-CSRF-Token" if "CSRF" in problem else "Origin"
+        field = (
+            "X-CSRF-Token" if "CSRF" in problem else "Host" if "answers" in problem else "Origin"
+        )
         body = api_envelope(403, problem, type="csrf_rejected", field=field)
         await send_bytes(send, 403, body)
     else:

@@ -72,7 +72,7 @@ def make_ui(tmp_path: Path) -> Iterator[Callable[..., UI]]:
                 for belief in beliefs or []:
                     store.create(belief)
             app = create_app(settings)
-            client = stack.enter_context(TestClient(app))
+            client = stack.enter_context(TestClient(app, base_url="http://localhost"))
             return UI(app, client, settings)
 
         yield make

@@ -32,7 +32,7 @@ def test_cross_site_origin_is_refused_on_forms_and_api(ui: UI) -> None:
     assert ui.client.delete("/api/beliefs/b-guess", headers=fetch_site).status_code == 403
     assert ui.belief("b-guess").review_state == "pending"
     assert ui.belief("b-guess").deleted_at is None
-    same = {"origin": "http://testserver"}
+    same = {"origin": "http://localhost"}
     resp = ui.client.post(
         "/beliefs/b-guess/review", data=form, headers=same, follow_redirects=False
     )
@@ -132,3 +132,22 @@ def test_login_only_redirects_to_this_server(make_ui: Callable[..., UI]) -> None
             follow_redirects=False,
         )
         assert resp.headers["location"] == "/beliefs"
+
+
+def test_a_foreign_host_name_is_refused_on_a_loopback_bind(ui: UI) -> None:
+    """DNS rebinding: a page at evil.example re-pointed at 127.0.0.1 is same-origin with
+    itself, so only the Host header tells; the API and pages answer loopback names only."""
+    rebound = {"host": "evil.example:5757"}
+    resp = ui.client.get("/api/beliefs", headers=rebound)
+    assert resp.status_code == 403 and resp.json()["error"]["field"] == "Host"
+    assert ui.client.get("/beliefs", headers=rebound).status_code == 403
+    assert ui.client.delete("/api/beliefs/b-tabs", headers=rebound).status_code == 403
+    assert ui.belief("b-tabs").deleted_at is None
+    for host in ("localhost:5757", "127.0.0.1:5757", "[::1]:5757"):
+        assert ui.client.get("/api/beliefs", headers={"host": host}).status_code == 200
+
+
+def test_a_non_loopback_bind_answers_any_host_name(make_ui: Callable[..., UI]) -> None:
+    ui = make_ui(beliefs=seed.ALL, host="0.0.0.0", api_key="k")
+    bearer = {"authorization": "Bearer k", "host": "tenure.internal:5757"}
+    assert ui.client.get("/api/beliefs", headers=bearer).status_code == 200
