@@ -35,6 +35,9 @@ QUERY: dict[tuple[str, str], list[str]] = {
     ("GET", "/api/jobs"): ["status", "limit"],
     ("GET", "/api/conflicts"): ["status", "user", "limit"],
     ("GET", "/api/persona"): ["user"],
+    ("PUT", "/api/persona"): ["user"],
+    ("POST", "/api/persona/regenerate"): ["user"],
+    ("GET", "/api/compaction/runs"): ["user", "limit"],
 }
 _NAMES = {"type": "array", "items": {"type": "string"}}
 _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -70,6 +73,20 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "properties": {"resolution": {"enum": ["keep_existing", "take_new", "keep_both"]}},
         "required": ["resolution"],
     },
+}
+BODIES[("POST", "/api/compaction/run")] = {
+    "type": "object",
+    "properties": {
+        "user": {"type": "string"},
+        "scope": {"type": "string"},
+        "dry_run": {"type": "boolean"},
+        "force": {"type": "boolean"},
+    },
+}
+BODIES[("PUT", "/api/persona")] = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "maxLength": 800}},
+    "required": ["text"],
 }
 ERROR_SCHEMA = {
     "type": "object",
