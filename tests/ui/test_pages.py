@@ -273,3 +273,15 @@ def test_audit_marks_beliefs_edited_after_the_request(ui: UI) -> None:
     later = replace(record, request_id="req_new", created_at=datetime(2100, 1, 1, tzinfo=UTC))
     ui.on_store(lambda s: save_records(s, [later]))
     assert ui.client.get("/audit").text.count(">edited since</span>") == 1
+
+
+def test_an_imported_id_with_odd_characters_still_works(make_ui: Callable[..., UI]) -> None:
+    odd = Belief(id="tenure:42 #a", user_id="alice", canonical_name="odd_id", content="x")
+    ui = make_ui(beliefs=[odd])
+    html = ui.client.get("/beliefs").text
+    assert 'href="/beliefs/tenure%3A42%20%23a"' in html
+    page = ui.client.get("/beliefs/tenure%3A42%20%23a")
+    assert page.status_code == 200 and "odd_id" in page.text
+    assert 'action="/beliefs/tenure%3A42%20%23a/pin"' in page.text
+    resp = ui.form("/beliefs/tenure%3A42%20%23a/pin", {"pinned": "true"})
+    assert resp.status_code == 303 and ui.belief("tenure:42 #a").pinned
