@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -27,6 +27,17 @@ from extractor.schema import ExtractionOutput
 from extractor.turn import Turn
 
 log = logging.getLogger("tenure.extractor")
+
+
+class ModelRouteLike(Protocol):
+    """A model the gateway serves through LiteLLM (the settings' `models` entries)."""
+
+    @property
+    def litellm_model(self) -> str: ...
+    @property
+    def api_base(self) -> str | None: ...
+    @property
+    def api_key(self) -> str | None: ...
 
 
 class ExtractionSettings(Protocol):
@@ -56,20 +67,29 @@ class ExtractionSettings(Protocol):
     def breaker_threshold(self) -> int: ...
     @property
     def breaker_cooldown_s(self) -> float: ...
+    @property
+    def models(self) -> Mapping[str, ModelRouteLike]: ...
 
 
 def model_for(settings: ExtractionSettings, turn: Turn) -> str:
-    """TENURE_EXTRACT_MODEL, else the turn's own model at the upstream (OpenAI protocol)."""
-    return settings.extract_model or f"openai/{turn.model}"
+    """TENURE_EXTRACT_MODEL, else the turn's own model where the gateway sent it: its LiteLLM
+    route if it has one, else the upstream (OpenAI protocol)."""
+    if settings.extract_model:
+        return settings.extract_model
+    route = settings.models.get(turn.model)
+    return route.litellm_model if route is not None else f"openai/{turn.model}"
 
 
 def chat_model_for(settings: ExtractionSettings) -> LiteLLMChatModel:
-    """The real model: TENURE_EXTRACT_API_BASE/KEY, else the upstream's URL and key."""
+    """The real model: TENURE_EXTRACT_API_BASE/KEY, else the upstream's (or a route's) URL and
+    key."""
     own = settings.extract_model is None
+    routes = {r.litellm_model: (r.api_base, r.api_key) for r in settings.models.values()}
     return LiteLLMChatModel(
         api_base=settings.extract_api_base or (settings.upstream_url if own else None),
         api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),
         timeout=settings.extract_timeout,
+        routes=routes if own else None,
     )
 
 

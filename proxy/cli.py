@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.context",
     "proxy.commands.evaluate",
     "proxy.commands.serve",
+    "proxy.commands.rules",
     "proxy.commands.jobs",
 )
 

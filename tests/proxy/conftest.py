@@ -29,10 +29,10 @@ T = TypeVar("T")
 class Gateway:
     """A running gateway; `url` is its base (no /v1), `v1` the OpenAI base URL."""
 
-    def __init__(self, settings: Settings, store: BeliefStore) -> None:
+    def __init__(self, settings: Settings, store: BeliefStore, llm: Any = None) -> None:
         self.settings = settings
         self.store = store
-        self._app = create_app(settings, store=store)
+        self._app = create_app(settings, store=store, llm=llm)
         self._clients: list[openai.OpenAI | anthropic.Anthropic] = []
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -118,7 +118,9 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
     """`make_gateway(beliefs=[...], **settings)` starts a gateway over a fresh store."""
     started: list[tuple[Gateway, BeliefStore]] = []
 
-    def make(beliefs: list[Belief] | None = None, persona: str = "", **overrides: Any) -> Gateway:
+    def make(
+        beliefs: list[Belief] | None = None, persona: str = "", llm: Any = None, **overrides: Any
+    ) -> Gateway:
         # A generous retrieval budget: a loaded test machine must not drop memory by chance.
         values: dict[str, Any] = {
             "upstream_url": upstream.url,
@@ -134,7 +136,7 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
         if persona:
             for user in {b.user_id for b in beliefs or []} or {settings.default_user}:
                 store.set_persona(user, persona, source="operator")
-        gateway = Gateway(settings, store)
+        gateway = Gateway(settings, store, llm)
         started.append((gateway, store))
         return gateway
 
