@@ -74,6 +74,8 @@ def test_belief_page_shows_everything_about_it(ui: UI) -> None:
         "supersedes",  # history
     ):
         assert expected in page, expected
+    learned = seed_with_provenance(ui)
+    assert 'href="/audit?request_id=req_learned"' in ui.client.get(f"/beliefs/{learned}").text
     old = text(ui.client.get("/beliefs/b-postgres").text)
     assert "superseded" in old and "postgres_17" in old
     missing = ui.client.get("/beliefs/b-nope")
@@ -285,3 +287,15 @@ def test_an_imported_id_with_odd_characters_still_works(make_ui: Callable[..., U
     assert 'action="/beliefs/tenure%3A42%20%23a/pin"' in page.text
     resp = ui.form("/beliefs/tenure%3A42%20%23a/pin", {"pinned": "true"})
     assert resp.status_code == 303 and ui.belief("tenure:42 #a").pinned
+
+
+def seed_with_provenance(ui: UI) -> str:
+    """A belief the extractor wrote from request req_learned; returns its id."""
+    belief = Belief(
+        user_id="alice",
+        canonical_name="learned_from_a_turn",
+        content="Learned.",
+        source_type="extracted",
+        provenance={"request_id": "req_learned", "model": "gpt-4o-mini"},
+    )
+    return ui.on_store(lambda s: s.create(belief, actor="extractor")).id
