@@ -12,13 +12,18 @@ from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from beliefs.store import BeliefStore
+from proxy.auth import is_loopback
+from proxy.csrf import BrowserGuard
 from proxy.middleware import GatewayMiddleware
+from proxy.openapi import openapi_routes
 from proxy.routes_api import api_routes
+from proxy.routes_beliefs import belief_routes
 from proxy.routes_delivery import delivery_routes
 from proxy.routes_jobs import jobs_routes
 from proxy.routes_proxy import ProxyEndpoint
 from proxy.runtime import Runtime
 from proxy.settings import Settings
+from proxy.ui import ui_routes
 
 
 def create_app(
@@ -43,13 +48,21 @@ def create_app(
 
     routes = [
         *delivery_routes(),
+        *openapi_routes(),
+        *belief_routes(),  # its GET /api/beliefs (search, prefix) answers before the plain list
         *jobs_routes(),  # before the API's catch-all
         *api_routes(),
+        *ui_routes(settings),
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
         Route("/{path:path}", ProxyEndpoint(), methods=None),
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(GatewayMiddleware, api_key=settings.api_key)],
+        middleware=[
+            Middleware(GatewayMiddleware, api_key=settings.api_key),
+            Middleware(
+                BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
+            ),
+        ],
         lifespan=lifespan,
     )

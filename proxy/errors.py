@@ -47,6 +47,12 @@ def openai_envelope(error: ProxyError, *, anthropic: bool = False) -> bytes:
     return json.dumps(body).encode()
 
 
-def api_envelope(status: int, message: str, *, type: str = "invalid_request") -> bytes:
-    """The `/api` error body: `{"error": {"message", "type", "status"}}`."""
-    return json.dumps({"error": {"message": message, "type": type, "status": status}}).encode()
+def api_envelope(
+    status: int, message: str, *, type: str = "invalid_request", field: str | None = None
+) -> bytes:
+    """The `/api` error body: `{"error": {"message", "type", "status", "field"?}}`; `field`
+    names the request field (or query parameter) that is wrong."""
+    error: dict[str, Any] = {"message": message, "type": type, "status": status}
+    if field is not None:
+        error["field"] = field
+    return json.dumps({"error": error}).encode()

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 import random
+from urllib.parse import urlencode
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefs.errors import BeliefError
-from proxy.auth import authorized, needs_key
+from proxy.auth import authorized, is_ui_page, needs_key
 from proxy.errors import ProxyError
 from proxy.forward import UpstreamBroke
-from proxy.replies import send_error
+from proxy.replies import send_bytes, send_error
 from proxy.request_body import ClientGone
 
 log = logging.getLogger("tenure.proxy")
@@ -50,6 +51,9 @@ class GatewayMiddleware:
 
         path: str = scope["path"]
         if needs_key(path, self.api_key) and not authorized(scope["headers"], self.api_key or ""):
+            if is_ui_page(path) and scope["method"] in ("GET", "HEAD"):
+                await send_login_redirect(stamped, scope)
+                return
             error = ProxyError(
                 401,
                 "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY>",
@@ -80,6 +84,15 @@ class GatewayMiddleware:
                 type="server_error",
             )
             await send_error(stamped, error, path=path)
+
+
+async def send_login_redirect(send: Send, scope: Scope) -> None:
+    """A browser without a session goes to the login page, then back where it was."""
+    target = scope["path"] + (f"?{scope['query_string'].decode()}" if scope["query_string"] else "")
+    location = "/login?" + urlencode({"next": target})
+    await send_bytes(
+        send, 303, b"", content_type=b"text/plain", headers=[(b"location", location.encode())]
+    )
 
 
 def _count(scope: Scope, error: ProxyError) -> None:

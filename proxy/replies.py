@@ -60,7 +60,7 @@ async def send_json(
 async def send_error(send: Send, error: ProxyError, *, path: str) -> None:
     """The error in the envelope the path's clients expect."""
     if path.startswith("/api/"):
-        body = api_envelope(error.status, error.message, type=error.type)
+        body = api_envelope(error.status, error.message, type=error.type, field=error.param)
     else:
         body = openai_envelope(error, anthropic=path.rstrip("/").endswith("/messages"))
     await send_bytes(send, error.status, body)

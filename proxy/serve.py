@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import sys
 
 from beliefs.store import BeliefStore
 from proxy.app import create_app
+from proxy.auth import is_loopback
 from proxy.settings import Settings, SettingsError
 
-
-def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+__all__ = ["check_bind", "is_loopback", "serve"]
 
 
 def check_bind(host: str, api_key: str | None) -> None:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-PACKAGES = ["beliefs", "proxy", "extractor", "compaction", "proxy.commands"]
+PACKAGES = ["beliefs", "proxy", "extractor", "compaction", "proxy.commands", "proxy.ui"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -1,0 +1,47 @@
+"""The web UI: server-rendered pages over the JSON API, usable without JavaScript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from proxy.settings import Settings
+from proxy.ui.forms import Forms
+from proxy.ui.pages import Pages
+from proxy.ui.render import Renderer
+
+__all__ = ["STATIC", "ui_routes"]
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def ui_routes(settings: Settings) -> list[BaseRoute]:
+    """The pages, their form posts, the login page and the static files."""
+    pages = Pages(Renderer(login_enabled=bool(settings.api_key)))
+    forms = Forms(pages)
+    get, post = ["GET"], ["POST"]
+    return [
+        Route("/", pages.home, methods=get),
+        Route("/favicon.ico", pages.favicon, methods=get),
+        Route("/beliefs", pages.beliefs, methods=get),
+        Route("/beliefs", forms.create, methods=post),
+        Route("/beliefs/{belief_id}", pages.belief, methods=get),
+        Route("/beliefs/{belief_id}/edit", forms.edit, methods=post),
+        Route("/beliefs/{belief_id}/pin", forms.pin, methods=post),
+        Route("/beliefs/{belief_id}/review", forms.review, methods=post),
+        Route("/beliefs/{belief_id}/delete", forms.delete, methods=post),
+        Route("/beliefs/{belief_id}/restore", forms.restore, methods=post),
+        Route("/review", pages.review, methods=get),
+        Route("/review/conflicts/{conflict_id}/resolve", forms.resolve_conflict, methods=post),
+        Route("/audit", pages.audit, methods=get),
+        Route("/status", pages.status, methods=get),
+        Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),
+        Route("/status/compaction", forms.compact_now, methods=post),
+        Route("/status/persona", forms.save_persona, methods=post),
+        Route("/login", forms.login_page, methods=get),
+        Route("/login", forms.login, methods=post),
+        Route("/logout", forms.logout, methods=post),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]

@@ -1,0 +1,261 @@
+"""Form posts from the pages (they work without JavaScript): check the CSRF token, make the
+matching API call, then redirect (303) to a page that shows the result."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from proxy.auth import SESSION_COOKIE, new_session
+from proxy.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
+from proxy.runtime import Runtime
+from proxy.ui.api import Api, ApiResult
+from proxy.ui.pages import Pages
+
+MAX_FORM_BYTES = 256 * 1024
+Form = dict[str, str]
+
+
+def split_names(raw: str) -> list[str]:
+    """`a, b\\nc` -> ["a", "b", "c"]: one name per comma or line."""
+    return [part.strip() for line in raw.splitlines() for part in line.split(",") if part.strip()]
+
+
+def safe_next(raw: str | None, default: str) -> str:
+    """Only paths on this server: never `//host` or a full URL."""
+    if raw and raw.startswith("/") and not raw.startswith("//") and "\\" not in raw:
+        return raw
+    return default
+
+
+def with_notice(url: str, notice: str) -> str:
+    return url + ("&" if "?" in url else "?") + f"notice={notice}"
+
+
+class Forms:
+    def __init__(self, pages: Pages) -> None:
+        self.pages = pages
+
+    async def _form(self, request: Request) -> Form | Response:
+        """The submitted form, or the page refusing it (too large, not a plain form, or the
+        CSRF token missing or wrong). Pages only send urlencoded forms: no uploads."""
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/x-www-form-urlencoded":
+            return self._refuse(request, 415, "send the page's form (urlencoded)")
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_FORM_BYTES:
+                return self._refuse(request, 413, "the form is too large")
+        form: Form = {}
+        for name, value in parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True):
+            form.setdefault(name, value)
+        if not tokens_match(request.cookies.get(CSRF_COOKIE), form.get(CSRF_FIELD)):
+            return self._refuse(
+                request, 403, "the form's CSRF token is missing or expired; reload the page"
+            )
+        return form
+
+    def _refuse(self, request: Request, status: int, message: str) -> HTMLResponse:
+        result = ApiResult(status, {"error": {"message": message}})
+        return self.pages.problem(request, result, title="Not accepted", back=request.url.path)
+
+    def _failed(self, request: Request, result: ApiResult, back: str) -> HTMLResponse:
+        return self.pages.problem(request, result, title="Not saved", back=back)
+
+    async def _api(
+        self,
+        request: Request,
+        call: Callable[[Api, Form], Awaitable[ApiResult]],
+        *,
+        done: Callable[[ApiResult, Form], str],
+        back: str,
+    ) -> Response:
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        result = await call(Api(request), form)
+        if not result.ok:
+            return self._failed(request, result, back)
+        return RedirectResponse(done(result, form), status_code=303)
+
+    async def create(self, request: Request) -> Response:
+        async def call(api: Api, form: Form) -> ApiResult:
+            body: dict[str, Any] = {
+                "canonical_name": _text(form, "canonical_name"),
+                "content": _text(form, "content"),
+                "why_it_matters": _text(form, "why_it_matters"),
+                "aliases": split_names(_text(form, "aliases")),
+                "scope": split_names(_text(form, "scope")) or ["user:universal"],
+                "type": _text(form, "type") or "preference",
+            }
+            if _text(form, "user_id"):
+                body["user_id"] = _text(form, "user_id")
+            return await api.post("/api/beliefs", body)
+
+        return await self._api(
+            request,
+            call,
+            done=lambda r, _: f"/beliefs/{r.data['id']}?notice=created",
+            back="/beliefs",
+        )
+
+    async def edit(self, request: Request) -> Response:
+        belief_id = request.path_params["belief_id"]
+        here = f"/beliefs/{belief_id}"
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            body: dict[str, Any] = {}
+            for name in ("canonical_name", "content", "why_it_matters"):
+                if name in form:
+                    body[name] = _text(form, name)
+            for name in ("aliases", "rejected_alternatives", "scope"):
+                if name in form:
+                    body[name] = split_names(_text(form, name))
+            for name in ("epistemic_status", "delivery"):
+                if _text(form, name):
+                    body[name] = _text(form, name)
+            return await api.patch(f"/api/beliefs/{belief_id}", body)
+
+        return await self._api(request, call, done=lambda *_: here + "?notice=saved", back=here)
+
+    async def pin(self, request: Request) -> Response:
+        belief_id = request.path_params["belief_id"]
+        here = f"/beliefs/{belief_id}"
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            pinned = _text(form, "pinned") == "true"
+            return await api.patch(f"/api/beliefs/{belief_id}", {"pinned": pinned})
+
+        def done(result: ApiResult, form: Form) -> str:
+            notice = "pinned" if result.data["pinned"] else "unpinned"
+            return with_notice(safe_next(_text(form, "next"), here), notice)
+
+        return await self._api(request, call, done=done, back=here)
+
+    async def review(self, request: Request) -> Response:
+        belief_id = request.path_params["belief_id"]
+        here = f"/beliefs/{belief_id}"
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            body = {"state": _text(form, "state")}
+            return await api.post(f"/api/beliefs/{belief_id}/review", body)
+
+        def done(result: ApiResult, form: Form) -> str:
+            target = safe_next(_text(form, "next"), here)
+            return with_notice(target, str(result.data["review_state"]))
+
+        return await self._api(request, call, done=done, back=here)
+
+    async def delete(self, request: Request) -> Response:
+        belief_id = request.path_params["belief_id"]
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            return await api.delete(f"/api/beliefs/{belief_id}")
+
+        return await self._api(
+            request,
+            call,
+            done=lambda *_: f"/beliefs?deleted={belief_id}",
+            back=f"/beliefs/{belief_id}",
+        )
+
+    async def restore(self, request: Request) -> Response:
+        belief_id = request.path_params["belief_id"]
+        here = f"/beliefs/{belief_id}"
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            return await api.post(f"/api/beliefs/{belief_id}/restore")
+
+        return await self._api(request, call, done=lambda *_: here + "?notice=restored", back=here)
+
+    async def resolve_conflict(self, request: Request) -> Response:
+        conflict_id = request.path_params["conflict_id"]
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            body = {"resolution": _text(form, "resolution")}
+            return await api.post(f"/api/conflicts/{conflict_id}/resolve", body)
+
+        return await self._api(
+            request, call, done=lambda *_: "/review?notice=resolved", back="/review"
+        )
+
+    async def retry_job(self, request: Request) -> Response:
+        job_id = request.path_params["job_id"]
+
+        async def call(api: Api, form: Form) -> ApiResult:
+            return await api.post(f"/api/jobs/{job_id}/retry")
+
+        return await self._api(
+            request, call, done=lambda *_: "/status?notice=retried", back="/status"
+        )
+
+    async def compact_now(self, request: Request) -> Response:
+        async def call(api: Api, form: Form) -> ApiResult:
+            body = {"user": _text(form, "user")} if _text(form, "user") else {}
+            return await api.post("/api/compaction/run", body)
+
+        return await self._api(
+            request, call, done=lambda *_: "/status?notice=compacted", back="/status"
+        )
+
+    async def save_persona(self, request: Request) -> Response:
+        async def call(api: Api, form: Form) -> ApiResult:
+            user = _text(form, "user")
+            if _text(form, "regenerate"):
+                return await api.post("/api/persona/regenerate", user=user)
+            return await api.put("/api/persona", {"text": _text(form, "text")}, user=user)
+
+        def done(result: ApiResult, form: Form) -> str:
+            return with_notice(f"/status?{urlencode({'user': _text(form, 'user')})}", "persona")
+
+        return await self._api(request, call, done=done, back="/status")
+
+    # -- login ---------------------------------------------------------------------------------
+
+    async def login_page(self, request: Request) -> Response:
+        rt: Runtime = request.app.state.runtime
+        target = safe_next(request.query_params.get("next"), "/beliefs")
+        if not rt.settings.api_key:
+            return RedirectResponse(target, status_code=303)
+        return self.pages.renderer.page(request, "login.html", next=target)
+
+    async def login(self, request: Request) -> Response:
+        rt: Runtime = request.app.state.runtime
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        target = safe_next(_text(form, "next"), "/beliefs")
+        key = rt.settings.api_key
+        if not key:
+            return RedirectResponse(target, status_code=303)
+        if not hmac.compare_digest(_text(form, "key").encode(), key.encode()):
+            return self.pages.renderer.page(
+                request,
+                "login.html",
+                status=401,
+                next=target,
+                error="That is not the access key (TENURE_API_KEY). Try again.",
+            )
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(
+            SESSION_COOKIE, new_session(key), httponly=True, samesite="strict", path="/"
+        )
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+
+def _text(form: Form, name: str) -> str:
+    return form.get(name, "").strip()

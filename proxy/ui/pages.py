@@ -1,0 +1,247 @@
+"""The pages: each reads its data from the JSON API and renders it (escaped) as HTML."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, get_args
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from beliefs.models import BeliefType, Delivery, EpistemicStatus, ReviewState
+from proxy.runtime import Runtime
+from proxy.ui.api import Api, ApiResult
+from proxy.ui.render import Renderer
+
+LIST_LIMIT = 200
+NOTICES = {
+    "created": "Belief added.",
+    "saved": "Saved.",
+    "pinned": "Pinned: delivered on every turn in its scope.",
+    "unpinned": "Unpinned.",
+    "confirmed": "Confirmed.",
+    "rejected": "Rejected: it will no longer be delivered (it is kept, not deleted).",
+    "pending": "Marked pending.",
+    "restored": "Restored.",
+    "retried": "Job queued again.",
+    "resolved": "Conflict resolved.",
+    "compacted": "Compaction run finished.",
+    "persona": "Persona saved.",
+}
+RUN_COUNTS = (
+    "examined",
+    "clusters",
+    "merged",
+    "superseded",
+    "flagged",
+    "aliased",
+    "promoted",
+    "expired",
+    "purged",
+)
+CHOICE_FILTERS = (
+    ("type", get_args(BeliefType)),
+    ("status", get_args(EpistemicStatus)),
+    ("review_state", get_args(ReviewState)),
+)
+_FILTER_KEYS = ("q", "user", "scope", "agent", "type", "status", "review_state", "pinned")
+
+
+def _base_url(request: Request) -> str:
+    rt: Runtime = request.app.state.runtime
+    host = rt.settings.host if rt.settings.host not in ("0.0.0.0", "::") else "localhost"
+    if host in ("127.0.0.1", "::1"):
+        host = "localhost"
+    return f"http://{host}:{rt.settings.port}"
+
+
+def _listed(result: ApiResult) -> list[Any] | None:
+    """The list an endpoint answered, or None when it is not available on this server."""
+    if result.ok and isinstance(result.data, list):
+        return result.data
+    return None
+
+
+def _later(a: Any, b: Any) -> bool:
+    """Whether timestamp `a` is after `b` (ISO strings; False when either is missing)."""
+    try:
+        return datetime.fromisoformat(str(a)) > datetime.fromisoformat(str(b))
+    except ValueError:
+        return False
+
+
+def _runs(result: ApiResult) -> tuple[list[Any] | None, dict[str, Any] | None]:
+    """Compaction runs (newest first) and the scheduler's state, when the server has them."""
+    if result.ok and isinstance(result.data, dict):
+        runs = result.data.get("runs")
+        scheduler = result.data.get("scheduler")
+        return (
+            runs if isinstance(runs, list) else [],
+            scheduler if isinstance(scheduler, dict) else None,
+        )
+    return _listed(result), None
+
+
+def _persona(result: ApiResult) -> dict[str, Any] | None:
+    if result.ok and isinstance(result.data, dict):
+        return result.data
+    return {} if result.available else None
+
+
+class Pages:
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+
+    def _page(self, request: Request, template: str, **context: Any) -> HTMLResponse:
+        notice = NOTICES.get(request.query_params.get("notice", ""))
+        return self.renderer.page(request, template, notice=notice, **context)
+
+    def problem(
+        self, request: Request, result: ApiResult, *, title: str, back: str
+    ) -> HTMLResponse:
+        return self.renderer.page(
+            request,
+            "error.html",
+            status=result.status if result.status >= 400 else 500,
+            title=title,
+            message=result.message or f"the server answered {result.status}",
+            field=result.field,
+            back=back,
+        )
+
+    async def home(self, request: Request) -> Response:
+        return RedirectResponse("/beliefs", status_code=303)
+
+    async def favicon(self, request: Request) -> Response:
+        return RedirectResponse("/static/favicon.svg", status_code=301)
+
+    async def beliefs(self, request: Request) -> Response:
+        api = Api(request)
+        params = request.query_params
+        filters: dict[str, Any] = {key: params.get(key, "").strip() for key in _FILTER_KEYS}
+        filters["include_superseded"] = params.get("include_superseded") == "true"
+        filters["include_deleted"] = params.get("include_deleted") == "true"
+        filters["open"] = any(filters[k] for k in _FILTER_KEYS[2:]) or filters["include_superseded"]
+        query = {k: v for k, v in filters.items() if k in _FILTER_KEYS and v}
+        for flag in ("include_superseded", "include_deleted"):
+            if filters[flag]:
+                query[flag] = True
+        listing = await api.get("/api/beliefs", limit=LIST_LIMIT, **query)
+        facets = await api.get("/api/facets", user=filters["user"] or None)
+        deleted = None
+        if params.get("deleted"):
+            found = await api.get(f"/api/beliefs/{params['deleted']}")
+            deleted = found.data if found.ok and found.data.get("deleted_at") else None
+        facet_data = facets.data if facets.ok else {"scopes": [], "users": []}
+        beliefs = listing.data if listing.ok else []
+        rt: Runtime = request.app.state.runtime
+        return self._page(
+            request,
+            "beliefs.html",
+            active="beliefs",
+            beliefs=beliefs,
+            error_list=None if listing.ok else listing.message,
+            truncated=len(beliefs) >= LIST_LIMIT,
+            anything=bool(facet_data["users"]) or bool(query),
+            scope_counts=facet_data["scopes"],
+            users=facet_data["users"],
+            filters=filters,
+            choice_filters=CHOICE_FILTERS,
+            deleted=deleted,
+            base_url=_base_url(request),
+            default_user=rt.settings.default_user,
+            types=get_args(BeliefType),
+        )
+
+    async def belief(self, request: Request) -> Response:
+        api = Api(request)
+        belief_id = request.path_params["belief_id"]
+        base = f"/api/beliefs/{belief_id}"
+        found = await api.get(base)
+        if not found.ok:
+            return self.problem(request, found, title="Belief not found", back="/beliefs")
+        chain = await api.get(base + "/chain")
+        history = await api.get(base + "/history")
+        injections = await api.get(base + "/injections", limit=50)
+        return self._page(
+            request,
+            "belief.html",
+            active="beliefs",
+            b=found.data,
+            chain=_listed(chain) or [found.data],
+            history=_listed(history) or [],
+            injections=_listed(injections),
+            statuses=[s for s in get_args(EpistemicStatus) if s != "superseded"],
+            deliveries=get_args(Delivery),
+        )
+
+    async def review(self, request: Request) -> Response:
+        api = Api(request)
+        pending = await api.get("/api/beliefs", review_state="pending", limit=LIST_LIMIT)
+        conflicts = _listed(await api.get("/api/conflicts", status="open"))
+        related: dict[str, Any] = {}
+        if conflicts:
+            ids = {c["existing_id"] for c in conflicts} | {
+                c["new_id"] for c in conflicts if c.get("new_id")
+            }
+            found = _listed(await api.get("/api/beliefs", ids=",".join(sorted(ids)))) or []
+            related = {b["id"]: b for b in found}
+        return self._page(
+            request,
+            "review.html",
+            active="review",
+            pending=_listed(pending) or [],
+            conflicts=conflicts,
+            related=related,
+        )
+
+    async def audit(self, request: Request) -> Response:
+        api = Api(request)
+        params = request.query_params
+        filters = {k: params.get(k, "").strip() for k in ("user", "belief_id", "request_id")}
+        records = _listed(await api.get("/api/injections", limit=100, **filters))
+        beliefs: dict[str, Any] = {}
+        if records:
+            ids = sorted({i for r in records for i in r.get("belief_ids", [])})
+            if ids:
+                found = _listed(await api.get("/api/beliefs", ids=",".join(ids))) or []
+                beliefs = {b["id"]: b for b in found}
+        changed = {
+            (r["request_id"], i)
+            for r in records or []
+            for i in r.get("belief_ids", [])
+            if i in beliefs and _later(beliefs[i].get("updated_at"), r.get("created_at"))
+        }
+        return self._page(
+            request,
+            "audit.html",
+            changed=changed,
+            active="audit",
+            records=records,
+            beliefs=beliefs,
+            filters=filters,
+            base_url=_base_url(request),
+        )
+
+    async def status(self, request: Request) -> Response:
+        api = Api(request)
+        rt: Runtime = request.app.state.runtime
+        user = request.query_params.get("user", "").strip() or rt.settings.default_user
+        health = await api.get("/healthz")
+        health_data = health.data if isinstance(health.data, dict) else None
+        persona = await api.get("/api/persona", user=user)
+        runs, scheduler = _runs(await api.get("/api/compaction/runs", limit=20))
+        return self._page(
+            request,
+            "status.html",
+            active="status",
+            health=health_data,
+            breaker=(health_data or {}).get("extractor"),
+            pending=_listed(await api.get("/api/jobs", status="pending")),
+            failed=_listed(await api.get("/api/jobs", status="failed")),
+            runs=runs,
+            scheduler=scheduler,
+            persona=_persona(persona),
+            user=user,
+            counts=RUN_COUNTS,
+        )

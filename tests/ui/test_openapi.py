@@ -1,0 +1,37 @@
+"""`/api/openapi.json` describes every API route the server mounts, other parts' included."""
+
+from __future__ import annotations
+
+from tests.ui.conftest import UI
+
+
+def test_openapi_lists_every_api_endpoint(ui: UI) -> None:
+    doc = ui.client.get("/api/openapi.json").json()
+    assert doc["openapi"].startswith("3.1")
+    paths = doc["paths"]
+    expected = {
+        "/api/beliefs": {"get", "post"},
+        "/api/beliefs/{belief_id}": {"get", "patch", "delete"},
+        "/api/beliefs/{belief_id}/chain": {"get"},
+        "/api/beliefs/{belief_id}/history": {"get"},
+        "/api/beliefs/{belief_id}/injections": {"get"},
+        "/api/beliefs/{belief_id}/review": {"post"},
+        "/api/beliefs/{belief_id}/restore": {"post"},
+        "/api/injections": {"get"},
+        "/api/jobs": {"get"},
+        "/api/jobs/{job_id}/retry": {"post"},
+        "/api/conflicts": {"get"},
+        "/api/conflicts/{conflict_id}/resolve": {"post"},
+        "/api/facets": {"get"},
+        "/api/openapi.json": {"get"},
+        "/healthz": {"get"},
+    }
+    for path, methods in expected.items():
+        assert methods <= set(paths[path]), path
+    assert not any("{rest" in p for p in paths)
+    listing = paths["/api/beliefs"]["get"]
+    assert {"q", "prefix", "user", "scope", "pinned"} <= {p["name"] for p in listing["parameters"]}
+    patch = paths["/api/beliefs/{belief_id}"]["patch"]
+    schema = patch["requestBody"]["content"]["application/json"]["schema"]
+    assert "aliases" in schema["properties"] and "id" not in schema["properties"]
+    assert "Belief" in doc["components"]["schemas"]
