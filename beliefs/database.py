@@ -32,6 +32,8 @@ from beliefs.rows import (
     event_params,
     update_params,
 )
+from beliefs.rule_store import rule_set
+from beliefs.rules import RuleSet
 
 
 class BeliefDatabase:
@@ -50,6 +52,7 @@ class BeliefDatabase:
         self._staged: dict[str, Belief | None] = {}
         self._staged_personas: dict[str, Persona] = {}
         self._personas: dict[str, Persona | None] = {}
+        self.rules = RuleSet()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -81,6 +84,8 @@ class BeliefDatabase:
                 migrate(conn)
             store = cls(conn, path, read_only=read_only)
             store.index.load(store._select("WHERE deleted_at IS NULL"))
+            store._load_personas()
+            store.reload_rules()
         except BaseException:
             conn.close()
             raise
@@ -142,25 +147,26 @@ class BeliefDatabase:
     # -- persona -------------------------------------------------------------------------------
 
     def get_persona(self, user_id: str) -> Persona | None:
-        """Served from memory after the first read: it is needed on every proxied request."""
-        if user_id not in self._personas:
-            row = self.conn.execute(
-                "SELECT user_id, text, source, inputs_hash, updated_at FROM personas "
-                "WHERE user_id = ?",
-                [user_id],
-            ).fetchone()
-            self._personas[user_id] = (
-                None
-                if row is None
-                else Persona(
-                    user_id=row[0],
-                    text=row[1],
-                    source=row[2],
-                    inputs_hash=row[3],
-                    updated_at=as_utc(row[4]),
-                )
+        """From memory (all personas load on open): it is read on every proxied request."""
+        return self._personas.get(user_id)
+
+    def reload_rules(self) -> None:
+        """Refresh the cached rules (after a rule write, or on open)."""
+        self.rules = rule_set(self.conn)
+        self.index.derived.clear()
+
+    def _load_personas(self) -> None:
+        rows = self.conn.execute(
+            "SELECT user_id, text, source, inputs_hash, updated_at FROM personas"
+        ).fetchall()
+        for row in rows:
+            self._personas[row[0]] = Persona(
+                user_id=row[0],
+                text=row[1],
+                source=row[2],
+                inputs_hash=row[3],
+                updated_at=as_utc(row[4]),
             )
-        return self._personas[user_id]
 
     def set_persona(
         self, user_id: str, text: str, *, source: PersonaSource, inputs_hash: str | None = None

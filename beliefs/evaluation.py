@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from beliefs.context import DEFAULT_MAX_BELIEFS, Context
+from beliefs.context import DEFAULT_MAX_BELIEFS, Context, ContextRequest, assemble
+from beliefs.interchange import parse_tenure
+from beliefs.store import BeliefStore
 
 DEFAULT_USER = "test-user"
 
@@ -164,3 +167,43 @@ def run_sessions(backend: EvalBackend, sessions: Sequence[Mapping[str, Any]]) ->
             if update := turn.get("updateBeliefAtTurn"):
                 backend.update(str(update["beliefId"]), update)
     return results
+
+
+class StoreEvalBackend:
+    """Runs cases against a real `BeliefStore` (the CLI gives it a temporary one)."""
+
+    def __init__(self, store: BeliefStore, personas: Mapping[str, str] | None = None) -> None:
+        self.store = store
+        for user_id, text in (personas or {}).items():
+            store.set_persona(user_id, text, source="operator")
+
+    def context(self, user_id: str, scopes: Sequence[str], query: str, max_beliefs: int) -> Context:
+        persona = self.store.get_persona(user_id)
+        request = ContextRequest(user_id, tuple(scopes), query, max_beliefs=max_beliefs)
+        text = persona.text if persona else ""
+        return assemble(self.store.index, request, persona=text, rules=self.store.rules)
+
+    def create(self, raw_belief: Mapping[str, Any]) -> None:
+        self.store.import_beliefs(parse_tenure(json.dumps([dict(raw_belief)]), source="case"))
+
+    def update(self, belief_id: str, change: Mapping[str, Any]) -> None:
+        current = self.store.get(belief_id)
+        changes: dict[str, Any] = {}
+        if aliases := change.get("addAliases"):
+            changes["aliases"] = [*current.aliases, *aliases]
+        if "setContent" in change:
+            changes["content"] = change["setContent"]
+        if "setCanonicalName" in change:
+            changes["canonical_name"] = change["setCanonicalName"]
+        if changes:
+            self.store.update(belief_id, changes, actor="eval", event="enriched")
+
+
+def load_personas(data: Mapping[str, Any]) -> dict[str, str]:
+    """`persona.json`: user -> {"universal": text, "per_scope": {...}}; the prelude is universal."""
+    out: dict[str, str] = {}
+    for user_id, entry in data.items():
+        text = entry.get("universal") if isinstance(entry, Mapping) else entry
+        if isinstance(text, str) and text.strip():
+            out[str(user_id)] = text
+    return out

@@ -1,7 +1,7 @@
 """Numbered schema migrations, recorded in `schema_migrations` and applied on open.
 
 Other packages append their own numbers to `MIGRATIONS` here: 1 = beliefs core,
-2 = injections, 3 = jobs, 4 = conflicts. A migration never changes once released.
+2 = injections, 3 = jobs, 4 = conflicts, 8 = rules. A migration never changes once released.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import duckdb
+
+from beliefs.rules import DEFAULT_RULES, Rule
 
 
 class Migration(NamedTuple):
@@ -118,55 +120,62 @@ GATEWAY = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [BELIEFS_CORE, GATEWAY]
-
-_LEDGER = """
-CREATE TABLE IF NOT EXISTS schema_migrations (
-    number INTEGER PRIMARY KEY,
-    name VARCHAR NOT NULL,
-    applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+RULE_COLUMNS = (
+    "id",
+    "pattern",
+    "bonus",
+    "template",
+    "memory_class",
+    "default_key",
+    "created_at",
+    "updated_at",
 )
-"""
 
 
-def applied(conn: duckdb.DuckDBPyConnection) -> set[int]:
-    """Numbers already applied; empty for a fresh database."""
-    exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
-    ).fetchone()
-    if not exists or not exists[0]:
-        return set()
-    return {row[0] for row in conn.execute("SELECT number FROM schema_migrations").fetchall()}
+def _literal(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, int | float):
+        return repr(float(value))
+    return "'" + str(value).replace("'", "''") + "'"
 
 
-def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
-    done = applied(conn)
-    return sorted((m for m in MIGRATIONS if m.number not in done), key=lambda m: m.number)
+def add_default_rules(rules: tuple[Rule, ...] = DEFAULT_RULES) -> tuple[str, ...]:
+    """INSERTs that add each default once: never again after the operator edits or deletes it."""
+    out = []
+    for rule in rules:
+        values = ", ".join(
+            "current_timestamp" if c in ("created_at", "updated_at") else _literal(getattr(rule, c))
+            for c in RULE_COLUMNS
+        )
+        key = _literal(rule.default_key)
+        out.append(
+            f"INSERT INTO rules ({', '.join(RULE_COLUMNS)}) SELECT {values} "
+            f"WHERE NOT EXISTS (SELECT 1 FROM rules WHERE default_key = {key})"
+        )
+    return tuple(out)
 
 
-def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply every pending migration in order, each in its own transaction; returns numbers."""
-    numbers = [m.number for m in MIGRATIONS]
-    if len(set(numbers)) != len(numbers):
-        raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
-    conn.execute(_LEDGER)
-    done: list[int] = []
-    for migration in pending(conn):
-        conn.execute("BEGIN TRANSACTION")
-        try:
-            for statement in migration.statements:
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO schema_migrations (number, name) VALUES (?, ?)",
-                [migration.number, migration.name],
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        done.append(migration.number)
-    return done
-
+RULES = Migration(
+    8,
+    "namespace rules, with the bundled defaults",
+    (
+        """
+        CREATE TABLE rules (
+            id VARCHAR PRIMARY KEY,
+            pattern VARCHAR NOT NULL,
+            bonus DOUBLE NOT NULL,
+            template VARCHAR,
+            memory_class VARCHAR,
+            default_key VARCHAR,
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            deleted_at TIMESTAMPTZ
+        )
+        """,
+        *add_default_rules(),
+    ),
+)
 
 # -- extraction (owned by the extractor; plain SQL so the store applies it on open) -------------
 
@@ -221,4 +230,58 @@ EXTRACTION_CONFLICTS = Migration(
     ),
 )
 
-MIGRATIONS.extend([EXTRACTION_JOBS, EXTRACTION_CONFLICTS])
+
+MIGRATIONS: list[Migration] = [
+    BELIEFS_CORE,
+    GATEWAY,
+    EXTRACTION_JOBS,
+    EXTRACTION_CONFLICTS,
+    RULES,
+]
+
+_LEDGER = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    number INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+)
+"""
+
+
+def applied(conn: duckdb.DuckDBPyConnection) -> set[int]:
+    """Numbers already applied; empty for a fresh database."""
+    exists = conn.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchone()
+    if not exists or not exists[0]:
+        return set()
+    return {row[0] for row in conn.execute("SELECT number FROM schema_migrations").fetchall()}
+
+
+def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
+    done = applied(conn)
+    return sorted((m for m in MIGRATIONS if m.number not in done), key=lambda m: m.number)
+
+
+def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply every pending migration in order, each in its own transaction; returns numbers."""
+    numbers = [m.number for m in MIGRATIONS]
+    if len(set(numbers)) != len(numbers):
+        raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
+    conn.execute(_LEDGER)
+    done: list[int] = []
+    for migration in pending(conn):
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (number, name) VALUES (?, ?)",
+                [migration.number, migration.name],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.append(migration.number)
+    return done

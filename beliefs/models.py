@@ -169,13 +169,20 @@ def normalize_canonical_name(value: str) -> str:
 
 
 def dedupe_names(values: list[str]) -> list[str]:
-    """Strip, drop empties and case-insensitive duplicates, keep first spelling and order."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for raw in values:
-        name = " ".join(str(raw).split())
-        key = name.lower()
-        if name and key not in seen:
-            seen.add(key)
+    """Collapse whitespace, drop empties and exact duplicates, keep order.
+
+    Case variants ("TSLint", "tslint") are kept as written: they index as one token anyway,
+    and an import must export exactly what it read.
+    """
+    return list(dict.fromkeys(name for raw in values if (name := " ".join(str(raw).split()))))
+
+
+def union_names(existing: list[str], new: list[str] | tuple[str, ...]) -> list[str]:
+    """`existing` plus those of `new` not already there in any letter case, capped at 25."""
+    seen = {name.lower() for name in existing}
+    out = list(existing)
+    for name in dedupe_names(list(new)):
+        if name.lower() not in seen:
+            seen.add(name.lower())
             out.append(name)
-    return out
+    return out[:MAX_ALIASES]

@@ -19,6 +19,9 @@ from beliefs.query import QueryTerms
 K1 = 1.2
 B = 0.75
 MIN_SCORE = 3.0
+# BM25 needs a corpus: below this many beliefs the document count is floored, so a new
+# user's first beliefs are found by one alias instead of all sinking under MIN_SCORE.
+MIN_CORPUS = 32
 BOOST_CANONICAL_WORD = 14.0
 BOOST_CANONICAL_PHRASE = 14.0
 BOOST_ALIAS_WORD = 5.0
@@ -94,8 +97,11 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
 def _match_aliases(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
     """Alias tokens the query names, each with its best-scoring query term."""
     matched: Matched = {}
+    sizes = postings.sizes
     for words, boost in ((terms.words, BOOST_ALIAS_WORD), (terms.phrases, BOOST_ALIAS_PHRASE)):
         for query in words:
+            if query.count(" ") + 1 not in sizes:
+                continue  # no alias has that many words
             fuzzy = len(query) > FUZZY_PREFIX
             for token in postings.alias_candidates(query, fuzzy=fuzzy):
                 edits = within_one_edit(query, token)
@@ -162,9 +168,9 @@ def search(
         return []
     with index.lock:
         postings = index.user(user_id)
-        n = len(postings.docs)
-        if n == 0:
+        if not postings.docs:
             return []
+        n = max(len(postings.docs), MIN_CORPUS)
         canonical = _match_canonical(postings, terms, n)
         aliases = _match_aliases(postings, terms, n)
         scores = _accumulate(postings, canonical, aliases)

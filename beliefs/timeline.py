@@ -56,5 +56,34 @@ def live_at(
 def beliefs_as_of(
     beliefs: Sequence[Belief], at: datetime, events: Mapping[str, Sequence[HistoryEvent]]
 ) -> list[Belief]:
+    """The beliefs live at `at`, each as it read then (later edits and links rolled back)."""
     by_id = {b.id: b for b in beliefs}
-    return [b for b in beliefs if live_at(b, at, by_id, deleted_spans(events.get(b.id, ())))]
+    return [
+        state_at(b, at, events.get(b.id, ()))
+        for b in beliefs
+        if live_at(b, at, by_id, deleted_spans(events.get(b.id, ())))
+    ]
+
+
+def state_at(belief: Belief, at: datetime, events: Sequence[HistoryEvent]) -> Belief:
+    """Undo what happened to a belief after `at`: field edits, reinforcements, retirement."""
+    values = belief.model_dump()
+    for event in sorted((e for e in events if e.at > at), key=lambda e: e.at, reverse=True):
+        changes = event.detail.get("changes")
+        if isinstance(changes, dict):
+            for name, change in changes.items():
+                if name in values and isinstance(change, dict) and "old" in change:
+                    values[name] = change["old"]
+        if event.event == "reinforced":
+            values["reinforcement_count"] = max(0, values["reinforcement_count"] - 1)
+            added = event.detail.get("aliases_added") or []
+            values["aliases"] = [a for a in values["aliases"] if a not in added]
+    values.update(
+        superseded_by=None, invalidated_at=None, invalidation_reason=None, deleted_at=None
+    )
+    if values["epistemic_status"] == "superseded":
+        values["epistemic_status"] = "active"
+    if belief.last_reinforced_at is not None and belief.last_reinforced_at > at:
+        values["last_reinforced_at"] = None
+    values["change_log"] = [e for e in belief.change_log if e.at <= at]
+    return Belief.model_validate(values)

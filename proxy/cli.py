@@ -16,6 +16,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.store",
     "proxy.commands.serve",
     "proxy.commands.jobs",
+    "proxy.commands.context",
+    "proxy.commands.evaluate",
+    "proxy.commands.rules",
 )
 
 

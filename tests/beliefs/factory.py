@@ -28,7 +28,9 @@ def belief(bid: str, name: str, aliases: list[str] | None = None, **fields: Any)
     return Belief(**values)
 
 
-def index_of(*beliefs: Belief) -> BeliefIndex:
+def index_of(*beliefs: Belief, filler: int = 0) -> BeliefIndex:
+    """An index of `beliefs` plus `filler` unrelated ones (so shared aliases keep their idf)."""
     index = BeliefIndex()
     index.load(beliefs)
+    index.load(belief(f"filler-{i}", f"unrelated_{i}", [f"filler{i}"]) for i in range(filler))
     return index

@@ -25,6 +25,11 @@ class StoreMachine(RuleBasedStateMachine):
         self.dir = Path(tempfile.mkdtemp())
         self.store = BeliefStore.open(self.dir / "tenure.duckdb")
         self.ids: set[str] = set()
+        self.serial = 0  # ids must not be random: hypothesis replays draws by position
+
+    def _new_id(self) -> str:
+        self.serial += 1
+        return f"b-{self.serial:04d}"
 
     def teardown(self) -> None:
         self.store.close()
@@ -45,7 +50,7 @@ class StoreMachine(RuleBasedStateMachine):
 
     @rule(user=USERS, name=NAMES, scope=SCOPES)
     def create(self, user: str, name: str, scope: list[str]) -> None:
-        b = Belief(user_id=user, canonical_name=name, scope=scope)
+        b = Belief(id=self._new_id(), user_id=user, canonical_name=name, scope=scope)
         if self._attempt("create", b):
             self.ids.add(b.id)
 
@@ -54,7 +59,9 @@ class StoreMachine(RuleBasedStateMachine):
     def supersede(self, data: st.DataObject, name: str, scope: list[str]) -> None:
         old_id = data.draw(st.sampled_from(sorted(self.ids)))
         old = self.store.get(old_id)
-        replacement = Belief(user_id=old.user_id, canonical_name=name, scope=scope)
+        replacement = Belief(
+            id=self._new_id(), user_id=old.user_id, canonical_name=name, scope=scope
+        )
         if self._attempt("supersede", old_id, replacement):
             self.ids.add(replacement.id)
             assert self.store.get(old_id).superseded_by == replacement.id

@@ -1,0 +1,124 @@
+"""`tenure context`: what a request would receive from memory, with scores and reasons."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+from beliefs.context import Context, ContextRequest, assemble
+from beliefs.errors import BeliefError
+from beliefs.index import BeliefIndex
+from beliefs.models import Belief
+from beliefs.render import system_block, user_block
+from beliefs.store import BeliefStore
+from beliefs.tokens import token_counter
+from proxy.settings import Settings
+
+
+def register(subparsers: Any) -> None:
+    cmd = subparsers.add_parser(
+        "context", help="show the memory a request would receive (persona, pinned, relevant)"
+    )
+    cmd.add_argument("--user", required=True, help="the user id")
+    cmd.add_argument(
+        "--scope", action="append", default=[], help="a scope (repeatable); user:universal always"
+    )
+    cmd.add_argument("--agent", help="the calling agent id (beliefs of other agents are hidden)")
+    cmd.add_argument("--query", default="", help="the turn's text")
+    cmd.add_argument("--max-beliefs", type=int, default=None, help="cap on pinned + relevant")
+    cmd.add_argument("--token-budget", type=int, default=None, help="tokens memory may use")
+    cmd.add_argument("--as-of", help="ISO time: what the agent would have received then")
+    cmd.add_argument("--render", action="store_true", help="print the blocks placed in the prompt")
+    cmd.add_argument("--json", action="store_true", help="print JSON")
+    cmd.set_defaults(handler=_context)
+
+
+def belief_json(belief: Belief) -> dict[str, Any]:
+    return belief.model_dump(mode="json", exclude={"change_log"})
+
+
+def context_json(ctx: Context) -> dict[str, Any]:
+    return {
+        "persona": ctx.persona,
+        "pinned": [belief_json(b) for b in ctx.pinned],
+        "relevant": [
+            {
+                **belief_json(h.belief),
+                "score": round(h.score, 4),
+                "clauses": [c.as_dict() for c in h.clauses],
+            }
+            for h in ctx.relevant
+        ],
+        "open_questions": [belief_json(b) for b in ctx.open_questions],
+        "budget": ctx.budget.as_dict(),
+    }
+
+
+def _parse_time(raw: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        example = "2026-10-01T12:00:00Z"
+        raise BeliefError(f"--as-of {raw!r} is not an ISO time, e.g. {example}") from None
+    if value.tzinfo is None:
+        raise BeliefError(f"--as-of {raw!r} has no time zone; add Z or +00:00")
+    return value
+
+
+def _context(args: argparse.Namespace, settings: Settings) -> int:
+    max_beliefs = settings.max_beliefs if args.max_beliefs is None else args.max_beliefs
+    if max_beliefs < 0:
+        raise BeliefError(f"--max-beliefs {max_beliefs} must be 0 or more")
+    scopes = tuple(s.strip().lower() for arg in args.scope for s in arg.split(",") if s.strip())
+    request = ContextRequest(
+        user_id=args.user,
+        scopes=scopes,
+        query=args.query,
+        agent_id=args.agent,
+        max_beliefs=max_beliefs,
+        token_budget=args.token_budget,
+        curated=settings.curated_mode,
+        min_trust=settings.inject_min_trust,
+        inject_scopes=settings.inject_scopes,
+    )
+    with BeliefStore.open(settings.db_path) as store:
+        persona = store.get_persona(args.user)
+        text = persona.text if persona else ""
+        index, now = store.index, None
+        if args.as_of:
+            now = _parse_time(args.as_of)
+            index = BeliefIndex()
+            index.load(store.as_of(args.user, now))
+        ctx = assemble(
+            index, request, persona=text, now=now, count_tokens=token_counter(), rules=store.rules
+        )
+    if args.json:
+        json.dump(context_json(ctx), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif args.render:
+        for block in (system_block(ctx), user_block(ctx)):
+            if block:
+                print(block, end="\n\n")
+    else:
+        _print_text(ctx)
+    return 0
+
+
+def _print_text(ctx: Context) -> None:
+    print(f"persona: {ctx.persona or '(none)'}")
+    print(f"pinned ({len(ctx.pinned)}):")
+    for b in ctx.pinned:
+        print(f"  {b.id}  {b.canonical_name}")
+    print(f"relevant ({len(ctx.relevant)}):")
+    for h in ctx.relevant:
+        why = ", ".join(f"{c.field}:{c.term}={c.score:.2f}" for c in h.clauses)
+        print(f"  {h.belief.id}  {h.belief.canonical_name}  score {h.score:.2f}  ({why})")
+    print(f"open questions ({len(ctx.open_questions)}):")
+    for b in ctx.open_questions:
+        print(f"  {b.id}  {b.canonical_name}")
+    budget = ctx.budget
+    limit = budget.limit_tokens if budget.limit_tokens is not None else "none"
+    print(f"budget: {budget.used_tokens} tokens used of {limit}; shed {budget.shed_ids or 'none'}")
