@@ -82,7 +82,43 @@ BELIEFS_CORE = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [BELIEFS_CORE]
+GATEWAY = Migration(
+    2,
+    "gateway: injections, chat_state",
+    (
+        """
+        CREATE TABLE injections (
+            request_id VARCHAR NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL,
+            user_id VARCHAR NOT NULL,
+            agent_id VARCHAR,
+            scopes VARCHAR[] NOT NULL,
+            model VARCHAR,
+            endpoint VARCHAR NOT NULL,
+            query VARCHAR NOT NULL,
+            layers JSON NOT NULL,
+            belief_ids VARCHAR[] NOT NULL,
+            persona BOOLEAN NOT NULL,
+            approx_tokens INTEGER NOT NULL
+        )
+        """,
+        "CREATE INDEX injections_request ON injections (request_id)",
+        "CREATE INDEX injections_user_time ON injections (user_id, created_at)",
+        """
+        CREATE TABLE chat_state (
+            user_id VARCHAR NOT NULL,
+            agent_id VARCHAR NOT NULL,
+            scopes VARCHAR[] NOT NULL,
+            extract BOOLEAN NOT NULL,
+            inject BOOLEAN NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (user_id, agent_id)
+        )
+        """,
+    ),
+)
+
+MIGRATIONS: list[Migration] = [BELIEFS_CORE, GATEWAY]
 
 _LEDGER = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -130,3 +166,59 @@ def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
             raise
         done.append(migration.number)
     return done
+
+
+# -- extraction (owned by the extractor; plain SQL so the store applies it on open) -------------
+
+EXTRACTION_JOBS = Migration(
+    3,
+    "extraction jobs: the durable queue of turns awaiting extraction",
+    (
+        """
+        CREATE TABLE jobs (
+            id VARCHAR PRIMARY KEY,
+            status VARCHAR NOT NULL
+                CHECK (status IN ('pending', 'running', 'done', 'failed')),
+            user_id VARCHAR NOT NULL,
+            request_id VARCHAR NOT NULL,
+            turn JSON NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TIMESTAMPTZ,
+            claimed_by VARCHAR,
+            last_error VARCHAR,
+            raw_output VARCHAR,
+            written_ids JSON NOT NULL DEFAULT '[]',
+            skipped JSON NOT NULL DEFAULT '[]',
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            finished_at TIMESTAMPTZ
+        )
+        """,
+    ),
+)
+
+EXTRACTION_CONFLICTS = Migration(
+    4,
+    "conflicts: contradictions awaiting review",
+    (
+        """
+        CREATE TABLE conflicts (
+            id VARCHAR PRIMARY KEY,
+            user_id VARCHAR NOT NULL,
+            existing_id VARCHAR NOT NULL,
+            new_id VARCHAR,
+            proposed JSON,
+            reason VARCHAR NOT NULL,
+            status VARCHAR NOT NULL CHECK (status IN ('open', 'resolved')),
+            resolution VARCHAR CHECK (
+                resolution IS NULL OR resolution IN ('keep_existing', 'take_new', 'keep_both')
+            ),
+            job_id VARCHAR,
+            created_at TIMESTAMPTZ NOT NULL,
+            resolved_at TIMESTAMPTZ
+        )
+        """,
+    ),
+)
+
+MIGRATIONS.extend([EXTRACTION_JOBS, EXTRACTION_CONFLICTS])

@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.store",
     "proxy.commands.context",
     "proxy.commands.evaluate",
+    "proxy.commands.serve",
 )
 
 

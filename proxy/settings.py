@@ -23,6 +23,7 @@ class ModelRoute(BaseModel):
     litellm_model: str = Field(description="LiteLLM model string, e.g. anthropic/claude-sonnet-4")
     api_base: str | None = None
     api_key_env: str | None = Field(default=None, description="variable holding the key")
+    api_key: str | None = Field(default=None, repr=False, description="read from api_key_env")
 
 
 class Settings(BaseModel):
@@ -37,6 +38,8 @@ class Settings(BaseModel):
 
     upstream_url: str = "https://api.openai.com/v1"
     upstream_api_key: str | None = None
+    anthropic_upstream_url: str | None = None
+    anthropic_upstream_api_key: str | None = None
     upstream_timeout: float = Field(default=600.0, gt=0)
     upstream_connect_timeout: float = Field(default=10.0, gt=0)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
@@ -57,6 +60,8 @@ class Settings(BaseModel):
     extract_workers: int = Field(default=1, ge=0, le=16)
     extract_max_attempts: int = Field(default=4, ge=1, le=20)
     extract_timeout: float = Field(default=120.0, gt=0)
+    extract_backoff_s: float = Field(default=5.0, ge=0)
+    extract_backoff_max_s: float = Field(default=600.0, ge=0)
     breaker_threshold: int = Field(default=3, ge=1)
     breaker_cooldown_s: float = Field(default=300.0, ge=0)
 
@@ -67,7 +72,7 @@ class Settings(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
 
-    @field_validator("upstream_url", "extract_api_base")
+    @field_validator("upstream_url", "anthropic_upstream_url", "extract_api_base")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
@@ -109,6 +114,11 @@ class Settings(BaseModel):
                 values[key] = _split_list(values[key])
         values.update({k: v for k, v in overrides.items() if v is not None})
         values["home"] = home
+        routes = values.get("models")
+        if isinstance(routes, dict):
+            for route in routes.values():
+                if isinstance(route, dict) and route.get("api_key_env") and "api_key" not in route:
+                    route["api_key"] = env.get(route["api_key_env"])
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

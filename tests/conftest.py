@@ -1,4 +1,4 @@
-"""Shared test set-up: no network lookups from LiteLLM, and a second process holding a DB."""
+"""Fixtures shared by every part's tests: the stand-in provider, a second process holding a DB."""
 
 from __future__ import annotations
 
@@ -11,6 +11,23 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from tests.fakes.upstream import FakeUpstream
+
+
+@pytest.fixture(scope="session")
+def upstream_server() -> Iterator[FakeUpstream]:
+    with FakeUpstream() as server:
+        yield server
+
+
+@pytest.fixture
+def upstream(upstream_server: FakeUpstream) -> Iterator[FakeUpstream]:
+    """The stand-in provider with no recorded requests and no scripted replies."""
+    upstream_server.reset()
+    yield upstream_server
+    upstream_server.reset()
+
 
 _HOLDER = """
 import sys, duckdb

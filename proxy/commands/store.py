@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
-from typing import Any
+import urllib.parse
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
+from beliefs.errors import StoreLocked
 from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
-from beliefs.models import Belief
+from beliefs.models import Belief, HistoryEvent
 from beliefs.store import BeliefStore
+from proxy.api_client import ApiClient
 from proxy.commands.text import belief_detail, belief_table, chain_lines, history_lines
 from proxy.settings import Settings
 
@@ -96,6 +99,30 @@ def _open(settings: Settings, args: argparse.Namespace) -> BeliefStore:
     return BeliefStore.open(settings.db_path, read_only=read_only)
 
 
+T = TypeVar("T")
+
+
+def _read(
+    settings: Settings,
+    args: argparse.Namespace,
+    local: Callable[[BeliefStore], T],
+    remote: Callable[[ApiClient], T],
+) -> T:
+    """Read from the database, or through the running server's API when it holds the lock."""
+    try:
+        store = _open(settings, args)
+    except StoreLocked:
+        client = ApiClient(settings)
+        print(f"note: server running at {client.base}; using its API", file=sys.stderr)
+        return remote(client)
+    with store:
+        return local(store)
+
+
+def _beliefs(data: Any) -> list[Belief]:
+    return [Belief.model_validate(item) for item in data]
+
+
 def _print(lines: Iterable[str]) -> None:
     for line in lines:
         sys.stdout.write(line + "\n")
@@ -118,13 +145,16 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _export(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        beliefs = store.list(
-            user_id=args.user,
-            include_superseded=args.include_superseded,
-            include_deleted=args.include_deleted,
-            with_history=True,
-        )
+    filters: dict[str, Any] = {
+        "include_superseded": args.include_superseded,
+        "include_deleted": args.include_deleted,
+    }
+    beliefs = _read(
+        settings,
+        args,
+        lambda store: store.list(user_id=args.user, with_history=True, **filters),
+        lambda api: _beliefs(api.get("/api/beliefs", user=args.user, with_history=True, **filters)),
+    )
     if args.format == "tenure":
         _print([to_tenure(beliefs)])
     else:
@@ -147,19 +177,35 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        beliefs = store.list(
+    filters: dict[str, Any] = {
+        "type": args.type,
+        "status": args.status,
+        "review_state": args.review_state,
+        "include_superseded": args.include_superseded,
+        "include_deleted": args.include_deleted,
+        "limit": args.limit,
+    }
+    beliefs = _read(
+        settings,
+        args,
+        lambda store: store.list(
             user_id=args.user,
             scope=args.scope,
             agent_id=args.agent,
-            type=args.type,
-            status=args.status,
             pinned=args.pinned,
-            review_state=args.review_state,
-            include_superseded=args.include_superseded,
-            include_deleted=args.include_deleted,
-            limit=args.limit,
-        )
+            **filters,
+        ),
+        lambda api: _beliefs(
+            api.get(
+                "/api/beliefs",
+                user=args.user,
+                scope=args.scope,
+                agent=args.agent,
+                pinned=None if args.pinned is None else str(args.pinned).lower(),
+                **filters,
+            )
+        ),
+    )
     if args.json:
         _print_json([_dump(b) for b in beliefs])
     else:
@@ -168,8 +214,12 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        belief = store.get(args.id)
+    belief = _read(
+        settings,
+        args,
+        lambda store: store.get(args.id),
+        lambda api: Belief.model_validate(api.get(f"/api/beliefs/{_quoted(args.id)}")),
+    )
     if args.json:
         _print_json(_dump(belief))
     else:
@@ -178,8 +228,15 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _history(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        events = store.history(args.id)
+    events = _read(
+        settings,
+        args,
+        lambda store: store.history(args.id),
+        lambda api: [
+            HistoryEvent.model_validate(e)
+            for e in api.get(f"/api/beliefs/{_quoted(args.id)}/history")
+        ],
+    )
     if args.json:
         _print_json([e.model_dump(mode="json") for e in events])
     else:
@@ -188,8 +245,12 @@ def _history(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _chain(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        chain = store.chain(args.id)
+    chain = _read(
+        settings,
+        args,
+        lambda store: store.chain(args.id),
+        lambda api: _beliefs(api.get(f"/api/beliefs/{_quoted(args.id)}/chain")),
+    )
     if args.json:
         _print_json([_dump(b) for b in chain])
     else:
@@ -231,3 +292,7 @@ def _delete(args: argparse.Namespace, settings: Settings) -> int:
 def _restore(args: argparse.Namespace, settings: Settings) -> int:
     with _open(settings, args) as store:
         return _changed(args, store.restore(args.id), "restored")
+
+
+def _quoted(belief_id: str) -> str:
+    return urllib.parse.quote(belief_id, safe="")

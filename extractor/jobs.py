@@ -1,0 +1,248 @@
+"""The durable job table: a turn is written here before any work starts, and done exactly once."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import logging
+import secrets
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
+
+from beliefs.models import utcnow
+from beliefs.rows import as_utc
+from beliefs.store import BeliefStore
+from extractor.errors import JobNotFound, JobStateError
+from extractor.redact import redact, redact_value
+from extractor.schema import Skipped
+from extractor.turn import Turn
+
+log = logging.getLogger("tenure.extractor")
+
+JobStatus = Literal["pending", "running", "done", "failed"]
+JOB_STATUSES: tuple[str, ...] = get_args(JobStatus)
+
+_COLUMNS = (
+    "id, status, attempts, next_attempt_at, last_error, raw_output, written_ids, skipped, "
+    "created_at, updated_at, finished_at, turn"
+)
+
+
+class Job(BaseModel):
+    """One turn's extraction, as recorded in the `jobs` table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    status: JobStatus
+    attempts: int
+    next_attempt_at: datetime | None
+    last_error: str | None
+    raw_output: str | None
+    written_ids: list[str]
+    skipped: list[Skipped]
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+    turn: Turn
+
+
+def new_job_id() -> str:
+    return f"j-{secrets.token_hex(8)}"
+
+
+class JobQueue:
+    """Enqueue, claim, complete and fail jobs; every call runs on the store's thread.
+
+    A queue marks what it claims with its own token, so `running` rows with another token were
+    left behind by a process that died: `claim` takes them again. Use one queue per database.
+    """
+
+    def __init__(self, store: BeliefStore) -> None:
+        self.store = store
+        self.token = secrets.token_hex(6)
+        self._listeners: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    def on_enqueue(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener` (on the store thread) after each enqueue; returns its remover."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def remove() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return remove
+
+    def enqueue(self, turn: Turn) -> str:
+        """Record the turn (secrets redacted) as a pending job; returns the job id."""
+        job_id = new_job_id()
+        now = utcnow()
+        clean = redact_value(turn.model_dump(mode="json"))
+        self.store.execute(
+            "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
+            "VALUES (?, 'pending', ?, ?, ?, ?, ?)",
+            [job_id, turn.user_id, turn.request_id, json.dumps(clean), now, now],
+        )
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:  # a waking worker must never fail the enqueue: the row is written
+                log.exception("enqueue listener failed")
+        return job_id
+
+    def claim(self, now: datetime | None = None) -> Job | None:
+        """The oldest due pending job, or one left running by a dead process, now running."""
+        now = now or utcnow()
+        with self.store.transaction():
+            row = self.store.execute(
+                "SELECT id FROM jobs WHERE (status = 'pending' AND (next_attempt_at IS NULL "
+                "OR next_attempt_at <= ?)) OR (status = 'running' AND claimed_by IS DISTINCT "
+                "FROM ?) ORDER BY created_at, id LIMIT 1",
+                [now, self.token],
+            ).fetchone()
+            if row is None:
+                return None
+            self.store.execute(
+                "UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ?, "
+                "updated_at = ? WHERE id = ?",
+                [self.token, now, row[0]],
+            )
+            return self.get(row[0])
+
+    def release(self, job_id: str) -> None:
+        """Give a claimed job back untouched (its attempt does not count)."""
+        self.store.execute(
+            "UPDATE jobs SET status = 'pending', attempts = greatest(attempts - 1, 0), "
+            "claimed_by = NULL, updated_at = ? WHERE id = ? AND status = 'running'",
+            [utcnow(), job_id],
+        )
+
+    def release_claimed(self) -> int:
+        """Give back every job this queue holds (on shutdown); returns how many."""
+        rows = self.store.execute(
+            "UPDATE jobs SET status = 'pending', attempts = greatest(attempts - 1, 0), "
+            "claimed_by = NULL, updated_at = ? WHERE status = 'running' AND claimed_by = ? "
+            "RETURNING id",
+            [utcnow(), self.token],
+        ).fetchall()
+        return len(rows)
+
+    def complete(self, job_id: str, written_ids: Sequence[str], skipped: Sequence[Skipped]) -> None:
+        """Mark done; call inside the transaction that wrote the beliefs, so both land or neither.
+
+        Raises:
+            JobStateError: the job is not running (already done, or retried meanwhile).
+        """
+        now = utcnow()
+        done = self.store.execute(
+            "UPDATE jobs SET status = 'done', written_ids = ?, skipped = ?, last_error = NULL, "
+            "claimed_by = NULL, updated_at = ?, finished_at = ? "
+            "WHERE id = ? AND status = 'running' RETURNING id",
+            [
+                json.dumps(list(written_ids)),
+                json.dumps([redact_value(s.model_dump()) for s in skipped]),
+                now,
+                now,
+                job_id,
+            ],
+        ).fetchone()
+        if done is None:
+            raise JobStateError(f"job {job_id} is not running; it was not completed twice")
+
+    def fail(
+        self,
+        job_id: str,
+        error: str,
+        raw_output: str | None = None,
+        retry_at: datetime | None = None,
+    ) -> None:
+        """Record a failed attempt: pending again at `retry_at`, or parked as `failed`."""
+        now = utcnow()
+        status = "pending" if retry_at is not None else "failed"
+        self.store.execute(
+            "UPDATE jobs SET status = ?, last_error = ?, raw_output = coalesce(?, raw_output), "
+            "next_attempt_at = ?, claimed_by = NULL, updated_at = ?, finished_at = ? "
+            "WHERE id = ? AND status = 'running'",
+            [
+                status,
+                redact(error)[:4000],
+                redact(raw_output) if raw_output is not None else None,
+                retry_at,
+                now,
+                None if retry_at is not None else now,
+                job_id,
+            ],
+        )
+
+    def retry(self, job_id: str) -> Job:
+        """Run a failed (or waiting) job again now, with a fresh count of attempts.
+
+        Raises:
+            JobNotFound: no job with that id.
+            JobStateError: the job is running or done.
+        """
+        job = self.get(job_id)
+        if job.status in ("running", "done"):
+            raise JobStateError(
+                f"job {job_id} is {job.status}; only failed or pending jobs can be retried"
+            )
+        self.store.execute(
+            "UPDATE jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL, "
+            "finished_at = NULL, updated_at = ? WHERE id = ?",
+            [utcnow(), job_id],
+        )
+        return self.get(job_id)
+
+    def get(self, job_id: str) -> Job:
+        """Raises JobNotFound when there is no such job."""
+        row = self.store.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", [job_id]).fetchone()
+        if row is None:
+            raise JobNotFound(f"no job {job_id!r}; list jobs with `tenure jobs list`")
+        return _job(row)
+
+    def list(self, status: str | None = None, limit: int = 100) -> builtins.list[Job]:
+        """Newest first, optionally only one status."""
+        if status is not None and status not in JOB_STATUSES:
+            raise JobStateError(
+                f"unknown job status {status!r}; use one of {', '.join(JOB_STATUSES)}"
+            )
+        sql = f"SELECT {_COLUMNS} FROM jobs"
+        params: builtins.list[Any] = []
+        if status is not None:
+            sql += " WHERE status = ?"
+            params.append(status)
+        sql += f" ORDER BY created_at DESC, id DESC LIMIT {max(0, int(limit))}"
+        return [_job(row) for row in self.store.execute(sql, params).fetchall()]
+
+    def counts(self) -> dict[str, int]:
+        """Jobs per status (every status present, zero included)."""
+        rows = self.store.execute("SELECT status, count(*) FROM jobs GROUP BY status").fetchall()
+        out = dict.fromkeys(JOB_STATUSES, 0)
+        out.update({status: int(n) for status, n in rows})
+        return out
+
+
+def _job(row: Sequence[Any]) -> Job:
+    return Job(
+        id=row[0],
+        status=row[1],
+        attempts=row[2],
+        next_attempt_at=as_utc(row[3]),
+        last_error=row[4],
+        raw_output=row[5],
+        written_ids=json.loads(row[6]),
+        skipped=[Skipped.model_validate(s) for s in json.loads(row[7])],
+        created_at=as_utc(row[8]),
+        updated_at=as_utc(row[9]),
+        finished_at=as_utc(row[10]),
+        turn=Turn.model_validate_json(row[11]),
+    )

@@ -1,0 +1,27 @@
+"""The turn handed to the extractor: what was said, by whom, where, and what memory was shown."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from beliefs.models import utcnow
+
+
+class Turn(BaseModel):
+    """One completed exchange, as the proxy saw it after the response finished."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str = Field(min_length=1)
+    user_id: str = Field(min_length=1)
+    agent_id: str | None = None
+    scopes: list[str] = Field(default_factory=list)
+    model: str = Field(min_length=1)
+    user_message: str = ""
+    assistant_message: str = ""
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    injected_ids: list[str] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,63 @@
+"""The CLI's way in while the server runs: its JSON API over HTTP (DuckDB allows one writer)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from beliefs.errors import BeliefError, BeliefNotFound
+from proxy.serve import is_loopback
+from proxy.settings import Settings
+
+
+class ApiClient:
+    """GETs against the running gateway at the configured host and port."""
+
+    def __init__(self, settings: Settings, *, timeout: float = 30.0) -> None:
+        host = settings.host if is_loopback(settings.host) else "127.0.0.1"
+        if ":" in host:
+            host = f"[{host.strip('[]')}]"
+        self.base = f"http://{host}:{settings.port}"
+        self._key = settings.api_key
+        self._timeout = timeout
+
+    def get(self, path: str, **params: Any) -> Any:
+        """The JSON body of `GET <base><path>?<params>` (None and False params are left out).
+
+        Raises:
+            BeliefNotFound: the API answered 404.
+            BeliefError: any other error, or the server cannot be reached.
+        """
+        query = {k: _param(v) for k, v in params.items() if v is not None and v is not False}
+        url = self.base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+        if self._key:
+            request.add_header("Authorization", f"Bearer {self._key}")
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            message = _message(exc.read()) or f"{exc.code} {exc.reason}"
+            if exc.code == 404:
+                raise BeliefNotFound(message) from None
+            raise BeliefError(f"the server at {self.base} answered {exc.code}: {message}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise BeliefError(
+                f"the database is locked by a server that does not answer at {self.base} "
+                f"({exc}); stop it or check TENURE_HOST / TENURE_PORT"
+            ) from None
+
+
+def _param(value: Any) -> str:
+    return "true" if value is True else str(value)
+
+
+def _message(raw: bytes) -> str:
+    try:
+        error = json.loads(raw).get("error")
+    except (ValueError, AttributeError):
+        return ""
+    return str(error.get("message", "")) if isinstance(error, dict) else str(error or "")

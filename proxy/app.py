@@ -1,0 +1,53 @@
+"""The app factory: proxy paths, the JSON API and `/healthz` in one Starlette app."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import Route
+
+from beliefs.store import BeliefStore
+from proxy.middleware import GatewayMiddleware
+from proxy.routes_api import api_routes
+from proxy.routes_jobs import jobs_routes
+from proxy.routes_proxy import ProxyEndpoint
+from proxy.runtime import Runtime
+from proxy.settings import Settings
+
+
+def create_app(
+    settings: Settings,
+    *,
+    store: BeliefStore | None = None,
+    upstream: aiohttp.ClientSession | None = None,
+    llm: Any = None,
+) -> Starlette:
+    """The gateway. Collaborators default to the real thing: the DuckDB store at
+    `settings.db_path`, a pooled aiohttp session, the extraction model from settings. Given
+    ones are used as they are and left open at shutdown."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        runtime = await Runtime.open(settings, store=store, upstream=upstream, llm=llm)
+        app.state.runtime = runtime
+        try:
+            yield
+        finally:
+            await runtime.close()
+
+    routes = [
+        *jobs_routes(),  # before the API's catch-all
+        *api_routes(),
+        # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
+        Route("/{path:path}", ProxyEndpoint(), methods=None),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(GatewayMiddleware, api_key=settings.api_key)],
+        lifespan=lifespan,
+    )

@@ -1,0 +1,104 @@
+"""The background writer: store writes of the request path (injection records, extraction
+jobs, chat state) queued without waiting and applied in batches on the store thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from proxy.counters import Counters
+
+log = logging.getLogger("tenure.proxy")
+
+Write = Callable[[BeliefStore], object]
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    label: str
+    write: Write
+
+
+class StoreWriter:
+    """One task drains the queue; `stop()` writes everything still queued before returning."""
+
+    def __init__(self, thread: StoreThread, counters: Counters) -> None:
+        self._thread = thread
+        self._counters = counters
+        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def pending(self) -> int:
+        return self._queue.qsize()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._drain(), name="tenure-store-writer")
+
+    def submit(self, label: str, write: Write) -> None:
+        """Queue `write(store)`; never blocks the caller."""
+        self._queue.put_nowait(_Item(label, write))
+
+    async def flush(self) -> None:
+        """Wait until everything submitted so far is written (tests and shutdown)."""
+        await self._queue.join()
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self._queue.put_nowait(None)
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+
+    async def _drain(self) -> None:
+        while True:
+            first = await self._queue.get()
+            batch: list[_Item | None] = [first]
+            while not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            items = [item for item in batch if item is not None]
+            try:
+                if items:
+                    results = await self._thread.run(_apply, self._thread.store, items)
+                    for label, ok in results:
+                        if ok and label == "injection":
+                            self._counters.records_written += 1
+                        elif ok and label == "job":
+                            self._counters.jobs_enqueued += 1
+                        elif not ok:
+                            self._counters.write_failures += 1
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
+            if any(item is None for item in batch):
+                return
+
+
+def _apply(store: BeliefStore, items: list[_Item]) -> list[tuple[str, bool]]:
+    """All items in one transaction; if that fails, each on its own so one bad write costs
+    only itself."""
+    try:
+        with store.transaction():
+            for item in items:
+                item.write(store)
+        return [(item.label, True) for item in items]
+    except Exception:
+        if len(items) == 1:
+            log.exception("background %s write failed", items[0].label)
+            return [(items[0].label, False)]
+    results = []
+    for item in items:
+        try:
+            with store.transaction():
+                item.write(store)
+            results.append((item.label, True))
+        except Exception:
+            log.exception("background %s write failed", item.label)
+            results.append((item.label, False))
+    return results

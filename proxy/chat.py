@@ -1,0 +1,197 @@
+"""The chat endpoints: OpenAI `chat/completions` and Anthropic `messages`.
+
+One request: read and check the body, resolve identity, answer a chat command, place memory,
+forward (or translate through LiteLLM for configured models), relay the reply as it arrives,
+then record the injection and hand the finished turn to extraction in the background.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from proxy import placement, synthetic
+from proxy.chat_commands import SAVE_SQL, apply_command, parse_command
+from proxy.forward import Header, UpstreamBroke, exchange, upstream_headers
+from proxy.identity import Identity, resolve_identity
+from proxy.injections import InjectionRecord
+from proxy.memory import Memory
+from proxy.replies import send_bytes, send_events
+from proxy.request_body import check_chat, parse_object, read_body
+from proxy.runtime import Runtime
+from proxy.translate import litellm_exchange
+from proxy.turns import CapturedTurn, WireFormat, enqueue_turn
+
+log = logging.getLogger("tenure.proxy")
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """Where the request came in: its wire format, the URL scope and the request id."""
+
+    wire: WireFormat
+    url_scope: str | None
+    request_id: str
+
+
+async def handle_chat(
+    rt: Runtime, request: ChatRequest, scope: Scope, receive: Receive, send: Send
+) -> None:
+    settings = rt.settings
+    anthropic = request.wire == "anthropic"
+    raw = await read_body(scope, receive, settings.max_body_bytes)
+    body = parse_object(raw)
+    check_chat(body, anthropic=anthropic)
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+    identity = resolve_identity(
+        headers, body, url_scope=request.url_scope, default_user=settings.default_user
+    )
+    state = rt.chat_states.get(identity.user_id, identity.agent_id)
+    identity = identity.scoped(state.scopes, settings.default_scopes)
+    messages: list[Any] = body["messages"]
+    model: str = body["model"]
+    stream = body.get("stream") is True
+    if anthropic:
+        tool_turn = placement.anthropic_ends_with_tool_result(messages)
+        query = placement.anthropic_last_user_text(messages)
+    else:
+        tool_turn = placement.openai_ends_with_tool_result(messages)
+        query = placement.openai_last_user_text(messages)
+    last = messages[-1] if messages else None
+    if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
+        command = parse_command(placement.text_of(last.get("content")))
+        if command is not None:
+            new_state, reply = apply_command(state, command)
+            if new_state != state:
+                rt.chat_states.set(identity.user_id, identity.agent_id, new_state)
+                row: list[object] = [identity.user_id, identity.agent_id or ""]
+                row += [list(new_state.scopes), new_state.extract, new_state.inject]
+                rt.writer.submit("chat_state", lambda store: store.execute(SAVE_SQL, row))
+            rt.counters.chat_commands += 1
+            await _send_synthetic(request, body, reply, stream=stream, send=send)
+            return
+
+    memory: Memory | None = None
+    if not (identity.incognito or identity.no_inject or not state.inject):
+        memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
+        if memory is not None and memory.empty:
+            memory = None
+    payload = raw
+    if memory is not None:
+        place = placement.place_anthropic if anthropic else placement.place_openai
+        body = place(body, memory.system_block, memory.user_block)
+        payload = json.dumps(body).encode()
+        rt.counters.injected_requests += 1
+        rt.writer.submit("injection", _record(request, identity, model, memory).save)
+    injected = memory.count if memory is not None else 0
+    extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
+    extract = not (identity.incognito or identity.no_extract or not state.extract)
+    capture: list[bytes] | None = [] if extract else None
+
+    route = settings.models.get(model) if not anthropic else None
+    if route is not None:
+        outcome = await litellm_exchange(
+            route, body, send=send, extra_headers=extra, capture=capture
+        )
+    else:
+        if anthropic:
+            base = settings.anthropic_upstream_url or settings.upstream_url
+            key = settings.anthropic_upstream_api_key or settings.upstream_api_key
+        else:
+            base, key = settings.upstream_url, settings.upstream_api_key
+        forwarded = upstream_headers(
+            scope["headers"],
+            api_key=key,
+            anthropic=anthropic,
+            forward_credentials=settings.api_key is None,
+        )
+        path = "/messages" if anthropic else "/chat/completions"
+        outcome = await exchange(
+            rt.session,
+            "POST",
+            base + path,
+            headers=forwarded,
+            body=payload,
+            receive=receive,
+            send=send,
+            extra_headers=extra,
+            capture=capture,
+        )
+    if outcome.disconnected:
+        rt.counters.client_disconnects += 1
+    if outcome.status >= 400:
+        rt.counters.upstream_errors += 1
+    if capture and 200 <= outcome.status < 300:
+        # A stream the client or the upstream cut short still hands over what arrived.
+        captured = CapturedTurn(
+            request_id=request.request_id,
+            wire=request.wire,
+            user_id=identity.user_id,
+            agent_id=identity.agent_id,
+            scopes=identity.all_scopes,
+            model=model,
+            user_message="" if tool_turn else query,
+            chunks=capture,
+            content_type=outcome.content_type,
+            content_encoding=outcome.content_encoding,
+            injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
+            created_at=datetime.now(UTC),
+        )
+        enqueue_turn(rt.writer, rt.jobs, captured)
+    if outcome.broken:
+        rt.counters.upstream_broken_streams += 1
+        raise UpstreamBroke(outcome.broken)
+
+
+def _record(
+    request: ChatRequest, identity: Identity, model: str, memory: Memory
+) -> InjectionRecord:
+    return InjectionRecord(
+        request_id=request.request_id,
+        created_at=datetime.now(UTC),
+        user_id=identity.user_id,
+        agent_id=identity.agent_id,
+        scopes=identity.all_scopes,
+        model=model,
+        endpoint="messages" if request.wire == "anthropic" else "chat/completions",
+        query=memory.query,
+        layers=memory.layers,
+        persona=memory.persona,
+        approx_tokens=memory.approx_tokens,
+    )
+
+
+async def _send_synthetic(
+    request: ChatRequest, body: dict[str, Any], text: str, *, stream: bool, send: Send
+) -> None:
+    model = body["model"]
+    headers = [(b"x-tenure-injected", b"0")]
+    rid = request.request_id
+    if request.wire == "anthropic":
+        if stream:
+            await send_events(
+                send, synthetic.anthropic_stream(text, model=model, request_id=rid), headers=headers
+            )
+        else:
+            await send_bytes(
+                send,
+                200,
+                synthetic.anthropic_reply(text, model=model, request_id=rid),
+                headers=headers,
+            )
+        return
+    if stream:
+        options = body.get("stream_options") or {}
+        events = synthetic.openai_stream(
+            text, model=model, request_id=rid, include_usage=options.get("include_usage") is True
+        )
+        await send_events(send, events, headers=headers)
+    else:
+        await send_bytes(
+            send, 200, synthetic.openai_reply(text, model=model, request_id=rid), headers=headers
+        )

@@ -1,0 +1,39 @@
+"""`tenure serve [--host] [--port]`: the gateway, the JSON API and the UI in one process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pydantic import ValidationError
+
+from proxy.settings import Settings, SettingsError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the gateway on 127.0.0.1:5757",
+        description="Serve the OpenAI/Anthropic-compatible proxy, the JSON API and the UI.",
+    )
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port to listen on (default 5757)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from proxy.serve import serve
+
+    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    if overrides:
+        try:
+            settings = Settings.model_validate({**settings.model_dump(), **overrides})
+        except ValidationError as exc:
+            raise SettingsError(f"bad --host/--port: {exc.errors()[0]['msg']}") from None
+    print(
+        f"tenure: serving on http://{settings.host}:{settings.port}/v1 "
+        f"(upstream {settings.upstream_url}, data in {settings.home})",
+        file=sys.stderr,
+    )
+    serve(settings)
+    return 0

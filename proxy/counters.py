@@ -1,0 +1,27 @@
+"""Counters of the running gateway, shown at `/healthz`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(slots=True)
+class Counters:
+    """Plain ints touched only from the event loop (the background writer reports back there)."""
+
+    requests: int = 0
+    injected_requests: int = 0
+    chat_commands: int = 0
+    retrieval_failures: int = 0
+    retrieval_timeouts: int = 0
+    upstream_errors: int = 0
+    upstream_unreachable: int = 0
+    upstream_timeouts: int = 0
+    upstream_broken_streams: int = 0
+    client_disconnects: int = 0
+    records_written: int = 0
+    jobs_enqueued: int = 0
+    write_failures: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)

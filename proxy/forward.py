@@ -1,0 +1,233 @@
+"""Byte-level pass-through to an OpenAI-compatible (or Anthropic) upstream over one pooled
+aiohttp session, and the relay of its reply — JSON or SSE — as the bytes arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import aiohttp
+from starlette.types import Receive, Send
+
+from proxy.errors import ProxyError
+
+log = logging.getLogger("tenure.proxy")
+
+Header = tuple[bytes, bytes]
+
+# Connection-level headers (RFC 9110 §7.6.1) and what the proxy recomputes or consumes itself.
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect", "accept-encoding"}
+_CLIENT_CREDENTIALS = ("authorization", "x-api-key")
+# Encodings the proxy can itself decode to read the finished turn.
+_DECODABLE = ("gzip", "deflate", "identity")
+
+
+def new_session(*, connect_timeout: float, read_timeout: float) -> aiohttp.ClientSession:
+    """The pooled upstream client: raw bytes (no decompression), no cookies shared between
+    clients, no headers of its own."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30),
+        timeout=aiohttp.ClientTimeout(
+            total=None, sock_connect=connect_timeout, sock_read=read_timeout
+        ),
+        auto_decompress=False,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
+    )
+
+
+def upstream_headers(
+    headers: Iterable[Header],
+    *,
+    api_key: str | None,
+    anthropic: bool,
+    forward_credentials: bool,
+) -> list[tuple[str, str]]:
+    """The client's headers minus hop-by-hop and Tenure's own, with the upstream credentials.
+
+    With `api_key` the upstream key replaces the client's; without it the client's
+    `Authorization` / `x-api-key` is forwarded only when `forward_credentials` (no gateway key).
+    """
+    out: list[tuple[str, str]] = []
+    for raw_name, raw_value in headers:
+        name = raw_name.decode("latin-1").lower()
+        if name in _NOT_FORWARDED or name.startswith("x-tenure-") or name == "x-agent-id":
+            continue
+        if name in _CLIENT_CREDENTIALS and (api_key or not forward_credentials):
+            continue
+        out.append((name, raw_value.decode("latin-1")))
+    accept = _accept_encoding(headers)
+    if accept:
+        out.append(("accept-encoding", accept))
+    if api_key:
+        out.append(("x-api-key", api_key) if anthropic else ("authorization", f"Bearer {api_key}"))
+    return out
+
+
+def _accept_encoding(headers: Iterable[Header]) -> str:
+    """The client's Accept-Encoding restricted to encodings the proxy can read back."""
+    for raw_name, raw_value in headers:
+        if raw_name.lower() == b"accept-encoding":
+            wanted = [p.strip() for p in raw_value.decode("latin-1").split(",")]
+            kept = [p for p in wanted if p.split(";")[0].strip().lower() in _DECODABLE]
+            return ", ".join(kept)
+    return ""
+
+
+def response_headers(resp: aiohttp.ClientResponse, extra: Iterable[Header]) -> list[Header]:
+    """The upstream's headers as sent (status, rate limits, retry-after …) plus Tenure's."""
+    out = [
+        (name.lower(), value)
+        for name, value in resp.raw_headers
+        if name.decode("latin-1").lower() not in _HOP_BY_HOP
+    ]
+    out.extend(extra)
+    return out
+
+
+async def open_upstream(
+    session: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    headers: list[tuple[str, str]],
+    body: bytes | None,
+) -> aiohttp.ClientResponse:
+    """Send the request and wait for the response head.
+
+    Raises:
+        ProxyError: 502 when the upstream cannot be reached, 504 when it does not answer in time.
+    """
+    try:
+        return await session.request(method, url, headers=headers, data=body, allow_redirects=False)
+    except TimeoutError as exc:
+        raise ProxyError(
+            504,
+            f"upstream {url} did not answer in time ({type(exc).__name__}); "
+            "check TENURE_UPSTREAM_URL or raise TENURE_UPSTREAM_TIMEOUT",
+            type="upstream_timeout",
+            code="upstream_timeout",
+        ) from None
+    except aiohttp.ClientError as exc:
+        raise ProxyError(
+            502,
+            f"upstream {url} could not be reached ({exc}); check TENURE_UPSTREAM_URL",
+            type="upstream_unreachable",
+            code="upstream_unreachable",
+        ) from None
+
+
+class UpstreamBroke(Exception):
+    """The upstream failed after the response started: the client's transfer is cut."""
+
+
+async def relay(
+    resp: aiohttp.ClientResponse,
+    send: Send,
+    headers: list[Header],
+    capture: list[bytes] | None,
+) -> None:
+    """Send the upstream's status, headers and body chunks to the client as they arrive.
+
+    Raises:
+        UpstreamBroke: the upstream failed mid-body; the server then aborts the connection so
+            the client sees a cut transfer rather than a short "complete" one.
+    """
+    await send({"type": "http.response.start", "status": resp.status, "headers": headers})
+    try:
+        async for chunk in resp.content.iter_any():
+            if capture is not None:
+                capture.append(chunk)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise UpstreamBroke(f"upstream failed mid-response: {type(exc).__name__}: {exc}") from exc
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+@dataclass(slots=True)
+class Exchange:
+    """How one proxied exchange went."""
+
+    status: int = 0
+    content_type: str = ""
+    content_encoding: str = ""
+    completed: bool = False
+    disconnected: bool = False
+    broken: str = ""
+    finished: bool = False
+
+
+async def exchange(
+    session: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    *,
+    headers: list[tuple[str, str]],
+    body: bytes | None,
+    receive: Receive,
+    send: Send,
+    extra_headers: list[Header],
+    capture: list[bytes] | None,
+) -> Exchange:
+    """Forward one request and relay the reply; a client disconnect cancels the upstream call
+    (the upstream sees its connection closed). An upstream failing mid-reply is reported in
+    `broken`: the caller raises `UpstreamBroke` after its bookkeeping.
+
+    Raises:
+        ProxyError: 502/504 before any byte of the reply was sent.
+    """
+    task = asyncio.current_task()
+    assert task is not None
+    outcome = Exchange()
+
+    def on_disconnect(watcher: asyncio.Task[None]) -> None:
+        if outcome.finished or watcher.cancelled() or watcher.exception() is not None:
+            return
+        outcome.disconnected = True
+        task.cancel()
+
+    watcher = asyncio.create_task(_wait_for_disconnect(receive))
+    watcher.add_done_callback(on_disconnect)
+    resp: aiohttp.ClientResponse | None = None
+    try:
+        resp = await open_upstream(session, method, url, headers, body)
+        outcome.status = resp.status
+        outcome.content_type = resp.headers.get("content-type", "")
+        outcome.content_encoding = resp.headers.get("content-encoding", "")
+        await relay(resp, send, response_headers(resp, extra_headers), capture)
+        outcome.completed = True
+    except UpstreamBroke as exc:
+        outcome.broken = str(exc)
+        log.warning("%s: %s", url, exc)
+    except asyncio.CancelledError:
+        if not outcome.disconnected:
+            raise
+        task.uncancel()
+    finally:
+        outcome.finished = True
+        watcher.cancel()
+        if resp is not None:
+            if outcome.completed:
+                resp.release()
+            else:
+                resp.close()
+    return outcome
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass

@@ -1,0 +1,117 @@
+"""Injection records: which beliefs went into which request (table `injections`, migration 2)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from beliefs.store import BeliefStore
+
+MAX_LIMIT = 1000
+_COLUMNS = (
+    "request_id, created_at, user_id, agent_id, scopes, model, endpoint, query, layers, "
+    "belief_ids, persona, approx_tokens"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class InjectionRecord:
+    request_id: str
+    created_at: datetime
+    user_id: str
+    agent_id: str | None
+    scopes: tuple[str, ...]
+    model: str | None
+    endpoint: str
+    query: str
+    layers: dict[str, list[str]]
+    persona: bool
+    approx_tokens: int
+
+    @property
+    def belief_ids(self) -> list[str]:
+        return [belief_id for ids in self.layers.values() for belief_id in ids]
+
+    def save(self, store: BeliefStore) -> None:
+        """One INSERT; runs on the store thread."""
+        store.execute(
+            f"INSERT INTO injections ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                self.request_id,
+                self.created_at,
+                self.user_id,
+                self.agent_id,
+                list(self.scopes),
+                self.model,
+                self.endpoint,
+                self.query,
+                json.dumps(self.layers),
+                self.belief_ids,
+                self.persona,
+                self.approx_tokens,
+            ],
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "created_at": self.created_at.isoformat(),
+            "user_id": self.user_id,
+            "agent_id": self.agent_id,
+            "scopes": list(self.scopes),
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "query": self.query,
+            "layers": self.layers,
+            "belief_ids": self.belief_ids,
+            "persona": self.persona,
+            "approx_tokens": self.approx_tokens,
+        }
+
+
+def query_injections(
+    store: BeliefStore,
+    *,
+    request_id: str | None = None,
+    user_id: str | None = None,
+    belief_id: str | None = None,
+    limit: int = 50,
+) -> list[InjectionRecord]:
+    """Newest first; every filter given must match."""
+    where: list[str] = []
+    params: list[Any] = []
+    if request_id is not None:
+        where.append("request_id = ?")
+        params.append(request_id)
+    if user_id is not None:
+        where.append("user_id = ?")
+        params.append(user_id)
+    if belief_id is not None:
+        where.append("list_contains(belief_ids, ?)")
+        params.append(belief_id)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    params.append(max(1, min(limit, MAX_LIMIT)))
+    rows = store.execute(
+        f"SELECT {_COLUMNS} FROM injections {clause} ORDER BY created_at DESC LIMIT ?", params
+    ).fetchall()
+    return [_record(row) for row in rows]
+
+
+def _record(row: Sequence[Any]) -> InjectionRecord:
+    layers = row[8]
+    return InjectionRecord(
+        request_id=row[0],
+        created_at=row[1],
+        user_id=row[2],
+        agent_id=row[3],
+        scopes=tuple(row[4]),
+        model=row[5],
+        endpoint=row[6],
+        query=row[7],
+        layers=json.loads(layers) if isinstance(layers, str) else dict(layers),
+        persona=bool(row[10]),
+        approx_tokens=int(row[11]),
+    )

@@ -1,0 +1,132 @@
+"""Memory for one request: context assembled from the in-memory index, within a time budget.
+
+Assembly runs on its own thread so a slow one can be abandoned at `retrieval_timeout_ms`;
+an error or a timeout lets the request through without memory, logged and counted. No DuckDB
+call happens here except the first persona read of a user (through the store thread); after
+that the store serves personas from memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from beliefs.context import ContextRequest, assemble
+from beliefs.render import system_block, user_block
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from proxy.context_windows import memory_budget
+from proxy.counters import Counters
+from proxy.identity import Identity
+from proxy.settings import Settings
+
+log = logging.getLogger("tenure.proxy")
+
+RELEVANT = "relevant"
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """What goes into one request; `layers` maps layer name to the injected belief ids."""
+
+    system_block: str
+    user_block: str
+    layers: dict[str, list[str]]
+    persona: bool
+    query: str
+
+    @property
+    def count(self) -> int:
+        return sum(len(ids) for ids in self.layers.values())
+
+    @property
+    def approx_tokens(self) -> int:
+        return (len(self.system_block) + len(self.user_block) + 3) // 4
+
+    @property
+    def empty(self) -> bool:
+        return not self.system_block and not self.user_block
+
+
+class MemoryBuilder:
+    """Builds `Memory` for requests; owns the retrieval thread."""
+
+    def __init__(
+        self, store: BeliefStore, thread: StoreThread, settings: Settings, counters: Counters
+    ) -> None:
+        self._store = store
+        self._thread = thread
+        self._settings = settings
+        self._counters = counters
+        self._timeout = settings.retrieval_timeout_ms / 1000
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-retrieval")
+        self._persona_read: set[str] = set()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def build(
+        self, identity: Identity, query: str, model: str, *, tool_turn: bool
+    ) -> Memory | None:
+        """Memory for a request, or None when retrieval failed or ran out of time.
+
+        On a tool-result turn only the system block is used: it is recomputed from the same
+        state as the turn's first request, so the cached prompt prefix stays the same.
+        """
+        try:
+            persona = await self._persona(identity.user_id)
+            request = ContextRequest(
+                user_id=identity.user_id,
+                scopes=identity.scopes,
+                query=query,
+                agent_id=identity.agent_id,
+                max_beliefs=self._settings.max_beliefs,
+                token_budget=memory_budget(
+                    model,
+                    floor_tokens=self._settings.budget_floor_tokens,
+                    pct=self._settings.budget_pct,
+                ),
+            )
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(self._executor, _assemble, self._store, request, persona)
+            memory = await asyncio.wait_for(future, self._timeout)
+        except TimeoutError:
+            self._counters.retrieval_timeouts += 1
+            log.warning(
+                "retrieval for user %s took over %.0f ms; request sent without memory",
+                identity.user_id,
+                self._settings.retrieval_timeout_ms,
+            )
+            return None
+        except Exception:
+            self._counters.retrieval_failures += 1
+            log.exception(
+                "retrieval for user %s failed; request sent without memory", identity.user_id
+            )
+            return None
+        if tool_turn:
+            layers = {k: v for k, v in memory.layers.items() if k != RELEVANT}
+            return Memory(memory.system_block, "", layers, memory.persona, memory.query)
+        return memory
+
+    async def _persona(self, user_id: str) -> str:
+        if user_id in self._persona_read:
+            persona = self._store.get_persona(user_id)  # served from the store's memory
+        else:
+            persona = await self._thread.run(self._store.get_persona, user_id)
+            self._persona_read.add(user_id)
+        return persona.text if persona is not None else ""
+
+
+def _assemble(store: BeliefStore, request: ContextRequest, persona: str) -> Memory:
+    context = assemble(store.index, request, persona=persona)
+    layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
+    return Memory(
+        system_block=system_block(context),
+        user_block=user_block(context),
+        layers=layers,
+        persona=bool(context.persona),
+        query=request.query,
+    )

@@ -1,0 +1,91 @@
+"""The outermost layer of every HTTP call: request id, access key, and errors as envelopes."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from beliefs.errors import BeliefError
+from proxy.auth import authorized, needs_key
+from proxy.errors import ProxyError
+from proxy.forward import UpstreamBroke
+from proxy.replies import send_error
+from proxy.request_body import ClientGone
+
+log = logging.getLogger("tenure.proxy")
+
+REQUEST_ID = "tenure.request_id"
+
+
+def new_request_id() -> str:
+    return f"req_{secrets.token_hex(12)}"
+
+
+class GatewayMiddleware:
+    """Stamps `X-Tenure-Request-Id` on every response (errors too), checks `TENURE_API_KEY`,
+    and turns errors into the OpenAI envelope (`/api`: JSON) — never a traceback."""
+
+    def __init__(self, app: ASGIApp, api_key: str | None) -> None:
+        self.app = app
+        self.api_key = api_key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = new_request_id()
+        scope[REQUEST_ID] = request_id
+        stamp = (b"x-tenure-request-id", request_id.encode())
+        started = False
+
+        async def stamped(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message = {**message, "headers": [*message.get("headers", ()), stamp]}
+            await send(message)
+
+        path: str = scope["path"]
+        if needs_key(path, self.api_key) and not authorized(scope["headers"], self.api_key or ""):
+            error = ProxyError(
+                401,
+                "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY>",
+                type="authentication_error",
+                code="invalid_api_key",
+            )
+            await send_error(stamped, error, path=path)
+            return
+        try:
+            await self.app(scope, receive, stamped)
+        except ClientGone:
+            return
+        except UpstreamBroke:
+            raise  # the server aborts the connection: the client sees a cut transfer
+        except (ProxyError, BeliefError) as exc:
+            if started:
+                raise
+            error = exc if isinstance(exc, ProxyError) else ProxyError(exc.status, exc.message)
+            _count(scope, error)
+            await send_error(stamped, error, path=path)
+        except Exception:
+            log.exception("request %s %s failed", scope["method"], path)
+            if started:
+                raise
+            error = ProxyError(
+                500,
+                f"internal error in the gateway (request {request_id}); see the server log",
+                type="server_error",
+            )
+            await send_error(stamped, error, path=path)
+
+
+def _count(scope: Scope, error: ProxyError) -> None:
+    runtime = getattr(getattr(scope.get("app"), "state", None), "runtime", None)
+    if runtime is None:
+        return
+    if error.status == 502:
+        runtime.counters.upstream_unreachable += 1
+    elif error.status == 504:
+        runtime.counters.upstream_timeouts += 1

@@ -1,0 +1,88 @@
+"""Every other upstream path (models, embeddings, completions, responses …), passed through
+byte for byte; `GET models` also lists the LiteLLM-routed model names when there are any."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import Receive, Scope, Send
+
+from proxy.forward import Header, exchange, open_upstream, response_headers, upstream_headers
+from proxy.replies import send_bytes
+from proxy.request_body import read_body
+from proxy.runtime import Runtime
+
+
+async def handle_passthrough(
+    rt: Runtime, rest: str, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Forward `<method> <upstream>/<rest>?<query>` and relay the reply."""
+    settings = rt.settings
+    method: str = scope["method"]
+    body = await read_body(scope, receive, settings.max_body_bytes)
+    anthropic = rest == "messages" or rest.startswith("messages/")
+    if anthropic:
+        base = settings.anthropic_upstream_url or settings.upstream_url
+        key = settings.anthropic_upstream_api_key or settings.upstream_api_key
+    else:
+        base, key = settings.upstream_url, settings.upstream_api_key
+    url = f"{base}/{rest}"
+    if scope.get("query_string"):
+        url += "?" + scope["query_string"].decode("latin-1")
+    headers = upstream_headers(
+        scope["headers"],
+        api_key=key,
+        anthropic=anthropic,
+        forward_credentials=settings.api_key is None,
+    )
+    extra: list[Header] = []
+    if method == "GET" and rest == "models" and settings.models:
+        await _models_with_routes(rt, url, headers, extra, send)
+        return
+    outcome = await exchange(
+        rt.session,
+        method,
+        url,
+        headers=headers,
+        body=body if body or method not in ("GET", "HEAD") else None,
+        receive=receive,
+        send=send,
+        extra_headers=extra,
+        capture=None,
+    )
+    if outcome.status >= 400:
+        rt.counters.upstream_errors += 1
+    if outcome.disconnected:
+        rt.counters.client_disconnects += 1
+
+
+async def _models_with_routes(
+    rt: Runtime, url: str, headers: list[tuple[str, str]], extra: list[Header], send: Send
+) -> None:
+    resp = await open_upstream(rt.session, "GET", url, headers, None)
+    async with resp:
+        raw = await resp.read()
+        names = list(rt.settings.models)
+        if resp.status != 200 or resp.headers.get("content-encoding"):
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": resp.status,
+                    "headers": response_headers(resp, extra),
+                }
+            )
+            await send({"type": "http.response.body", "body": raw, "more_body": False})
+            return
+    try:
+        listing = json.loads(raw)
+        data = listing["data"]
+    except (ValueError, KeyError, TypeError):
+        listing, data = {"object": "list", "data": []}, []
+    known = {m.get("id") for m in data if isinstance(m, dict)}
+    data.extend(
+        {"id": name, "object": "model", "created": 0, "owned_by": "tenure"}
+        for name in names
+        if name not in known
+    )
+    listing["data"] = data
+    await send_bytes(send, 200, json.dumps(listing).encode(), headers=extra)

@@ -1,0 +1,125 @@
+"""Where memory goes in a request, keeping its cacheable prefix stable.
+
+Persona and pinned beliefs (rarely change) go at the end of the system message; the
+turn-dependent relevant beliefs at the end of the last user message. When the last message is
+a tool result nothing goes into the user side. Only the touched messages are copied; the rest
+of the request (unknown fields, content parts, `cache_control`, tools) is left as it came.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def joined(existing: str, block: str) -> str:
+    """`block` after `existing`, separated by a blank line (what `strip_injected` removes)."""
+    return f"{existing}\n\n{block}" if existing else block
+
+
+def text_of(content: Any) -> str:
+    """The text of a message content: a string, or the text parts of a content array."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+        ]
+        return "\n".join(texts)
+    return ""
+
+
+def _with_text(content: Any, block: str) -> Any:
+    if isinstance(content, list):
+        return [*content, {"type": "text", "text": block}]
+    return joined(content if isinstance(content, str) else "", block)
+
+
+# OpenAI chat completions
+
+
+def openai_last_user_text(messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return text_of(message.get("content"))
+    return ""
+
+
+def openai_ends_with_tool_result(messages: list[Any]) -> bool:
+    last = messages[-1] if messages else None
+    return isinstance(last, dict) and last.get("role") in ("tool", "function")
+
+
+def place_openai(body: dict[str, Any], system_block: str, user_block: str) -> dict[str, Any]:
+    """A copy of `body` with the blocks placed; empty blocks are not placed."""
+    messages: list[Any] = list(body["messages"])
+    if system_block:
+        index = next(
+            (
+                i
+                for i, m in enumerate(messages)
+                if isinstance(m, dict) and m.get("role") in _SYSTEM_ROLES
+            ),
+            None,
+        )
+        if index is None:
+            messages.insert(0, {"role": "system", "content": system_block})
+        else:
+            message = messages[index]
+            messages[index] = {
+                **message,
+                "content": _with_text(message.get("content"), system_block),
+            }
+    if user_block and not openai_ends_with_tool_result(messages):
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
+            if isinstance(message, dict) and message.get("role") == "user":
+                messages[i] = {**message, "content": _with_text(message.get("content"), user_block)}
+                break
+    return {**body, "messages": messages}
+
+
+# Anthropic messages
+
+
+def _is_tool_result(message: Any) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_result" for block in content
+    )
+
+
+def anthropic_last_user_text(messages: list[Any]) -> str:
+    """The text of the last user message that is not only tool results."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            text = text_of(message.get("content"))
+            if text or not _is_tool_result(message):
+                return text
+    return ""
+
+
+def anthropic_ends_with_tool_result(messages: list[Any]) -> bool:
+    last = messages[-1] if messages else None
+    return isinstance(last, dict) and last.get("role") == "user" and _is_tool_result(last)
+
+
+def place_anthropic(body: dict[str, Any], system_block: str, user_block: str) -> dict[str, Any]:
+    """A copy of `body` with the blocks placed: top-level `system` and the last user message."""
+    out = dict(body)
+    if system_block:
+        out["system"] = _with_text(body.get("system"), system_block)
+    messages: list[Any] = list(body["messages"])
+    if user_block and not anthropic_ends_with_tool_result(messages):
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
+            if isinstance(message, dict) and message.get("role") == "user":
+                messages[i] = {**message, "content": _with_text(message.get("content"), user_block)}
+                out["messages"] = messages
+                break
+    return out

@@ -1,0 +1,66 @@
+"""Sending complete replies the gateway writes itself (errors, synthetic answers, JSON)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from starlette.types import Send
+
+from proxy.errors import ProxyError, api_envelope, openai_envelope
+
+Header = tuple[bytes, bytes]
+JSON = b"application/json"
+SSE = b"text/event-stream"
+
+
+async def send_bytes(
+    send: Send,
+    status: int,
+    body: bytes,
+    *,
+    content_type: bytes = JSON,
+    headers: Iterable[Header] = (),
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def send_events(send: Send, events: list[bytes], *, headers: Iterable[Header] = ()) -> None:
+    """A complete SSE stream, one body message per event."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", SSE), (b"cache-control", b"no-cache"), *headers],
+        }
+    )
+    for event in events:
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def send_json(
+    send: Send, status: int, payload: Any, *, headers: Iterable[Header] = ()
+) -> None:
+    await send_bytes(send, status, json.dumps(payload, default=str).encode(), headers=headers)
+
+
+async def send_error(send: Send, error: ProxyError, *, path: str) -> None:
+    """The error in the envelope the path's clients expect."""
+    if path.startswith("/api/"):
+        body = api_envelope(error.status, error.message, type=error.type)
+    else:
+        body = openai_envelope(error, anthropic=path.rstrip("/").endswith("/messages"))
+    await send_bytes(send, error.status, body)

@@ -1,0 +1,127 @@
+"""Reading a request body within the size limit and checking the fields the gateway relies on.
+
+Only fields the gateway reads are checked (and named in the 400); everything else is the
+upstream's business and passes through untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.types import Receive, Scope
+
+from proxy.errors import ProxyError, bad_field
+
+
+async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
+    """The whole body, refusing more than `limit` bytes by Content-Length or by count.
+
+    Raises:
+        ProxyError: 413 when the body is over the limit.
+    """
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                declared = int(value)
+            except ValueError:
+                raise bad_field(
+                    "Content-Length", f"Content-Length {value!r} is not a number"
+                ) from None
+            if declared > limit:
+                raise _too_large(declared, limit)
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(size, limit)
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+class ClientGone(Exception):
+    """The client disconnected before its request body arrived."""
+
+
+def _too_large(size: int, limit: int) -> ProxyError:
+    return ProxyError(
+        413,
+        f"request body is {size} bytes or more; the limit is {limit} "
+        "(raise TENURE_MAX_BODY_BYTES to allow larger requests)",
+        code="request_too_large",
+    )
+
+
+def parse_object(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object.
+
+    Raises:
+        ProxyError: 400 when the body is not JSON or not an object.
+    """
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProxyError(
+            400, f"request body is not valid JSON ({exc}); send a JSON object", code="invalid_json"
+        ) from None
+    if not isinstance(body, dict):
+        raise ProxyError(
+            400,
+            f"request body must be a JSON object, got {type(body).__name__}",
+            code="invalid_json",
+        )
+    return body
+
+
+_TYPE_NAMES = {str: "a string", bool: "a boolean", dict: "an object", list: "a list"}
+
+
+def _expect(body: dict[str, Any], name: str, kind: type, *, required: bool = False) -> None:
+    if name not in body:
+        if required:
+            raise bad_field(name, f"'{name}' is required")
+        return
+    value = body[name]
+    if value is None and not required:
+        return
+    if not isinstance(value, kind):
+        raise bad_field(
+            name,
+            f"'{name}' must be {_TYPE_NAMES[kind]}, got {type(value).__name__} ({value!r:.60})",
+        )
+
+
+def check_chat(body: dict[str, Any], *, anthropic: bool) -> None:
+    """Check the fields of a chat completion (or Anthropic messages) request the gateway reads.
+
+    Raises:
+        ProxyError: 400 naming the first wrong field.
+    """
+    _expect(body, "model", str, required=True)
+    _expect(body, "messages", list, required=True)
+    _expect(body, "stream", bool)
+    _expect(body, "metadata", dict)
+    if anthropic:
+        if "system" in body and not isinstance(body["system"], str | list):
+            raise bad_field(
+                "system",
+                "'system' must be a string or a list of blocks, "
+                f"got {type(body['system']).__name__}",
+            )
+    else:
+        _expect(body, "user", str)
+        _expect(body, "stream_options", dict)
+    for i, message in enumerate(body["messages"]):
+        if not isinstance(message, dict):
+            raise bad_field(
+                f"messages[{i}]", f"'messages[{i}]' must be an object, got {type(message).__name__}"
+            )
+        if not isinstance(message.get("role"), str):
+            raise bad_field(f"messages[{i}].role", f"'messages[{i}].role' must be a string")

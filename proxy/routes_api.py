@@ -1,0 +1,147 @@
+"""The JSON API under `/api/` (beliefs, chains, history, injections) and `/healthz`.
+
+Every store call goes through the store thread; errors are JSON naming the bad value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from beliefs.models import Belief
+from proxy.errors import ProxyError
+from proxy.injections import query_injections
+from proxy.runtime import Runtime
+
+_BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def _runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+def _flag(request: Request, name: str) -> bool:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    try:
+        return _BOOL[raw.lower()]
+    except KeyError:
+        raise ProxyError(400, f"{name}={raw!r}: use true or false", param=name) from None
+
+
+def _int(request: Request, name: str, default: int | None, *, low: int = 0) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise ProxyError(400, f"{name}={raw!r}: use a whole number >= {low}", param=name)
+    return value
+
+
+def _belief(belief: Belief) -> dict[str, Any]:
+    return belief.model_dump(mode="json")
+
+
+async def list_beliefs(request: Request) -> Response:
+    """Filters: user, scope, agent, type, status, pinned, review_state, include_superseded,
+    include_deleted, with_history, limit, offset (the store's `list`)."""
+    rt = _runtime(request)
+    params = request.query_params
+    pinned = params.get("pinned")
+    beliefs = await rt.thread.run(
+        rt.store.list,
+        user_id=params.get("user"),
+        scope=params.get("scope"),
+        agent_id=params.get("agent"),
+        type=params.get("type"),
+        status=params.get("status"),
+        pinned=None if pinned is None else _flag(request, "pinned"),
+        review_state=params.get("review_state"),
+        include_superseded=_flag(request, "include_superseded"),
+        include_deleted=_flag(request, "include_deleted"),
+        with_history=_flag(request, "with_history"),
+        limit=_int(request, "limit", None, low=1),
+        offset=_int(request, "offset", 0) or 0,
+    )
+    return JSONResponse([_belief(b) for b in beliefs])
+
+
+async def get_belief(request: Request) -> Response:
+    rt = _runtime(request)
+    belief = await rt.thread.run(rt.store.get, request.path_params["belief_id"])
+    return JSONResponse(_belief(belief))
+
+
+async def belief_chain(request: Request) -> Response:
+    rt = _runtime(request)
+    chain = await rt.thread.run(rt.store.chain, request.path_params["belief_id"])
+    return JSONResponse([_belief(b) for b in chain])
+
+
+async def belief_history(request: Request) -> Response:
+    rt = _runtime(request)
+    events = await rt.thread.run(rt.store.history, request.path_params["belief_id"])
+    return JSONResponse([e.model_dump(mode="json") for e in events])
+
+
+async def list_injections(request: Request) -> Response:
+    """Filters: request_id, user, belief_id, limit (newest first)."""
+    rt = _runtime(request)
+    params = request.query_params
+    records = await rt.thread.run(
+        query_injections,
+        rt.store,
+        request_id=params.get("request_id"),
+        user_id=params.get("user"),
+        belief_id=params.get("belief_id"),
+        limit=_int(request, "limit", 50, low=1) or 50,
+    )
+    return JSONResponse([r.as_json() for r in records])
+
+
+async def healthz(request: Request) -> Response:
+    rt = _runtime(request)
+    try:
+        await asyncio.wait_for(rt.thread.run(lambda: rt.store.execute("SELECT 1").fetchone()), 2)
+        store_ok = True
+    except Exception:
+        store_ok = False
+    body: dict[str, Any] = {
+        "status": "ok" if store_ok else "degraded",
+        "store": {"ok": store_ok, "beliefs_in_memory": len(rt.store.index)},
+        "counters": rt.counters.as_dict(),
+        "pending_writes": rt.writer.pending,
+    }
+    try:
+        breaker = rt.breaker_state()
+    except Exception:
+        breaker = {"error": "breaker state unavailable"}
+    if breaker is not None:
+        body["extractor"] = breaker
+    return JSONResponse(body, status_code=200 if store_ok else 503)
+
+
+async def not_found(request: Request) -> Response:
+    raise ProxyError(404, f"no API endpoint {request.url.path}", type="not_found")
+
+
+def api_routes() -> list[BaseRoute]:
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/api/beliefs", list_beliefs, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}", get_belief, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}/chain", belief_chain, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}/history", belief_history, methods=["GET"]),
+        Route("/api/injections", list_injections, methods=["GET"]),
+        Route("/api/{rest:path}", not_found),
+    ]

@@ -1,0 +1,39 @@
+"""The proxy paths: `/v1/...`, the same without `/v1`, and `/scope/<scope>/v1/...`."""
+
+from __future__ import annotations
+
+from starlette.types import Receive, Scope, Send
+
+from proxy.chat import ChatRequest, handle_chat
+from proxy.middleware import REQUEST_ID
+from proxy.passthrough import handle_passthrough
+from proxy.runtime import Runtime
+
+
+def split_path(path: str) -> tuple[str | None, str]:
+    """(URL scope or None, upstream path without `/v1/`) of a proxy path."""
+    url_scope: str | None = None
+    rest = path.lstrip("/")
+    if rest.startswith("scope/"):
+        url_scope, _, rest = rest[len("scope/") :].partition("/")
+    if rest == "v1" or rest.startswith("v1/"):
+        rest = rest[3:]
+    return url_scope or None, rest.strip("/")
+
+
+class ProxyEndpoint:
+    """A plain ASGI app (no per-request Request object) for the hot path."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        runtime: Runtime = scope["app"].state.runtime
+        runtime.counters.requests += 1
+        url_scope, rest = split_path(scope["path"])
+        if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
+            request = ChatRequest(
+                wire="openai" if rest == "chat/completions" else "anthropic",
+                url_scope=url_scope,
+                request_id=scope[REQUEST_ID],
+            )
+            await handle_chat(runtime, request, scope, receive, send)
+        else:
+            await handle_passthrough(runtime, rest, scope, receive, send)

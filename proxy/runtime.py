@@ -1,0 +1,108 @@
+"""The resources of a running gateway, opened and closed by the app's lifespan."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from extractor.jobs import JobQueue
+from extractor.worker import ExtractionWorkers
+from proxy.background import StoreWriter
+from proxy.chat_commands import LOAD_SQL, ChatStates
+from proxy.counters import Counters
+from proxy.forward import new_session
+from proxy.memory import MemoryBuilder
+from proxy.settings import Settings
+
+log = logging.getLogger("tenure.proxy")
+
+
+@dataclass
+class Runtime:
+    """Everything a request needs; one per app, created in the lifespan (no globals)."""
+
+    settings: Settings
+    store: BeliefStore
+    thread: StoreThread
+    session: aiohttp.ClientSession
+    writer: StoreWriter
+    memory: MemoryBuilder
+    chat_states: ChatStates
+    counters: Counters
+    jobs: JobQueue
+    workers: ExtractionWorkers | None
+    owns_store: bool
+    owns_session: bool
+
+    @classmethod
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        store: BeliefStore | None = None,
+        upstream: aiohttp.ClientSession | None = None,
+        llm: Any = None,
+    ) -> Runtime:
+        """Open the store (unless given), the upstream pool, the writer and the workers.
+
+        Raises:
+            StoreLocked: another process holds the database.
+        """
+        owns_store = store is None
+        if store is None:
+            settings.home.mkdir(parents=True, exist_ok=True)
+            store = BeliefStore.open(settings.db_path)
+        thread = StoreThread(store)
+        counters = Counters()
+        chat_states = ChatStates()
+        chat_states.load(await thread.run(lambda: store.execute(LOAD_SQL).fetchall()))
+        session = upstream or new_session(
+            connect_timeout=settings.upstream_connect_timeout,
+            read_timeout=settings.upstream_timeout,
+        )
+        writer = StoreWriter(thread, counters)
+        writer.start()
+        jobs = JobQueue(store)
+        workers: ExtractionWorkers | None = None
+        if settings.extract_workers > 0:
+            workers = ExtractionWorkers(thread, jobs, llm, settings)
+            await workers.start()
+        return cls(
+            settings=settings,
+            store=store,
+            thread=thread,
+            session=session,
+            writer=writer,
+            memory=MemoryBuilder(store, thread, settings, counters),
+            chat_states=chat_states,
+            counters=counters,
+            jobs=jobs,
+            workers=workers,
+            owns_store=owns_store,
+            owns_session=upstream is None,
+        )
+
+    async def close(self) -> None:
+        """Stop the workers, write every queued record and job, then close what was opened."""
+        if self.workers is not None:
+            try:
+                await self.workers.stop()
+            except Exception:
+                log.exception("extraction workers did not stop cleanly")
+        await self.writer.stop()
+        self.memory.close()
+        if self.owns_session:
+            await self.session.close()
+        self.thread.close()
+        if self.owns_store:
+            with contextlib.suppress(Exception):
+                self.store.close()
+
+    def breaker_state(self) -> dict[str, Any] | None:
+        return self.workers.breaker_state() if self.workers is not None else None

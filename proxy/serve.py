@@ -1,0 +1,62 @@
+"""Running the gateway: one uvicorn process serving the proxy, the API and the UI."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+
+from beliefs.store import BeliefStore
+from proxy.app import create_app
+from proxy.settings import Settings, SettingsError
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, api_key: str | None) -> None:
+    """Raises:
+    SettingsError: a non-loopback host without TENURE_API_KEY.
+    """
+    if not is_loopback(host) and not api_key:
+        raise SettingsError(
+            f"refusing to listen on {host}: it is reachable from other machines and "
+            "TENURE_API_KEY is not set. Set TENURE_API_KEY (clients then send "
+            "Authorization: Bearer <key>) or use --host 127.0.0.1"
+        )
+
+
+def serve(settings: Settings) -> None:
+    """Open the store, then serve until interrupted.
+
+    Raises:
+        SettingsError: the bind address is refused.
+        StoreLocked: another process holds the database.
+    """
+    import uvicorn  # the server is only needed by `tenure serve`
+
+    check_bind(settings.host, settings.api_key)
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings.home.mkdir(parents=True, exist_ok=True)
+    store = BeliefStore.open(settings.db_path)
+    try:
+        config = uvicorn.Config(
+            create_app(settings, store=store),
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            access_log=settings.log_level == "debug",
+            server_header=False,
+            date_header=False,
+            lifespan="on",
+        )
+        uvicorn.Server(config).run()
+    finally:
+        store.close()

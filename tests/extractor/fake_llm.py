@@ -1,0 +1,91 @@
+"""A fake at the LLM boundary: scripted replies in order, every call recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class FakeChatModel:
+    """Implements `ChatModel`; a reply that is an Exception is raised instead of returned."""
+
+    def __init__(self, replies: Sequence[str | dict[str, Any] | Exception] = ()) -> None:
+        self.replies: list[str | dict[str, Any] | Exception] = list(replies)
+        self.calls: list[dict[str, Any]] = []
+        self.default: str | dict[str, Any] | Exception | None = None
+        self.gate: asyncio.Event | None = None
+
+    def push(self, *replies: str | dict[str, Any] | Exception) -> None:
+        self.replies.extend(replies)
+
+    async def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        response_format: Mapping[str, Any] | None,
+        model: str,
+    ) -> str:
+        self.calls.append(
+            {
+                "messages": [dict(m) for m in messages],
+                "response_format": response_format,
+                "model": model,
+            }
+        )
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.replies:
+            reply = self.replies.pop(0)
+        elif self.default is not None:
+            reply = self.default
+        else:
+            raise AssertionError("FakeChatModel ran out of scripted replies")
+        if isinstance(reply, Exception):
+            raise reply
+        return reply if isinstance(reply, str) else json.dumps(reply)
+
+
+def extraction(**kwargs: Any) -> dict[str, Any]:
+    """An extraction reply with empty lists for whatever is not given."""
+    out: dict[str, Any] = {
+        "new_beliefs": [],
+        "belief_updates": [],
+        "entity_updates": [],
+        "resolved_open_questions": [],
+    }
+    out.update(kwargs)
+    return out
+
+
+def new_belief(name: str, content: str, **kwargs: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": "decision",
+        "canonical_name": name,
+        "content": content,
+        "why_it_matters": f"Respect {name} in every answer.",
+        "aliases": [],
+        "rejected_alternatives": [],
+        "scope": [],
+        "confidence": 0.9,
+        "epistemic_status": "active",
+        "memory_class": None,
+        "participants": [],
+        "resolves_open_question": None,
+    }
+    out.update(kwargs)
+    return out
+
+
+def update(change: str, **kwargs: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "belief_id": None,
+        "canonical_name": None,
+        "change": change,
+        "new_content": None,
+        "new_canonical_name": None,
+        "reason": None,
+    }
+    out.update(kwargs)
+    return out

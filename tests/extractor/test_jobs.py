@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from beliefs.models import Belief, utcnow
+from beliefs.store import BeliefStore
+from extractor.errors import JobNotFound, JobStateError
+from extractor.jobs import JobQueue
+from extractor.schema import Skipped
+from tests.extractor.conftest import make_turn
+
+
+def test_enqueue_claim_complete(queue: JobQueue) -> None:
+    job_id = queue.enqueue(make_turn())
+    assert queue.get(job_id).status == "pending"
+    job = queue.claim()
+    assert job is not None and job.id == job_id
+    assert job.status == "running" and job.attempts == 1
+    assert queue.claim() is None
+    queue.complete(job_id, ["b-1"], [Skipped(item="x", reason="y")])
+    done = queue.get(job_id)
+    assert done.status == "done" and done.written_ids == ["b-1"]
+    assert done.skipped == [Skipped(item="x", reason="y")] and done.finished_at is not None
+    with pytest.raises(JobStateError):
+        queue.complete(job_id, [], [])
+
+
+def test_the_turn_is_stored_redacted(queue: JobQueue, store: BeliefStore) -> None:
+    job_id = queue.enqueue(make_turn("deploy with sk-abcdefghijklmnopqrstuvwx now"))
+    assert "sk-abcdefghijklmnopqrstuvwx" not in str(store.execute("SELECT * FROM jobs").fetchall())
+    assert "[REDACTED]" in queue.get(job_id).turn.user_message
+
+
+def test_a_job_left_running_by_a_dead_process_is_claimed_again(db_path: Path) -> None:
+    store = BeliefStore.open(db_path)
+    first = JobQueue(store)
+    job_id = first.enqueue(make_turn())
+    assert first.claim() is not None
+    assert first.claim() is None  # its own running job is not an orphan
+    store.close()  # the process dies here
+
+    store = BeliefStore.open(db_path)
+    try:
+        again = JobQueue(store).claim()
+        assert again is not None and again.id == job_id and again.attempts == 2
+    finally:
+        store.close()
+
+
+def test_failed_attempts_wait_then_park(queue: JobQueue) -> None:
+    job_id = queue.enqueue(make_turn())
+    queue.claim()
+    later = utcnow() + timedelta(seconds=60)
+    queue.fail(job_id, "boom", None, later)
+    job = queue.get(job_id)
+    assert job.status == "pending" and job.last_error == "boom" and job.next_attempt_at == later
+    assert queue.claim() is None
+    assert queue.claim(now=later) is not None
+    queue.fail(job_id, "boom again", "raw text", None)
+    job = queue.get(job_id)
+    assert job.status == "failed" and job.raw_output == "raw text" and job.attempts == 2
+    assert [j.id for j in queue.list(status="failed")] == [job_id]
+    assert queue.counts() == {"pending": 0, "running": 0, "done": 0, "failed": 1}
+
+
+def test_retry_resets_a_failed_job_and_refuses_others(queue: JobQueue) -> None:
+    job_id = queue.enqueue(make_turn())
+    queue.claim()
+    with pytest.raises(JobStateError, match="running"):
+        queue.retry(job_id)
+    queue.fail(job_id, "boom", None, None)
+    job = queue.retry(job_id)
+    assert job.status == "pending" and job.attempts == 0 and job.finished_at is None
+    with pytest.raises(JobNotFound):
+        queue.retry("j-nope")
+    with pytest.raises(JobStateError, match="unknown job status"):
+        queue.list(status="stuck")
+
+
+def test_completion_and_writes_share_one_transaction(queue: JobQueue, store: BeliefStore) -> None:
+    job_id = queue.enqueue(make_turn())
+    queue.claim()
+    queue.complete(job_id, [], [])
+    belief = Belief(user_id="alice", canonical_name="x", content="y")
+    with pytest.raises(JobStateError), store.transaction():
+        store.create(belief)
+        queue.complete(job_id, [belief.id], [])  # already done: the create rolls back too
+    assert store.index.get(belief.id) is None
+    assert store.execute("SELECT count(*) FROM beliefs").fetchone() == (0,)

@@ -1,0 +1,269 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from beliefs.models import Belief
+from extractor.merge import inherit, plan_merge, referenced
+from extractor.plan import Plan
+from extractor.schema import ExtractionOutput
+from extractor.turn import Turn
+from tests.extractor.fake_llm import extraction, new_belief, update
+
+NOW = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
+TURN = Turn(
+    request_id="req-1",
+    user_id="u1",
+    agent_id="cli",
+    scopes=["project:billing"],
+    model="small",
+    user_message="m",
+)
+
+
+def existing(name: str, content: str, **kwargs: Any) -> Belief:
+    base: dict[str, Any] = {
+        "user_id": "u1",
+        "canonical_name": name,
+        "content": content,
+        "scope": ["project:billing"],
+        "aliases": ["old alias"],
+        "rejected_alternatives": ["mongoose"],
+    }
+    base.update(kwargs)
+    return Belief(**base)
+
+
+def merge(raw: dict[str, Any], known: list[Belief] | None = None) -> Plan:
+    out = ExtractionOutput.model_validate(raw)
+    return plan_merge(out, TURN, known or [], model="openai/small", now=NOW, job_id="j1")
+
+
+def test_a_new_belief_is_created_pending_extracted_with_provenance() -> None:
+    plan = merge(
+        extraction(new_beliefs=[new_belief("DB driver", "Raw driver.", aliases=["driver"])])
+    )
+    [created] = plan.creates
+    assert created.canonical_name == "db_driver"
+    assert created.review_state == "pending" and created.source_type == "extracted"
+    assert created.scope == ["project:billing"]
+    assert created.aliases == ["driver"]
+    assert created.provenance == {
+        "request_id": "req-1",
+        "model": "openai/small",
+        "extracted_at": NOW.isoformat(),
+        "agent_id": "cli",
+        "job_id": "j1",
+    }
+
+
+def test_low_confidence_is_dropped_with_a_reason() -> None:
+    plan = merge(extraction(new_beliefs=[new_belief("maybe", "x", confidence=0.2)]))
+    assert plan.creates == []
+    assert "below 0.35" in plan.skipped[0].reason
+
+
+def test_scopes_outside_the_turn_fall_back_to_the_turn_scope() -> None:
+    plan = merge(
+        extraction(
+            new_beliefs=[
+                new_belief("a", "x", scope=["project:other"]),
+                new_belief("b", "y", scope=["user:universal"]),
+            ]
+        )
+    )
+    assert [b.scope for b in plan.creates] == [["project:billing"], ["user:universal"]]
+
+
+def test_same_name_same_content_reinforces_and_unions_aliases() -> None:
+    old = existing("db_driver", "Uses the raw driver.")
+    plan = merge(
+        extraction(
+            new_beliefs=[
+                new_belief(
+                    "db_driver",
+                    "uses the raw driver",
+                    aliases=["Old Alias", "raw"],
+                    rejected_alternatives=["prisma"],
+                )
+            ]
+        ),
+        [old],
+    )
+    assert plan.creates == [] and plan.conflicts == []
+    [r] = plan.reinforcements
+    assert r.belief_id == old.id and r.aliases == ("raw",)
+    assert r.rejected_alternatives == ("prisma",)
+
+
+def test_same_name_different_content_opens_a_conflict() -> None:
+    old = existing("db_driver", "Uses the raw driver.")
+    plan = merge(extraction(new_beliefs=[new_belief("db_driver", "Uses Prisma.")]), [old])
+    assert plan.creates == [] and plan.reinforcements == []
+    [c] = plan.conflicts
+    assert c.existing_id == old.id and c.proposed.content == "Uses Prisma."
+
+
+def test_a_belief_in_another_scope_does_not_collide() -> None:
+    old = existing("db_driver", "Uses the raw driver.", scope=["project:other"])
+    plan = merge(extraction(new_beliefs=[new_belief("db_driver", "Uses Prisma.")]), [old])
+    assert len(plan.creates) == 1 and plan.conflicts == []
+
+
+def test_supersession_by_a_wrong_id_falls_back_to_the_canonical_name() -> None:
+    old = existing("cache_store", "Uses Redis.", pinned=True)
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update(
+                    "superseded",
+                    belief_id="b-mangled",
+                    canonical_name="cache_store",
+                    new_content="Uses Valkey.",
+                    new_canonical_name="cache_engine",
+                    reason="switched",
+                )
+            ]
+        ),
+        [old],
+    )
+    [s] = plan.supersessions
+    assert s.old_id == old.id and s.reason == "switched"
+    new = s.replacement
+    assert new.canonical_name == "cache_engine" and new.content == "Uses Valkey."
+    assert new.aliases == ["old alias", "cache_store"]
+    assert new.rejected_alternatives == ["mongoose"]
+    assert new.pinned and new.scope == ["project:billing"]
+    assert new.review_state == "pending" and new.source_type == "extracted"
+
+
+def test_a_new_belief_repeating_the_replacement_merges_into_it() -> None:
+    old = existing("cache_store", "Uses Redis.")
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update("superseded", canonical_name="cache_store", new_content="Uses Valkey.")
+            ],
+            new_beliefs=[new_belief("cache_store", "Uses Valkey.", aliases=["valkey"])],
+        ),
+        [old],
+    )
+    assert plan.creates == [] and plan.conflicts == []
+    assert "valkey" in plan.supersessions[0].replacement.aliases
+
+
+def test_contradicted_update_opens_a_conflict_and_needs_content() -> None:
+    old = existing("editor", "Uses Vim.")
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update("contradicted", belief_id=old.id, new_content="Uses Emacs."),
+                update("contradicted", canonical_name="editor"),
+            ]
+        ),
+        [old],
+    )
+    [c] = plan.conflicts
+    assert c.existing_id == old.id and c.proposed.content == "Uses Emacs."
+    assert len(plan.skipped) == 1
+
+
+def test_updates_to_unknown_beliefs_are_skipped_with_the_reason() -> None:
+    plan = merge(extraction(belief_updates=[update("reinforced", canonical_name="ghost")]))
+    assert plan.is_empty()
+    assert "no live belief" in plan.skipped[0].reason
+
+
+def test_entity_updates_enrich_with_only_new_aliases() -> None:
+    old = existing("kubernetes", "Runs on k8s.", aliases=["k8s"])
+    plan = merge(
+        extraction(
+            entity_updates=[
+                {
+                    "canonical_name": "kubernetes",
+                    "new_aliases": ["K8S", "kube", "sk-abcdefghijklmnopqrstuv"],
+                }
+            ]
+        ),
+        [old],
+    )
+    [e] = plan.enrichments
+    assert e.belief_id == old.id and e.aliases == ("kube",)
+
+
+def test_open_questions_resolve_by_name_or_by_the_new_belief() -> None:
+    q1 = existing("which_queue", "SQS or Kafka?", type="open_question")
+    q2 = existing("which_orm", "Which ORM?", type="open_question")
+    plan = merge(
+        extraction(
+            resolved_open_questions=["which_queue"],
+            new_beliefs=[new_belief("orm_choice", "No ORM.", resolves_open_question=q2.id)],
+        ),
+        [q1, q2],
+    )
+    assert {(r.belief_id, r.resolved_by) for r in plan.resolutions} == {
+        (q1.id, None),
+        (q2.id, plan.creates[0].id),
+    }
+
+
+def test_inferred_is_promoted_after_five_reinforcements_and_48_hours() -> None:
+    ripe = existing(
+        "tabs",
+        "Prefers tabs.",
+        epistemic_status="inferred",
+        reinforcement_count=4,
+        created_at=NOW - timedelta(hours=49),
+    )
+    young = existing(
+        "spaces",
+        "Prefers spaces.",
+        epistemic_status="inferred",
+        reinforcement_count=9,
+        created_at=NOW - timedelta(hours=2),
+    )
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update("reinforced", canonical_name="tabs"),
+                update("reinforced", canonical_name="spaces"),
+            ]
+        ),
+        [ripe, young],
+    )
+    assert {r.belief_id: r.promote for r in plan.reinforcements} == {
+        ripe.id: True,
+        young.id: False,
+    }
+
+
+def test_secrets_in_the_output_are_never_planned() -> None:
+    plan = merge(
+        extraction(
+            new_beliefs=[
+                new_belief(
+                    "deploy_key",
+                    "Deploys with api_key=Zx9aQ2mP7rT4wL8kN3vB.",
+                    aliases=["ghp_abcdefghijklmnopqrstuvwxyz0123"],
+                )
+            ]
+        )
+    )
+    [b] = plan.creates
+    assert "Zx9aQ2mP7rT4wL8kN3vB" not in b.content and b.aliases == []
+
+
+def test_referenced_collects_ids_and_normalised_names() -> None:
+    out = ExtractionOutput.model_validate(
+        extraction(
+            new_beliefs=[new_belief("DB Driver", "x")],
+            belief_updates=[update("reinforced", belief_id="b-1", canonical_name="Cache")],
+        )
+    )
+    assert referenced(out) == ({"b-1"}, {"db_driver", "cache"})
+
+
+def test_inherit_keeps_the_old_name_only_when_it_changed() -> None:
+    old = existing("a", "x", aliases=["one"])
+    same = inherit(old, existing("a", "y", aliases=[], rejected_alternatives=[]))
+    assert same.aliases == ["one"]

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import pytest
+
+from extractor.redact import REDACTED, redact, redact_value
+
+SECRETS = [
+    "sk-proj-abcdefghijklmnop1234567890",
+    "sk-ant-api03-AAAAbbbbCCCC1234dddd",
+    "AKIAIOSFODNN7EXAMPLE",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9",
+]
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_known_key_shapes_are_redacted(secret: str) -> None:
+    text = f"please use {secret} for the deploy"
+    assert redact(text) == f"please use {REDACTED} for the deploy"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Authorization: Bearer abc.def-123456789", f"Authorization: Bearer {REDACTED}"),
+        ("password=hunter2 and more", f"password={REDACTED} and more"),
+        ('PASSWORD: "s3cret pass"', f"PASSWORD: {REDACTED}"),
+        ("my password is hunter2", f"my password is {REDACTED}"),
+        ("api_key=Zx9aQ2mP7rT4wL8kN3vB", f"api_key={REDACTED}"),
+        ("secret: a1b2c3d4e5f6g7h8i9j0", f"secret: {REDACTED}"),
+        ("token abcdef0123456789abcdef", f"token {REDACTED}"),
+        ("postgres://app:pa55word@db/prod", f"postgres://app:{REDACTED}@db/prod"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY----- ok",
+            f"{REDACTED} ok",
+        ),
+    ],
+)
+def test_secrets_after_their_names_are_redacted(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We use Redis and TypeScript strict mode",
+        "the token_budget_configuration is nice",
+        "set the token budget to 1024 tokens",
+        "our secret sauce is consistency",
+    ],
+)
+def test_prose_is_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_redaction_is_idempotent() -> None:
+    once = redact("api_key=Zx9aQ2mP7rT4wL8kN3vB and Bearer abcdefghijk123")
+    assert redact(once) == once
+
+
+def test_nested_values_are_redacted() -> None:
+    value = {"function": {"arguments": '{"key": "sk-abcdefghijklmnopqrstu"}'}, "n": [1, "x"]}
+    out = redact_value(value)
+    assert "sk-abcdefghijklmnopqrstu" not in str(out)
+    assert out["n"] == [1, "x"]

@@ -1,0 +1,456 @@
+"""A stand-in LLM provider: a real HTTP server speaking the OpenAI and Anthropic protocols.
+
+Runs aiohttp.web on 127.0.0.1 (free port) in a background thread. It records every request it
+receives (method, path, headers, body) and the exact bytes it sent back, and answers:
+
+- `POST /v1/chat/completions`: JSON, or SSE in several chunks (tool-call deltas, a usage chunk
+  when `stream_options.include_usage`, `[DONE]`);
+- `POST /v1/messages`: Anthropic JSON, or SSE events (`message_start` … `ping` …
+  `message_stop`);
+- `GET /v1/models`, `POST /v1/embeddings`, and any other path with a small JSON echo.
+
+Replies are scripted with `queue()`: a `Chat` (content and/or tool calls, rendered for the
+wire format and streaming mode of the request it answers — e.g. the JSON an extractor asks for
+with `response_format`), or a raw `Raw` reply (any status, headers and body; e.g. 429 with
+`retry-after`). Either may be slow (`delay`), and the server notes when a client hangs up on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+DEFAULT_TEXT = "Hello from the stand-in provider."
+
+
+@dataclass
+class Chat:
+    """An assistant reply, rendered as OpenAI or Anthropic, JSON or SSE, to fit the request."""
+
+    content: str = DEFAULT_TEXT
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"id", "name", "arguments"}
+    delay: float = 0.0  # seconds before the response head
+    chunk_delay: float = 0.0  # seconds between SSE events
+    match: Callable[[Recorded], bool] | None = None  # only for requests it accepts
+
+
+@dataclass
+class Raw:
+    status: int = 200
+    body: bytes = b"{}"
+    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "application/json"})
+    delay: float = 0.0
+    match: Callable[[Recorded], bool] | None = None
+
+
+Reply = Chat | Raw
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    sent: bytearray = field(default_factory=bytearray)
+    client_hung_up: bool = False
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+class FakeUpstream:
+    """Start with `with FakeUpstream() as upstream:`; `upstream.url` ends in `/v1`."""
+
+    def __init__(self) -> None:
+        self.requests: list[Recorded] = []
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.hung_up = threading.Event()
+        self.port = 0
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def __enter__(self) -> FakeUpstream:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self, port: int = 0) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        self.port = sock.getsockname()[1]
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._serve(sock), self._loop).result(10)
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+            self._runner = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    async def _serve(self, sock: socket.socket) -> None:
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=False)
+        await self._runner.setup()
+        await web.SockSite(self._runner, sock).start()
+
+    # -- scripting ----------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def queue(self, *replies: Reply) -> None:
+        """Answer the next matching requests with these replies, in order."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def last(self, path_suffix: str = "") -> Recorded:
+        with self._lock:
+            for rec in reversed(self.requests):
+                if rec.path.endswith(path_suffix):
+                    return rec
+        raise AssertionError(f"the stand-in received no request for *{path_suffix}")
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self._script.clear()
+        self.hung_up.clear()
+
+    def _next(self, rec: Recorded) -> Reply | None:
+        with self._lock:
+            for i, reply in enumerate(self._script):
+                if reply.match is None or reply.match(rec):
+                    del self._script[i]
+                    return reply
+        return None
+
+    # -- serving ------------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        rec = Recorded(
+            method=request.method,
+            path=request.path_qs,
+            headers={k.lower(): v for k, v in request.headers.items()},
+            body=await request.read(),
+        )
+        with self._lock:
+            self.requests.append(rec)
+        reply = self._next(rec)
+        if reply is not None and reply.delay and not await self._wait(request, rec, reply.delay):
+            return web.Response(status=499)
+        if isinstance(reply, Raw):
+            return await self._send(request, rec, reply.status, reply.headers, [reply.body])
+        chat = reply if isinstance(reply, Chat) else Chat()
+        path = request.path
+        body = _loads(rec.body)
+        if path.endswith("/chat/completions"):
+            return await self._chat(request, rec, body, chat)
+        if path.endswith("/messages"):
+            return await self._messages(request, rec, body, chat)
+        if path.endswith("/models"):
+            return await self._json(request, rec, _MODELS)
+        if path.endswith("/embeddings"):
+            return await self._json(request, rec, _embeddings(body))
+        return await self._json(request, rec, {"path": request.path, "method": request.method})
+
+    async def _wait(self, request: web.Request, rec: Recorded, seconds: float) -> bool:
+        """Sleep, watching the connection; False when the client hung up."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            await asyncio.sleep(0.01)
+            transport = request.transport
+            if transport is None or transport.is_closing():
+                rec.client_hung_up = True
+                self.hung_up.set()
+                return False
+        return True
+
+    async def _json(self, request: web.Request, rec: Recorded, payload: Any) -> web.StreamResponse:
+        body = json.dumps(payload).encode()
+        return await self._send(request, rec, 200, {"Content-Type": "application/json"}, [body])
+
+    async def _send(
+        self,
+        request: web.Request,
+        rec: Recorded,
+        status: int,
+        headers: dict[str, str],
+        chunks: list[bytes],
+        *,
+        chunk_delay: float = 0.0,
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(status=status, headers=headers)
+        if len(chunks) == 1:
+            response.content_length = len(chunks[0])
+        await response.prepare(request)
+        try:
+            for i, chunk in enumerate(chunks):
+                if i and chunk_delay and not await self._wait(request, rec, chunk_delay):
+                    return response
+                await response.write(chunk)
+                rec.sent.extend(chunk)
+            await response.write_eof()
+        except (ConnectionResetError, ConnectionError):
+            rec.client_hung_up = True
+            self.hung_up.set()
+        return response
+
+    async def _chat(
+        self, request: web.Request, rec: Recorded, body: dict[str, Any], chat: Chat
+    ) -> web.StreamResponse:
+        model = body.get("model", "stand-in-model")
+        if body.get("stream") is True:
+            usage = (body.get("stream_options") or {}).get("include_usage") is True
+            events = openai_events(chat, model=model, include_usage=usage)
+            headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+            return await self._send(
+                request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
+            )
+        return await self._json(request, rec, openai_completion(chat, model=model))
+
+    async def _messages(
+        self, request: web.Request, rec: Recorded, body: dict[str, Any], chat: Chat
+    ) -> web.StreamResponse:
+        model = body.get("model", "stand-in-model")
+        if body.get("stream") is True:
+            events = anthropic_events(chat, model=model)
+            headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+            return await self._send(
+                request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
+            )
+        return await self._json(request, rec, anthropic_message(chat, model=model))
+
+
+# -- wire formats -------------------------------------------------------------------------------
+
+_CREATED = 1_764_000_000
+_MODELS = {
+    "object": "list",
+    "data": [
+        {"id": "stand-in-model", "object": "model", "created": _CREATED, "owned_by": "stand-in"},
+        {"id": "gpt-4o-mini", "object": "model", "created": _CREATED, "owned_by": "stand-in"},
+    ],
+}
+_USAGE = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
+
+
+def _loads(raw: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    inputs = body.get("input", "")
+    items = inputs if isinstance(inputs, list) else [inputs]
+    return {
+        "object": "list",
+        "data": [
+            {"object": "embedding", "index": i, "embedding": [0.1, -0.2, 0.3]}
+            for i in range(len(items))
+        ],
+        "model": body.get("model", "stand-in-embed"),
+        "usage": {"prompt_tokens": 3, "total_tokens": 3},
+    }
+
+
+def openai_completion(chat: Chat, *, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": chat.content or None}
+    if chat.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
+            for call in chat.tool_calls
+        ]
+    return {
+        "id": "chatcmpl-standin",
+        "object": "chat.completion",
+        "created": _CREATED,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if chat.tool_calls else "stop",
+            }
+        ],
+        "usage": _USAGE,
+        "system_fingerprint": "fp_standin",
+    }
+
+
+def _sse(payload: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+def openai_events(chat: Chat, *, model: str, include_usage: bool) -> list[bytes]:
+    base = {"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": _CREATED}
+    base["model"] = model
+    extra: dict[str, Any] = {"usage": None} if include_usage else {}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return _sse({**base, "choices": [choice], **extra})
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    words = chat.content.split(" ") if chat.content else []
+    for i, word in enumerate(words):
+        events.append(chunk({"content": word if i == 0 else " " + word}))
+    for index, call in enumerate(chat.tool_calls):
+        head = {"index": index, "id": call["id"], "type": "function"}
+        head["function"] = {"name": call["name"], "arguments": ""}
+        events.append(chunk({"tool_calls": [head]}))
+        arguments = call["arguments"]
+        middle = len(arguments) // 2
+        for part in (arguments[:middle], arguments[middle:]):
+            events.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
+            )
+    events.append(chunk({}, "tool_calls" if chat.tool_calls else "stop"))
+    if include_usage:
+        events.append(_sse({**base, "choices": [], "usage": _USAGE}))
+    events.append(b"data: [DONE]\n\n")
+    return events
+
+
+def anthropic_message(chat: Chat, *, model: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if chat.content:
+        content.append({"type": "text", "text": chat.content})
+    for call in chat.tool_calls:
+        content.append(
+            {
+                "type": "tool_use",
+                "id": call["id"],
+                "name": call["name"],
+                "input": json.loads(call["arguments"] or "{}"),
+            }
+        )
+    return {
+        "id": "msg_standin",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if chat.tool_calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 7},
+    }
+
+
+def _event(name: str, payload: dict[str, Any]) -> bytes:
+    return f"event: {name}\n".encode() + _sse(payload)
+
+
+def anthropic_events(chat: Chat, *, model: str) -> list[bytes]:
+    start = anthropic_message(Chat(content=""), model=model)
+    start.update(content=[], stop_reason=None, usage={"input_tokens": 12, "output_tokens": 1})
+    events = [
+        _event("message_start", {"type": "message_start", "message": start}),
+        _event("ping", {"type": "ping"}),
+    ]
+    index = 0
+    if chat.content:
+        block = {"type": "text", "text": ""}
+        events.append(
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": block},
+            )
+        )
+        for i, word in enumerate(chat.content.split(" ")):
+            delta = {"type": "text_delta", "text": word if i == 0 else " " + word}
+            events.append(
+                _event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": 0, "delta": delta},
+                )
+            )
+        events.append(_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+        index = 1
+    for call in chat.tool_calls:
+        block = {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}
+        events.append(
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": block},
+            )
+        )
+        arguments = call["arguments"]
+        middle = len(arguments) // 2
+        for part in (arguments[:middle], arguments[middle:]):
+            delta = {"type": "input_json_delta", "partial_json": part}
+            events.append(
+                _event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
+            )
+        events.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    stop = "tool_use" if chat.tool_calls else "end_turn"
+    events.append(
+        _event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 7},
+            },
+        )
+    )
+    events.append(_event("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def main() -> None:
+    """Serve until killed: `python -m tests.fakes.upstream [port]` (prints the port)."""
+    import sys
+
+    upstream = FakeUpstream()
+    upstream.start(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    print(upstream.port, flush=True)
+    # The benchmark sends many requests: keep no history.
+    upstream.requests = _Discard()
+    threading.Event().wait()
+
+
+class _Discard(list[Recorded]):
+    def append(self, item: Recorded) -> None:
+        pass
+
+
+if __name__ == "__main__":
+    main()
