@@ -95,8 +95,14 @@ async def handle_chat(
 
     route = settings.models.get(model) if not anthropic else None
     if route is not None:
+        client_key = None if settings.api_key else _bearer(headers)
         outcome = await litellm_exchange(
-            route, body, send=send, extra_headers=extra, capture=capture
+            route,
+            body,
+            api_key=route.api_key or client_key,
+            send=send,
+            extra_headers=extra,
+            capture=capture,
         )
     else:
         if anthropic:
@@ -146,6 +152,14 @@ async def handle_chat(
     if outcome.broken:
         rt.counters.upstream_broken_streams += 1
         raise UpstreamBroke(outcome.broken)
+
+
+def _bearer(headers: dict[str, str]) -> str | None:
+    """The client's own key (Authorization: Bearer, or Anthropic's x-api-key)."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return headers.get("x-api-key") or None
 
 
 def _record(

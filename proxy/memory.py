@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -90,8 +91,11 @@ class MemoryBuilder:
                 ),
             )
             loop = asyncio.get_running_loop()
+            started = time.perf_counter()
             future = loop.run_in_executor(self._executor, _assemble, self._store, request, persona)
             memory = await asyncio.wait_for(future, self._timeout)
+            if time.perf_counter() - started > self._timeout:
+                raise TimeoutError  # finished, but later than the budget allows: same rule
         except TimeoutError:
             self._counters.retrieval_timeouts += 1
             log.warning(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import sys
 
 from beliefs.store import BeliefStore
 from proxy.app import create_app
@@ -46,6 +47,11 @@ def serve(settings: Settings) -> None:
     )
     settings.home.mkdir(parents=True, exist_ok=True)
     store = BeliefStore.open(settings.db_path)
+    print(
+        f"tenure: serving on http://{settings.host}:{settings.port}/v1 "
+        f"(upstream {settings.upstream_url}, data in {settings.home})",
+        file=sys.stderr,
+    )
     try:
         config = uvicorn.Config(
             create_app(settings, store=store),

@@ -28,11 +28,13 @@ async def litellm_exchange(
     route: ModelRoute,
     body: dict[str, Any],
     *,
+    api_key: str | None,
     send: Send,
     extra_headers: list[Header],
     capture: list[bytes] | None,
 ) -> Exchange:
-    """Answer `body` through LiteLLM and send the reply in OpenAI wire format.
+    """Answer `body` through LiteLLM and send the reply in OpenAI wire format; `api_key` is
+    the route's key, else the client's own.
 
     Raises:
         ProxyError: the provider failed before the reply started (its status when it gave one,
@@ -44,8 +46,8 @@ async def litellm_exchange(
     kwargs = {k: v for k, v in body.items() if k not in _OWN}
     if route.api_base:
         kwargs["api_base"] = route.api_base
-    if route.api_key:
-        kwargs["api_key"] = route.api_key
+    if api_key:
+        kwargs["api_key"] = api_key
     try:
         response = await litellm.acompletion(
             model=route.litellm_model, messages=body["messages"], stream=stream, **kwargs

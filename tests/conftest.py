@@ -1,4 +1,5 @@
-"""Fixtures shared by every part's tests: the stand-in provider, a second process holding a DB."""
+"""Fixtures shared by every part's tests: no network lookups from LiteLLM, the stand-in
+provider, and a second process holding a database."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from tests.fakes.upstream import FakeUpstream
+from tests.fakes.upstream import FakeUpstream  # noqa: E402
+
+_HOLDER = """
+import sys, duckdb
+conn = duckdb.connect(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.read()  # hold the lock until the test closes our stdin
+"""
 
 
 @pytest.fixture(scope="session")
@@ -27,14 +35,6 @@ def upstream(upstream_server: FakeUpstream) -> Iterator[FakeUpstream]:
     upstream_server.reset()
     yield upstream_server
     upstream_server.reset()
-
-
-_HOLDER = """
-import sys, duckdb
-conn = duckdb.connect(sys.argv[1])
-print("ready", flush=True)
-sys.stdin.read()  # hold the lock until the test closes our stdin
-"""
 
 
 @pytest.fixture

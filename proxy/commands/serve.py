@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from pydantic import ValidationError
 
@@ -30,10 +29,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             settings = Settings.model_validate({**settings.model_dump(), **overrides})
         except ValidationError as exc:
             raise SettingsError(f"bad --host/--port: {exc.errors()[0]['msg']}") from None
-    print(
-        f"tenure: serving on http://{settings.host}:{settings.port}/v1 "
-        f"(upstream {settings.upstream_url}, data in {settings.home})",
-        file=sys.stderr,
-    )
     serve(settings)
     return 0

@@ -89,6 +89,8 @@ class Gateway:
             time.sleep(0.02)
 
     def stop(self) -> None:
+        if self._loop.is_closed():
+            return
         self._server.should_exit = True
         self._thread.join(10)
         self._loop.close()

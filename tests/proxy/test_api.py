@@ -1,0 +1,117 @@
+"""The JSON API: beliefs, chains, history, injections and /healthz."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from beliefs.models import Belief
+from tests.fakes.upstream import FakeUpstream
+from tests.proxy import beliefs_seed as seed
+from tests.proxy.conftest import Gateway
+
+ALICE = {"X-Tenure-User": seed.USER, "X-Tenure-Scope": "domain:code"}
+
+
+@pytest.fixture
+def gw(make_gateway: Callable[..., Gateway]) -> Gateway:
+    gw = make_gateway(beliefs=seed.ALL)
+    replacement = Belief(
+        id="b-postgres-17",
+        user_id=seed.USER,
+        canonical_name="postgres_17",
+        aliases=["pg"],
+        content="Billing moved to PostgreSQL 17.",
+        scope=["domain:code"],
+    )
+    gw.on_store(lambda s: s.supersede("b-postgres", replacement, reason="upgrade"))
+    return gw
+
+
+def ids(resp: httpx.Response) -> list[str]:
+    assert resp.status_code == 200, resp.text
+    return sorted(b["id"] for b in resp.json())
+
+
+def test_list_beliefs_with_filters(gw: Gateway) -> None:
+    api = gw.url + "/api/beliefs"
+    assert ids(httpx.get(api, params={"user": "alice"})) == ["b-novel", "b-postgres-17", "b-tabs"]
+    assert ids(httpx.get(api, params={"user": "alice", "include_superseded": "true"})) == [
+        "b-novel",
+        "b-postgres",
+        "b-postgres-17",
+        "b-tabs",
+    ]
+    assert ids(httpx.get(api, params={"scope": "domain:code"})) == ["b-bob", "b-postgres-17"]
+    belief = httpx.get(api, params={"user": "bob"}).json()[0]
+    assert {"canonical_name", "aliases", "why_it_matters", "epistemic_status"} <= set(belief)
+    resp = httpx.get(api, params={"include_superseded": "maybe"})
+    assert resp.status_code == 400
+    assert "include_superseded='maybe'" in resp.json()["error"]["message"]
+
+
+def test_one_belief_its_chain_and_history(gw: Gateway) -> None:
+    belief = httpx.get(gw.url + "/api/beliefs/b-postgres").json()
+    assert belief["superseded_by"] == "b-postgres-17"
+    chain = httpx.get(gw.url + "/api/beliefs/b-postgres-17/chain").json()
+    assert [b["id"] for b in chain] == ["b-postgres", "b-postgres-17"]
+    history = httpx.get(gw.url + "/api/beliefs/b-postgres/history").json()
+    assert next(e["event"] for e in history) == "created"
+
+
+def test_unknown_id_is_404_naming_it(gw: Gateway) -> None:
+    for path in ("/api/beliefs/b-nope", "/api/beliefs/b-nope/chain"):
+        resp = httpx.get(gw.url + path)
+        assert resp.status_code == 404
+        assert "'b-nope'" in resp.json()["error"]["message"]
+    resp = httpx.get(gw.url + "/api/nothing-here")
+    assert resp.status_code == 404 and resp.json()["error"]["status"] == 404
+
+
+def test_injection_records_and_filters(gw: Gateway, upstream: FakeUpstream) -> None:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Which pg version?"}]}
+    first = httpx.post(gw.v1 + "/chat/completions", json=body, headers=ALICE)
+    httpx.post(gw.v1 + "/chat/completions", json=body, headers={**ALICE, "X-Tenure-User": "bob"})
+    api = gw.url + "/api/injections"
+    gw.settle(lambda: len(httpx.get(api).json()) == 2)
+
+    request_id = first.headers["x-tenure-request-id"]
+    [record] = httpx.get(api, params={"request_id": request_id}).json()
+    assert record["user_id"] == "alice" and record["query"] == "Which pg version?"
+    assert record["model"] == "gpt-4o" and record["endpoint"] == "chat/completions"
+    assert record["layers"]["pinned"] == ["b-tabs"]
+    assert "b-postgres-17" in record["layers"]["relevant"]
+    assert record["approx_tokens"] > 0
+    assert len(record["belief_ids"]) == int(first.headers["x-tenure-injected"])
+
+    assert [r["user_id"] for r in httpx.get(api, params={"user": "bob"}).json()] == ["bob"]
+    by_belief = httpx.get(api, params={"belief_id": "b-tabs"}).json()
+    assert [r["request_id"] for r in by_belief] == [request_id]
+    assert len(httpx.get(api, params={"limit": 1}).json()) == 1
+    assert httpx.get(api, params={"limit": "lots"}).status_code == 400
+
+
+def test_healthz(gw: Gateway, upstream: FakeUpstream) -> None:
+    httpx.post(
+        gw.v1 + "/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+    )
+    health = httpx.get(gw.url + "/healthz").json()
+    assert health["status"] == "ok" and health["store"]["ok"] is True
+    assert health["store"]["beliefs_in_memory"] == 5
+    assert health["counters"]["requests"] == 1
+    assert {"retrieval_failures", "retrieval_timeouts", "jobs_enqueued"} <= set(health["counters"])
+
+
+def test_retrieval_over_its_time_budget_lets_the_request_through(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(beliefs=seed.ALL, retrieval_timeout_ms=0.001)
+    body = {"model": "m", "messages": [{"role": "user", "content": "Which pg version?"}]}
+    resp = httpx.post(gw.v1 + "/chat/completions", json=body, headers=ALICE)
+    assert resp.status_code == 200 and resp.headers["x-tenure-injected"] == "0"
+    assert resp.json()["choices"][0]["message"]["content"] == "Hello from the stand-in provider."
+    assert "tenure-memory" not in upstream.last().body.decode()
+    assert httpx.get(gw.url + "/healthz").json()["counters"]["retrieval_timeouts"] == 1

@@ -1,0 +1,76 @@
+"""TENURE_API_KEY: the access key, and the refusal to listen beyond loopback without it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anthropic
+import httpx
+import openai
+import pytest
+
+from proxy.cli import main
+from proxy.serve import check_bind, is_loopback
+from proxy.settings import SettingsError
+from tests.fakes.upstream import FakeUpstream
+from tests.proxy.conftest import Gateway, no_request_to
+
+BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_access_key_required_and_client_credentials_not_forwarded(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(api_key="gateway-secret", upstream_api_key="sk-upstream")
+    with no_request_to(upstream):
+        resp = httpx.post(gw.v1 + "/chat/completions", json=BODY)
+        assert resp.status_code == 401
+        assert resp.json()["error"]["type"] == "authentication_error"
+        assert resp.headers["x-tenure-request-id"].startswith("req_")
+        wrong = {"Authorization": "Bearer nope"}
+        assert httpx.post(gw.v1 + "/chat/completions", json=BODY, headers=wrong).status_code == 401
+        assert httpx.get(gw.url + "/api/beliefs").status_code == 401
+        assert httpx.get(gw.url + "/scope/domain:code/v1/models").status_code == 401
+    assert httpx.get(gw.url + "/healthz").status_code == 200
+
+    sdk = openai.OpenAI(base_url=gw.v1, api_key="gateway-secret", max_retries=0)
+    sdk.chat.completions.create(**BODY)  # type: ignore[call-overload]
+    assert upstream.last().headers["authorization"] == "Bearer sk-upstream"
+    api = httpx.get(gw.url + "/api/beliefs", headers={"Authorization": "Bearer gateway-secret"})
+    assert api.status_code == 200
+
+    claude = anthropic.Anthropic(base_url=gw.url, api_key="gateway-secret", max_retries=0)
+    claude.messages.create(
+        model="claude", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+    )
+    headers = upstream.last("/messages").headers
+    assert headers["x-api-key"] == "sk-upstream" and "authorization" not in headers
+
+
+def test_access_key_without_upstream_key_forwards_no_credentials(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(api_key="gateway-secret")
+    headers = {"Authorization": "Bearer gateway-secret"}
+    assert httpx.post(gw.v1 + "/chat/completions", json=BODY, headers=headers).status_code == 200
+    assert "authorization" not in upstream.last().headers
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+def test_loopback_hosts(host: str) -> None:
+    assert is_loopback(host)
+    check_bind(host, None)
+
+
+def test_non_loopback_refused_without_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not is_loopback("0.0.0.0")
+    with pytest.raises(SettingsError, match="TENURE_API_KEY"):
+        check_bind("0.0.0.0", None)
+    check_bind("0.0.0.0", "secret")
+    monkeypatch.setenv("TENURE_HOME", str(tmp_path))
+    monkeypatch.delenv("TENURE_API_KEY", raising=False)
+    assert main(["serve", "--host", "0.0.0.0", "--port", "5999"]) == 1
+    err = capsys.readouterr().err
+    assert "refusing to listen on 0.0.0.0" in err and "Traceback" not in err

@@ -1,0 +1,67 @@
+"""Reading the assistant turn back from captured bytes: both formats, JSON and SSE."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from proxy.turns import read_turn
+from tests.fakes.upstream import (
+    Chat,
+    anthropic_events,
+    anthropic_message,
+    openai_completion,
+    openai_events,
+)
+
+CALL = {"id": "c1", "name": "lookup", "arguments": '{"q": "pg"}'}
+CHAT = Chat(content="Use PostgreSQL 16.", tool_calls=[CALL])
+EXPECTED_CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "lookup", "arguments": '{"q": "pg"}'},
+}
+JSON_TYPE = "application/json"
+SSE_TYPE = "text/event-stream"
+
+
+def test_openai_json_and_sse() -> None:
+    body = json.dumps(openai_completion(CHAT, model="m")).encode()
+    for chunks, content_type in (
+        ([body[:10], body[10:]], JSON_TYPE),
+        (openai_events(CHAT, model="m", include_usage=True), SSE_TYPE),
+    ):
+        turn = read_turn("openai", chunks, content_type=content_type)
+        assert turn.text == "Use PostgreSQL 16."
+        assert turn.tool_calls == [EXPECTED_CALL]
+
+
+def test_anthropic_json_and_sse() -> None:
+    body = json.dumps(anthropic_message(CHAT, model="m")).encode()
+    turn = read_turn("anthropic", [body], content_type=JSON_TYPE)
+    assert turn.text == "Use PostgreSQL 16."
+    assert json.loads(turn.tool_calls[0]["function"]["arguments"]) == {"q": "pg"}
+    turn = read_turn("anthropic", anthropic_events(CHAT, model="m"), content_type=SSE_TYPE)
+    assert (turn.text, turn.tool_calls) == ("Use PostgreSQL 16.", [EXPECTED_CALL])
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_stream_cut_short_keeps_what_arrived(wire: str) -> None:
+    events = (
+        openai_events(CHAT, model="m", include_usage=False)
+        if wire == "openai"
+        else anthropic_events(CHAT, model="m")
+    )
+    raw = b"".join(events[:4])
+    raw += events[4][:15]  # a torn event
+    turn = read_turn(wire, [raw], content_type=SSE_TYPE)  # type: ignore[arg-type]
+    assert turn.text and "Use PostgreSQL 16.".startswith(turn.text)
+
+
+def test_gzip_body_and_garbage() -> None:
+    body = gzip.compress(json.dumps(openai_completion(CHAT, model="m")).encode())
+    turn = read_turn("openai", [body], content_type=JSON_TYPE, content_encoding="gzip")
+    assert turn.text == "Use PostgreSQL 16."
+    assert read_turn("openai", [b"<html>"], content_type="text/html").empty
