@@ -16,6 +16,7 @@ from beliefs.errors import (
     ImportRejected,
     InvalidBelief,
 )
+from beliefs.migrations import MIGRATIONS
 from beliefs.models import Belief, utcnow
 from beliefs.store import BeliefStore
 
@@ -38,7 +39,7 @@ def test_open_creates_the_file_and_applies_migrations(db_path: Path) -> None:
     with BeliefStore.open(db_path) as store:
         numbers = store.execute("SELECT number FROM schema_migrations").fetchall()
     assert db_path.exists()
-    assert numbers == [(1,)]
+    assert sorted(numbers) == [(m.number,) for m in sorted(MIGRATIONS, key=lambda m: m.number)]
 
 
 def test_create_and_get_round_trip_every_field(store: BeliefStore) -> None:

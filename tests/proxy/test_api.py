@@ -44,7 +44,11 @@ def test_list_beliefs_with_filters(gw: Gateway) -> None:
         "b-postgres-17",
         "b-tabs",
     ]
-    assert ids(httpx.get(api, params={"scope": "domain:code"})) == ["b-bob", "b-postgres-17"]
+    assert ids(httpx.get(api, params={"scope": "domain:code"})) == [
+        "b-bob",
+        "b-postgres-17",
+        "b-tabs",
+    ]
     belief = httpx.get(api, params={"user": "bob"}).json()[0]
     assert {"canonical_name", "aliases", "why_it_matters", "epistemic_status"} <= set(belief)
     resp = httpx.get(api, params={"include_superseded": "maybe"})
