@@ -38,7 +38,7 @@ _RE_EXPLAINED = [
     # Kubernetes, aka / which I call / also known as "the cluster thing"
     re.compile(
         rf"{_NAME},?\s+(?:aka|a\.k\.a\.?|also known as|which i call|what i call|that i call|"
-        rf"i call it)\s+{_ALIAS}(?=[\s.,;:!?)]|$)",
+        rf"i call it)\s+[{_Q}]?(?P<alias>[^{_Q}.,;:!?()\n]{{2,60}})[{_Q}]?(?=[.,;:!?)]|$)",
         re.IGNORECASE,
     ),
     # the cluster thing (Kubernetes) / the cluster thing (i.e. Kubernetes)

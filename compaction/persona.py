@@ -26,6 +26,9 @@ _NEGATION = re.compile(
     r"^(?:never|does not|doesn't|do not|don't|will not|won't|refuses to)\s+", re.IGNORECASE
 )
 _IRREGULAR = {"is": "are", "has": "have", "does": "do", "was": "were", "goes": "go"}
+_EXPERTISE_VERBS = frozenset(
+    {"know", "understand", "teach", "work", "build", "design", "write", "maintain", "lead"}
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -108,7 +111,11 @@ def sentence(belief: Belief) -> str:
     if negated:
         text = text[negated.end() :]
     verb, _, rest = text.partition(" ")
-    base = verb.lower() if negated else _base_form(verb)
+    base = _base_form(verb)
+    if negated:
+        base = base or verb.lower()
+    elif belief.subtype == "expertise" and base not in _EXPERTISE_VERBS:
+        base = None  # "Databases and query tuning" is a topic, not a verb phrase
     if base is None:
         lead = "have expertise in" if belief.subtype == "expertise" else "prefer"
         phrase = f"{lead} {_lower_first(text)}"

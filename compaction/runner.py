@@ -28,7 +28,7 @@ from compaction.persona_keeper import PersonaKeeper
 from compaction.plan import ClusterPlan, Upkeep
 from compaction.prompts import ClusterReview, build_messages
 from compaction.review import add_aliases, apply_review, plan_duplicates
-from compaction.runs import RunReport, Trigger, finish_run, start_run
+from compaction.runs import RunReport, RunStatus, Trigger, finish_run, start_run
 from compaction.turns import RecentTurn, latest_model
 
 log = logging.getLogger("tenure.compaction")
@@ -88,6 +88,7 @@ class Compactor:
             started = time.perf_counter()
             if not dry_run:
                 await self._thread.run(start_run, self._store, report)
+            status: RunStatus = "done"
             try:
                 for user in await self._thread.run(snap.users, self._store, user_id):
                     try:
@@ -95,10 +96,15 @@ class Compactor:
                     except Exception as exc:
                         log.exception("compaction of user %s failed", user)
                         report.errors.append(f"user {user}: {type(exc).__name__}: {exc}")
+            except BaseException:
+                status = "interrupted"  # cancelled (shutdown) or interrupted: what ran stays
+                raise
             finally:
                 report.finished_at = utcnow()
                 report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
-                report.status = "failed" if report.errors and not report.changes else "done"
+                if status == "done" and report.errors and not report.changes:
+                    status = "failed"
+                report.status = status
                 if not dry_run:
                     try:
                         await self._thread.run(finish_run, self._store, report)

@@ -71,6 +71,9 @@ def compact(
             compactor = Compactor(thread, llm=llm, config=config, persona=keeper)
             return await compactor.run(**kwargs)
         finally:
+            close = getattr(llm, "aclose", None)
+            if close is not None:
+                await close()
             thread.close()
 
     return asyncio.run(go())
