@@ -31,9 +31,18 @@ class ApiClient:
             BeliefNotFound: the API answered 404.
             BeliefError: any other error, or the server cannot be reached.
         """
+        return self.send("GET", path, None, **params)
+
+    def send(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
+        """The JSON body of `<method> <base><path>?<params>` with `body` sent as JSON."""
         query = {k: _param(v) for k, v in params.items() if v is not None and v is not False}
         url = self.base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
-        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            url, data=data, method=method, headers={"Accept": "application/json"}
+        )
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
         if self._key:
             request.add_header("Authorization", f"Bearer {self._key}")
         try:

@@ -14,6 +14,7 @@ from starlette.routing import Route
 from beliefs.store import BeliefStore
 from proxy.middleware import GatewayMiddleware
 from proxy.routes_api import api_routes
+from proxy.routes_compaction import compaction_routes
 from proxy.routes_jobs import jobs_routes
 from proxy.routes_proxy import ProxyEndpoint
 from proxy.runtime import Runtime
@@ -42,6 +43,7 @@ def create_app(
 
     routes = [
         *jobs_routes(),  # before the API's catch-all
+        *compaction_routes(),
         *api_routes(),
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
         Route("/{path:path}", ProxyEndpoint(), methods=None),

@@ -17,6 +17,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.context",
     "proxy.commands.evaluate",
     "proxy.commands.serve",
+    "proxy.commands.compact",
+    "proxy.commands.persona",
 )
 
 

@@ -18,6 +18,7 @@ from beliefs.context import ContextRequest, assemble
 from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
+from compaction import PersonaKeeper
 from proxy.context_windows import memory_budget
 from proxy.counters import Counters
 from proxy.identity import Identity
@@ -55,7 +56,13 @@ class MemoryBuilder:
     """Builds `Memory` for requests; owns the retrieval thread."""
 
     def __init__(
-        self, store: BeliefStore, thread: StoreThread, settings: Settings, counters: Counters
+        self,
+        store: BeliefStore,
+        thread: StoreThread,
+        settings: Settings,
+        counters: Counters,
+        *,
+        persona: PersonaKeeper | None = None,
     ) -> None:
         self._store = store
         self._thread = thread
@@ -64,6 +71,7 @@ class MemoryBuilder:
         self._timeout = settings.retrieval_timeout_ms / 1000
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-retrieval")
         self._persona_read: set[str] = set()
+        self._keeper = persona
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -116,6 +124,10 @@ class MemoryBuilder:
         return memory
 
     async def _persona(self, user_id: str) -> str:
+        if self._keeper is not None:
+            # The stored persona (stale text serves while a regeneration runs), or before one
+            # is stored the deterministic summary; never waits for a model.
+            return self._keeper.text_for(user_id)
         if user_id in self._persona_read:
             persona = self._store.get_persona(user_id)  # served from the store's memory
         else:

@@ -7,8 +7,7 @@ from datetime import timedelta
 from beliefs.models import utcnow
 from beliefs.store import BeliefStore
 from compaction.runs import list_runs
-from extractor.jobs import JobQueue
-from tests.compaction.conftest import USER, belief, compact, review, state
+from tests.compaction.conftest import belief, compact, review, state
 from tests.compaction.test_conservative import two_clusters
 from tests.compaction.test_flywheel import CLUSTER_THING, say
 from tests.extractor.fake_llm import FakeChatModel
@@ -108,7 +107,6 @@ def test_a_quiet_scope_is_not_examined_again(store: BeliefStore) -> None:
     second = compact(store, llm)
     assert second.examined == 0 and second.skipped_scopes == 1 and len(llm.calls) == 2
     # Something new is said: the scope is looked at again.
-    JobQueue(store)  # the table exists either way; a turn changes the fingerprint
     say(store, "postgres is slow")
     llm.push(review(), review())
     assert compact(store, llm).examined == 4
