@@ -131,27 +131,37 @@ class Compactor:
         for (_, key), beliefs in partitions(b for b in live if examinable(b, now)).items():
             if scope is not None and scope not in beliefs[0].scope:
                 continue
-            fingerprint = snap.fingerprint(beliefs, data.latest_turn_at)
+            scopes = set(beliefs[0].scope)
+            heard = [t for t in data.turns if t.applies_to(scopes)]
+            last_heard = max((t.created_at for t in heard), default=None)
+            fingerprint = snap.fingerprint(beliefs, last_heard)
             state = data.scope_states.get(key)
             if not force and state is not None and self._quiet(state, fingerprint, report, now):
                 report.skipped_scopes += 1
                 continue
-            since = state.examined_at if state is not None else None
-            turns = [
-                t
-                for t in data.turns
-                if t.applies_to(set(beliefs[0].scope)) and (since is None or t.created_at > since)
-            ]
+            since = None if force or state is None else state.examined_at
+            turns = [t for t in heard if since is None or t.created_at > since]
             report.examined += len(beliefs)
             ok = True
             for cluster in clusters(beliefs):
                 report.clusters += 1
                 plan = ClusterPlan(user_id, key, cluster)
+                # A cluster unchanged since it was last reviewed, and not talked about since,
+                # is not put to the model again.
+                fresh = since is None or any(b.updated_at > since for b in cluster)
                 ok &= await self._cluster(
-                    plan, turns, taken, data.conflict_pairs, model, report, dry_run=dry_run, now=now
+                    plan,
+                    turns,
+                    taken,
+                    data.conflict_pairs,
+                    model,
+                    report,
+                    dry_run=dry_run,
+                    now=now,
+                    fresh=fresh,
                 )
             if ok and not dry_run:
-                await self._thread.run(self._save_state, user_id, key, data.latest_turn_at)
+                await self._thread.run(self._save_state, user_id, key, last_heard)
         if not dry_run and self._persona is not None:
             await self._persona.refresh(user_id, use_model=True, model=model)
 
@@ -210,6 +220,7 @@ class Compactor:
         *,
         dry_run: bool,
         now: datetime,
+        fresh: bool = True,
     ) -> bool:
         """Plan and (unless dry) write one cluster; False if it failed and was left as it was."""
         plan_duplicates(plan, now=now)
@@ -218,7 +229,7 @@ class Compactor:
             add_aliases(
                 plan, addition.belief_id, addition.aliases, "re-explained", addition.evidence, taken
             )
-        if self._llm is not None and model and (len(plan.beliefs) > 1 or messages):
+        if self._llm is not None and model and ((fresh and len(plan.beliefs) > 1) or messages):
             try:
                 review = await ask(
                     self._llm,

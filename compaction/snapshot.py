@@ -12,7 +12,7 @@ from beliefs.models import Belief
 from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from compaction.clusters import examinable, scope_key
-from compaction.turns import RecentTurn, latest_turn_at, recent_turns
+from compaction.turns import RecentTurn, recent_turns
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,6 @@ class Snapshot:
     live: list[Belief]  # with change_log, so operator edits can be told apart
     deleted: list[Belief]
     turns: list[RecentTurn]
-    latest_turn_at: datetime | None
     scope_states: dict[str, ScopeState]
     conflict_pairs: frozenset[frozenset[str]]
 
@@ -63,7 +62,6 @@ def load(store: BeliefStore, user_id: str, *, turns_since: datetime) -> Snapshot
         live=live,
         deleted=deleted,
         turns=recent_turns(store, user_id, turns_since),
-        latest_turn_at=latest_turn_at(store, user_id),
         scope_states=states,
         conflict_pairs=pairs,
     )

@@ -27,8 +27,13 @@ class RecentTurn:
     created_at: datetime
 
     def applies_to(self, scopes: set[str]) -> bool:
-        """A turn in `domain:code` speaks about beliefs of domain:code and user:universal."""
-        return bool(scopes & {*self.scopes, UNIVERSAL})
+        """A turn in `domain:code/python` speaks about beliefs of domain:code/python,
+        domain:code and user:universal."""
+        return any(
+            mine == theirs or mine.startswith(theirs + "/")
+            for mine in (*self.scopes, UNIVERSAL)
+            for theirs in scopes
+        )
 
 
 def has_jobs(store: BeliefStore) -> bool:
@@ -56,13 +61,6 @@ def recent_turns(
         if turn is not None:
             out.append(turn)
     return out
-
-
-def latest_turn_at(store: BeliefStore, user_id: str) -> datetime | None:
-    if not has_jobs(store):
-        return None
-    row = store.execute("SELECT max(created_at) FROM jobs WHERE user_id = ?", [user_id]).fetchone()
-    return as_utc(row[0]) if row and row[0] is not None else None
 
 
 def latest_model(store: BeliefStore, user_id: str) -> str | None:

@@ -108,5 +108,7 @@ def test_a_quiet_scope_is_not_examined_again(store: BeliefStore) -> None:
     assert second.examined == 0 and second.skipped_scopes == 1 and len(llm.calls) == 2
     # Something new is said: the scope is looked at again.
     say(store, "postgres is slow")
-    llm.push(review(), review())
+    llm.push(review())
     assert compact(store, llm).examined == 4
+    # Only the cluster the new turn talks about goes back to the model.
+    assert len(llm.calls) == 3 and "postgres is slow" in llm.calls[-1]["messages"][-1]["content"]
