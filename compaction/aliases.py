@@ -18,6 +18,10 @@ from compaction.plan import AliasAddition
 MAX_ALIAS_WORDS = 4
 MAX_ALIAS_CHARS = 60
 
+# Words that never name anything on their own.
+_VAGUE = frozenset(
+    "it them they he she you me us one thing things stuff those these there here".split()
+)
 _Q = "\"'“”‘’"
 _ALIAS = rf"[{_Q}]?(?P<alias>[^{_Q}.,;:!?()\n]{{2,60}}?)[{_Q}]?"
 _NAME = r"(?P<name>[\w.+#/-]+(?: [\w.+#/-]+){0,3})"
@@ -62,11 +66,11 @@ def names_of(beliefs: Iterable[Belief]) -> dict[str, set[str]]:
 
 def clean_alias(raw: str) -> str | None:
     """The alias as the user wrote it (quotes and edge punctuation off), or None if unfit."""
-    alias = " ".join(raw.strip().strip(_Q).strip(" .,;:!?-").split())
+    alias = " ".join(raw.strip(_Q + " .,;:!?-").split())
     words = alias.lower().split()
     if not alias or len(alias) > MAX_ALIAS_CHARS or len(words) > MAX_ALIAS_WORDS:
         return None
-    if not any(w not in STOP_WORDS and len(w) > 1 for w in words):
+    if not any(w not in STOP_WORDS and w not in _VAGUE and len(w) > 1 for w in words):
         return None
     return alias
 
