@@ -20,8 +20,11 @@ MAX_ALIAS_CHARS = 60
 
 # Words that never name anything on their own.
 _VAGUE = frozenset(
-    "it them they he she you me us one thing things stuff those these there here".split()
-)
+    {
+        "it", "them", "they", "he", "she", "you", "me", "us", "one",
+        "thing", "things", "stuff", "those", "these", "there", "here",
+    }
+)  # fmt: skip
 _Q = "\"'“”‘’"
 _ALIAS = rf"[{_Q}]?(?P<alias>[^{_Q}.,;:!?()\n]{{2,60}}?)[{_Q}]?"
 _NAME = r"(?P<name>[\w.+#/-]+(?: [\w.+#/-]+){0,3})"
