@@ -69,9 +69,9 @@ def _regenerate(args: argparse.Namespace, settings: Settings) -> int:
 
         return asyncio.run(go())
 
-    remote: Callable[[ApiClient], Any] = lambda c: c.send(  # noqa: E731
-        "POST", "/api/persona/regenerate", None, user=user
-    )
+    def remote(client: ApiClient) -> Any:
+        return client.send("POST", "/api/persona/regenerate", None, user=user)
+
     return _print(args, _with_store(settings, local, remote))
 
 
@@ -89,9 +89,9 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
         persona = store.set_persona(user, text, source="operator")
         return {**persona.model_dump(mode="json"), "stored": True, "stale": False}
 
-    remote: Callable[[ApiClient], Any] = lambda c: c.send(  # noqa: E731
-        "PUT", "/api/persona", {"text": text}, user=user
-    )
+    def remote(client: ApiClient) -> Any:
+        return client.send("PUT", "/api/persona", {"text": text}, user=user)
+
     return _print(args, _with_store(settings, local, remote))
 
 

@@ -10,6 +10,7 @@ import pytest
 from beliefs.store import BeliefStore
 from proxy.cli import main
 from tests.compaction.conftest import USER, belief
+from tests.proxy.test_serve_process import served as served  # a fixture
 
 
 @pytest.fixture
@@ -53,3 +54,19 @@ def test_persona_show_set_regenerate(home: Path, capsys: pytest.CaptureFixture[s
     assert "You are Alice." in capsys.readouterr().out
     assert main(["persona", "set", "x" * 900, "--user", USER]) == 1
     assert "900 characters" in capsys.readouterr().err
+
+
+def test_commands_go_through_the_api_while_a_server_runs(
+    served: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    note = f"server running at http://127.0.0.1:{served}"
+    assert main(["compact", "--json", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert note in err and json.loads(out)["trigger"] == "api"
+    assert main(["persona", "set", "You are Alice.", "--user", "alice"]) == 0
+    capsys.readouterr()
+    assert main(["persona", "show", "--user", "alice", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["text"], shown["source"]) == ("You are Alice.", "operator")
+    assert main(["persona", "regenerate", "--user", "alice"]) == 0
+    assert "You are Alice." in capsys.readouterr().out
