@@ -74,10 +74,12 @@ def clusters(beliefs: Sequence[Belief]) -> list[list[Belief]]:
     groups: dict[int, list[Belief]] = {}
     for i, belief in enumerate(beliefs):
         groups.setdefault(root(i), []).append(belief)
-    out: list[list[Belief]] = []
-    for group in groups.values():
-        out.extend(group[i : i + MAX_CLUSTER] for i in range(0, len(group), MAX_CLUSTER))
-    return out
+    return list(groups.values())
+
+
+def chunks(beliefs: Sequence[Belief], size: int = MAX_CLUSTER) -> list[list[Belief]]:
+    """A large cluster goes to the model in parts (duplicates are found over all of it)."""
+    return [list(beliefs[i : i + size]) for i in range(0, len(beliefs), size)]
 
 
 def duplicates(beliefs: Sequence[Belief]) -> list[list[Belief]]:

@@ -20,7 +20,7 @@ from beliefs.thread import StoreThread
 from compaction import snapshot as snap
 from compaction.aliases import names_of, re_explained
 from compaction.apply import apply_cluster, apply_upkeep
-from compaction.clusters import clusters, examinable, partitions
+from compaction.clusters import chunks, clusters, examinable, partitions
 from compaction.errors import CompactionBusy
 from compaction.merge import upkeep
 from compaction.model import ChatModel, ask
@@ -224,24 +224,32 @@ class Compactor:
     ) -> bool:
         """Plan and (unless dry) write one cluster; False if it failed and was left as it was."""
         plan_duplicates(plan, now=now)
-        messages = self._mentions(plan, turns)
+        messages = self._mentions(plan.user_id, plan.beliefs, turns)
         for addition in re_explained(messages, plan.beliefs, taken):
             add_aliases(
                 plan, addition.belief_id, addition.aliases, "re-explained", addition.evidence, taken
             )
         if self._llm is not None and model and ((fresh and len(plan.beliefs) > 1) or messages):
-            try:
-                review = await ask(
-                    self._llm,
-                    build_messages(plan.beliefs, messages),
-                    ClusterReview,
-                    model=model,
-                    name="cluster_review",
+            for part in chunks(plan.beliefs):
+                said = (
+                    self._mentions(plan.user_id, part, turns)
+                    if len(part) < len(plan.beliefs)
+                    else messages
                 )
-            except Exception as exc:
-                report.errors.append(f"cluster {', '.join(plan.ids)}: model: {exc}")
-                return False
-            apply_review(plan, review, messages=messages, taken=taken, now=now)
+                if len(part) < 2 and not said:
+                    continue
+                try:
+                    review = await ask(
+                        self._llm,
+                        build_messages(part, said),
+                        ClusterReview,
+                        model=model,
+                        name="cluster_review",
+                    )
+                except Exception as exc:
+                    report.errors.append(f"cluster {', '.join(plan.ids)}: model: {exc}")
+                    return False
+                apply_review(plan, review, messages=said, taken=taken, now=now)
         plan.contradictions = [
             c
             for c in plan.contradictions
@@ -259,15 +267,15 @@ class Compactor:
             report.count(change)
         return True
 
-    def _mentions(self, plan: ClusterPlan, turns: list[RecentTurn]) -> list[str]:
-        """User messages of turns whose text finds a belief of the cluster (as retrieval would)."""
-        ids = set(plan.ids)
+    def _mentions(self, user_id: str, beliefs: list[Belief], turns: list[RecentTurn]) -> list[str]:
+        """User messages of turns whose text finds one of `beliefs` (as retrieval would)."""
+        ids = {b.id for b in beliefs}
         out: list[str] = []
         for turn in turns:
             text = f"{turn.user_message}\n{turn.assistant_message}"
             hits = search(
                 self._store.index,
-                plan.user_id,
+                user_id,
                 parse_query(text),
                 lambda b: b.id in ids,
                 limit=1,
