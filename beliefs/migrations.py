@@ -1,8 +1,8 @@
 """Numbered schema migrations, recorded in `schema_migrations` and applied on open.
 
 Other packages append their own numbers to `MIGRATIONS` here: 1 = beliefs core,
-2 = injections, 3 = jobs, 4 = conflicts, 5 = compaction. A migration never changes once
-released.
+2 = injections, 3 = jobs, 4 = conflicts, 9 = compaction (8 = rules on another branch). A
+migration never changes once released.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ MIGRATIONS.extend([EXTRACTION_JOBS, EXTRACTION_CONFLICTS])
 # -- compaction (owned by the compaction worker) ------------------------------------------------
 
 COMPACTION = Migration(
-    5,
+    9,
     "compaction: runs and per-scope examination state",
     (
         """
