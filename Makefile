@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: install install-test serve test check lint typecheck bench
+.PHONY: install install-test serve test check lint typecheck bench bench-gateway
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,3 +31,6 @@ test: install-test lint typecheck
 
 bench: install
 	$(BIN)/python bench/context_latency.py
+
+bench-gateway: install
+	$(BIN)/python bench/gateway_latency.py

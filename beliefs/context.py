@@ -15,6 +15,7 @@ from beliefs.index import BeliefIndex
 from beliefs.models import Belief, utcnow
 from beliefs.query import parse_query
 from beliefs.render import estimate_tokens, relevant_line, system_block, user_block
+from beliefs.rules import Rule, RuleSet
 from beliefs.search import MIN_SCORE, Clause, Hit, search
 
 UNIVERSAL = "user:universal"
@@ -35,6 +36,7 @@ class ContextRequest:
     token_budget: int | None = None
     curated: bool = False
     min_trust: int = 1
+    inject_scopes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -62,6 +64,8 @@ class Context:
     open_questions: list[Belief]
     budget: Budget
     query: str = ""
+    templates: dict[str, Rule] = field(default_factory=dict)  # belief id -> its template rule
+    standing_text: str | None = None  # the rendered system block, once computed
 
     def injected_ids(self) -> dict[str, list[str]]:
         return {
@@ -80,7 +84,9 @@ class Context:
 
 
 def scope_covers(belief_scope: str, request_scope: str) -> bool:
-    """A belief scoped to `domain:code` applies to requests in `domain:code/python` too."""
+    """A belief applies in its scope and below it: `domain:code` beliefs reach requests in
+    `domain:code/python`, never the reverse, so `domain:writing/novel-a` stays out of
+    `domain:writing/novel-b` and out of plain `domain:writing`."""
     return request_scope == belief_scope or request_scope.startswith(belief_scope + "/")
 
 
@@ -99,6 +105,16 @@ def deliverable(belief: Belief, request: ContextRequest, now: datetime) -> bool:
         and (belief.expires_at is None or belief.expires_at > now)
         and belief.delivery != "on_demand"
         and belief.trust >= request.min_trust
+        and (not request.inject_scopes or _allowed(belief, request))
+    )
+
+
+def _allowed(belief: Belief, request: ContextRequest) -> bool:
+    """The `inject_scopes` allow-list, written as rule patterns (`project:*`)."""
+    return any(
+        Rule(pattern=p).matches(s, belief.user_id)
+        for p in request.inject_scopes
+        for s in belief.scope
     )
 
 
@@ -114,9 +130,16 @@ def assemble(
     persona: str = "",
     now: datetime | None = None,
     count_tokens: Callable[[str], int] = estimate_tokens,
-    weight: Callable[[Belief], float] | None = None,
+    rules: RuleSet | None = None,
 ) -> Context:
-    """Build the three layers (plus open questions) for one turn."""
+    """Build the three layers (plus open questions) for one turn.
+
+    `rules` add their ranking bonuses (before the minimum-score cut) and group relevant hits
+    under their instruction templates. Hits are then stable-sorted by trust tier, so a lower
+    tier never outranks a higher one, before the caps and the token budget apply.
+    """
+    rules = rules or RuleSet()
+    weight = rules.bonus if rules.has_bonuses else None
     now = now or utcnow()
     persona = persona.strip()[:MAX_PERSONA_CHARS]
     scopes = tuple(s for s in request.scopes if s != UNIVERSAL)
@@ -159,12 +182,25 @@ def assemble(
         limit=room + SHED_LOOKAHEAD,
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
+    relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
     for hit in relevant[room:]:
         budget.shed_ids.append(hit.belief.id)
         budget.shed_reason[hit.belief.id] = "max_beliefs"
     relevant = relevant[:room]
-    context = Context(persona, pinned, relevant, questions, budget, request.query)
-    _apply_token_budget(context, count_tokens)
+    templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
+    context = Context(persona, pinned, relevant, questions, budget, request.query, templates)
+    if len(questions) == len(standing.questions):  # no relation pulled in another question
+        key = (persona, pinned_cap, count_tokens)
+        cached = standing.blocks.get(key)
+        if cached is None:
+            text = system_block(context)
+            cached = standing.blocks[key] = (text, count_tokens(text))
+        context.standing_text = cached[0]
+        standing_tokens = cached[1]
+    else:
+        context.standing_text = system_block(context)
+        standing_tokens = count_tokens(context.standing_text)
+    _apply_token_budget(context, count_tokens, standing_tokens)
     return context
 
 
@@ -176,6 +212,8 @@ class _Standing:
     questions: list[Belief]
     covered_by_persona: frozenset[str]
     valid_until: datetime | None
+    # (persona, pinned cap, token counter) -> rendered system block and its token count
+    blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
 
 
 def _standing(
@@ -261,21 +299,26 @@ def _expand_relations(
     return out
 
 
-def _apply_token_budget(context: Context, count_tokens: Callable[[str], int]) -> None:
+def _apply_token_budget(
+    context: Context, count_tokens: Callable[[str], int], standing_tokens: int
+) -> None:
     """Shed relevant hits, lowest ranked first, until the memory blocks fit the budget."""
     budget = context.budget
-    fixed = count_tokens(system_block(context))
+    used = standing_tokens
     kept: list[Hit] = []
-    used = fixed
+    groups: set[str | None] = set()
     header = count_tokens(user_block(_with_relevant(context, []), header_only=True))
     for hit in context.relevant:
-        cost = count_tokens(relevant_line(hit))
-        extra = cost + (header if not kept else 0)
+        rule = context.templates.get(hit.belief.id)
+        extra = count_tokens(relevant_line(hit)) + (header if not kept else 0)
+        if (rule.id if rule else None) not in groups and rule is not None:
+            extra += count_tokens(rule.render(""))
         if budget.limit_tokens is not None and used + extra > budget.limit_tokens:
             budget.shed_ids.append(hit.belief.id)
             budget.shed_reason[hit.belief.id] = "token_budget"
             continue
         kept.append(hit)
+        groups.add(rule.id if rule else None)
         used += extra
     context.relevant = kept
     budget.used_tokens = used
@@ -289,4 +332,6 @@ def _with_relevant(context: Context, relevant: list[Hit]) -> Context:
         context.open_questions,
         context.budget,
         context.query,
+        context.templates,
+        context.standing_text,
     )

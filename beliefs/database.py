@@ -32,6 +32,8 @@ from beliefs.rows import (
     event_params,
     update_params,
 )
+from beliefs.rule_store import rule_set
+from beliefs.rules import RuleSet
 
 
 class BeliefDatabase:
@@ -50,6 +52,7 @@ class BeliefDatabase:
         self._staged: dict[str, Belief | None] = {}
         self._staged_personas: dict[str, Persona] = {}
         self._personas: dict[str, Persona | None] = {}
+        self.rules = RuleSet()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -82,6 +85,7 @@ class BeliefDatabase:
             store = cls(conn, path, read_only=read_only)
             store.index.load(store._select("WHERE deleted_at IS NULL"))
             store._load_personas()
+            store.reload_rules()
         except BaseException:
             conn.close()
             raise
@@ -145,6 +149,11 @@ class BeliefDatabase:
     def get_persona(self, user_id: str) -> Persona | None:
         """From memory (all personas load on open): it is read on every proxied request."""
         return self._personas.get(user_id)
+
+    def reload_rules(self) -> None:
+        """Refresh the cached rules (after a rule write, or on open)."""
+        self.rules = rule_set(self.conn)
+        self.index.derived.clear()
 
     def _load_personas(self) -> None:
         rows = self.conn.execute(

@@ -180,7 +180,8 @@ class StoreEvalBackend:
     def context(self, user_id: str, scopes: Sequence[str], query: str, max_beliefs: int) -> Context:
         persona = self.store.get_persona(user_id)
         request = ContextRequest(user_id, tuple(scopes), query, max_beliefs=max_beliefs)
-        return assemble(self.store.index, request, persona=persona.text if persona else "")
+        text = persona.text if persona else ""
+        return assemble(self.store.index, request, persona=text, rules=self.store.rules)
 
     def create(self, raw_belief: Mapping[str, Any]) -> None:
         self.store.import_beliefs(parse_tenure(json.dumps([dict(raw_belief)]), source="case"))

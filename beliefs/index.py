@@ -39,6 +39,7 @@ class UserPostings:
     aliases: dict[str, dict[str, int]] = field(default_factory=dict)  # token -> {id: length}
     deletes: dict[str, set[str]] = field(default_factory=dict)  # one-word tokens only
     ends: dict[tuple[int, str, str], set[str]] = field(default_factory=dict)  # phrase tokens
+    sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
     alias_docs: int = 0
     alias_len_sum: int = 0
     names: dict[str, set[str]] = field(default_factory=dict)  # canonical token -> ids
@@ -55,6 +56,8 @@ class UserPostings:
                 posting = self.aliases[token] = {}
                 for key in _fuzzy_keys(token):
                     self._fuzzy(key).add(token)
+                words = token.count(" ") + 1
+                self.sizes[words] = self.sizes.get(words, 0) + 1
             posting[bid] = len(doc.aliases)
         if doc.aliases:
             self.alias_docs += 1
@@ -75,6 +78,10 @@ class UserPostings:
             posting.pop(bid, None)
             if not posting:
                 del self.aliases[token]
+                words = token.count(" ") + 1
+                self.sizes[words] -= 1
+                if not self.sizes[words]:
+                    del self.sizes[words]
                 for key in _fuzzy_keys(token):
                     bucket = self._fuzzy(key)
                     bucket.discard(token)

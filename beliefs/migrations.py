@@ -1,8 +1,8 @@
 """Numbered schema migrations, recorded in `schema_migrations` and applied on open.
 
 Other packages append their own numbers to `MIGRATIONS` here: 1 = beliefs core,
-2 = injections, 3 = jobs, 4 = conflicts, 9 = compaction (8 = rules on another branch). A
-migration never changes once released.
+2 = injections, 3 = jobs, 4 = conflicts, 8 = rules, 9 = compaction. A migration never changes
+once released.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import duckdb
+
+from beliefs.rules import DEFAULT_RULES, Rule
 
 
 class Migration(NamedTuple):
@@ -119,7 +121,64 @@ GATEWAY = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [BELIEFS_CORE, GATEWAY]
+RULE_COLUMNS = (
+    "id",
+    "pattern",
+    "bonus",
+    "template",
+    "memory_class",
+    "default_key",
+    "created_at",
+    "updated_at",
+)
+
+
+def _literal(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, int | float):
+        return repr(float(value))
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def add_default_rules(rules: tuple[Rule, ...] = DEFAULT_RULES) -> tuple[str, ...]:
+    """INSERTs that add each default once: never again after the operator edits or deletes it."""
+    out = []
+    for rule in rules:
+        values = ", ".join(
+            "current_timestamp" if c in ("created_at", "updated_at") else _literal(getattr(rule, c))
+            for c in RULE_COLUMNS
+        )
+        key = _literal(rule.default_key)
+        out.append(
+            f"INSERT INTO rules ({', '.join(RULE_COLUMNS)}) SELECT {values} "
+            f"WHERE NOT EXISTS (SELECT 1 FROM rules WHERE default_key = {key})"
+        )
+    return tuple(out)
+
+
+RULES = Migration(
+    8,
+    "namespace rules, with the bundled defaults",
+    (
+        """
+        CREATE TABLE rules (
+            id VARCHAR PRIMARY KEY,
+            pattern VARCHAR NOT NULL,
+            bonus DOUBLE NOT NULL,
+            template VARCHAR,
+            memory_class VARCHAR,
+            default_key VARCHAR,
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            deleted_at TIMESTAMPTZ
+        )
+        """,
+        *add_default_rules(),
+    ),
+)
+
+MIGRATIONS: list[Migration] = [BELIEFS_CORE, GATEWAY, RULES]
 
 _LEDGER = """
 CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -61,6 +61,13 @@ def project(belief: Belief, *, aliases: bool = False) -> dict[str, object]:
     return out
 
 
+TRUST_LABELS = {3: "operator", 2: "agent", 1: "external"}
+CITE_INSTRUCTION = (
+    "Cite what you use from the (SOURCE) hits above at the end of your answer, under a "
+    "'##### Sources' heading, one line each: - Memory `<scope>`. Never cite (MEMORY) hits."
+)
+
+
 def belief_line(belief: Belief, *, aliases: bool = False) -> str:
     view = project(belief, aliases=aliases)
     tags = [str(view["type"])] if "type" in view else []
@@ -78,7 +85,8 @@ def belief_line(belief: Belief, *, aliases: bool = False) -> str:
     line = f"{head}: {view['content']}"
     if "why_it_matters" in view:
         line += f" | Why it matters: {view['why_it_matters']}"
-    return line
+    stored = belief.updated_at.date().isoformat()
+    return f"{line} (stored {stored}; trust: {TRUST_LABELS.get(belief.trust, 'external')})"
 
 
 def relevant_line(hit: Hit) -> str:
@@ -87,6 +95,8 @@ def relevant_line(hit: Hit) -> str:
 
 def system_block(context: Context) -> str:
     """Persona, pinned beliefs and open questions: stable, so it sits in the system prompt."""
+    if context.standing_text is not None:
+        return context.standing_text
     parts: list[str] = []
     if context.persona:
         parts.append(f"About the user: {context.persona}")
@@ -103,11 +113,33 @@ def system_block(context: Context) -> str:
 
 
 def user_block(context: Context, *, header_only: bool = False) -> str:
-    """Relevant beliefs: turn-dependent, so it goes at the end of the last user message."""
+    """Relevant beliefs: turn-dependent, so it goes at the end of the last user message.
+
+    Hits whose scope has a rule with an instruction template are grouped under it (printed
+    once per group, in the order the group's first hit ranks); `(SOURCE)` groups are cited.
+    """
     if not context.relevant and not header_only:
         return ""
-    lines = "\n".join(relevant_line(h) for h in context.relevant)
-    body = f"{RELEVANT_PREAMBLE}\n{lines}" if lines else RELEVANT_PREAMBLE
+    groups: dict[str | None, list[Hit]] = {}
+    for hit in context.relevant:
+        rule = context.templates.get(hit.belief.id)
+        groups.setdefault(rule.id if rule else None, []).append(hit)
+    parts = [RELEVANT_PREAMBLE]
+    cite: list[str] = []
+    for key, hits in groups.items():
+        lines = "\n".join(relevant_line(h) for h in hits)
+        rule = context.templates[hits[0].belief.id] if key is not None else None
+        if rule is None:
+            parts.append(lines)
+            continue
+        parts.append(rule.render(lines))
+        if rule.label == "(SOURCE)":
+            cite.extend(
+                s for h in hits for s in h.belief.scope if rule.matches(s, h.belief.user_id)
+            )
+    if cite:
+        parts.append(CITE_INSTRUCTION + " Sources here: " + ", ".join(dict.fromkeys(cite)) + ".")
+    body = "\n".join(parts)
     return f"{OPEN_TAG.format(kind='relevant')}\n{body}\n{CLOSE_TAG}"
 
 

@@ -97,8 +97,11 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
 def _match_aliases(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
     """Alias tokens the query names, each with its best-scoring query term."""
     matched: Matched = {}
+    sizes = postings.sizes
     for words, boost in ((terms.words, BOOST_ALIAS_WORD), (terms.phrases, BOOST_ALIAS_PHRASE)):
         for query in words:
+            if query.count(" ") + 1 not in sizes:
+                continue  # no alias has that many words
             fuzzy = len(query) > FUZZY_PREFIX
             for token in postings.alias_candidates(query, fuzzy=fuzzy):
                 edits = within_one_edit(query, token)

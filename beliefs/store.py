@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from beliefs.chains import chain_of, check_supersede, links_of
+from beliefs.chains import chain_of, check_supersede
 from beliefs.database import BeliefDatabase
 from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief
 from beliefs.invariants import clash_with, import_issues, verify_beliefs
@@ -159,6 +159,7 @@ class BeliefStore(BeliefDatabase):
                 f"a new belief cannot carry superseded_by ({belief.superseded_by}); create it, "
                 "then supersede it"
             )
+        belief = self._with_default_class(belief)
         with self.transaction():
             if self._exists(belief.id):
                 raise InvalidBelief(f"belief id {belief.id} already exists; use a new id")
@@ -260,11 +261,10 @@ class BeliefStore(BeliefDatabase):
             ChainError: the old belief is already superseded or deleted, or a cycle would form.
             CanonicalNameClash: another live belief (not the old one) has the replacement's name.
         """
+        replacement = self._with_default_class(replacement)
         with self.transaction():
             old = self._require(old_id)
-            check_supersede(
-                old, replacement, links_of(self._select("WHERE user_id = ?", [old.user_id]))
-            )
+            check_supersede(old, replacement, self._links(old.user_id))
             if self._exists(replacement.id):
                 raise InvalidBelief(f"belief id {replacement.id} already exists; use a new id")
             self._check_name(replacement, exclude=(old_id,))
@@ -310,9 +310,10 @@ class BeliefStore(BeliefDatabase):
         ids = list(dict.fromkeys(source_ids))
         if len(ids) < 2:
             raise InvalidBelief(f"a merge needs at least two distinct beliefs, got {ids}")
+        survivor = self._with_default_class(survivor)
         with self.transaction():
             olds = [self._require(i) for i in ids]
-            links = links_of(self._select("WHERE user_id = ?", [olds[0].user_id]))
+            links = self._links(olds[0].user_id)
             for old in olds:
                 check_supersede(old, survivor, links)
             self._check_name(survivor, exclude=ids)
@@ -395,6 +396,20 @@ class BeliefStore(BeliefDatabase):
                 raise ImportRejected(f"{shown}{more}; nothing was imported")
             self._insert_many(beliefs)
         return len(beliefs)
+
+    def _links(self, user_id: str) -> dict[str, str | None]:
+        """The user's supersession links (id -> superseded_by), without loading whole rows."""
+        rows = self.conn.execute(
+            "SELECT id, superseded_by FROM beliefs WHERE user_id = ?", [user_id]
+        ).fetchall()
+        return {row[0]: row[1] for row in rows}
+
+    def _with_default_class(self, belief: Belief) -> Belief:
+        """A new belief without a memory class takes its scope's rule default, if any."""
+        if belief.memory_class is not None:
+            return belief
+        default = self.rules.memory_class(belief.scope, belief.user_id)
+        return belief if default is None else belief.model_copy(update={"memory_class": default})
 
     def _check_name(self, candidate: Belief, *, exclude: Sequence[str] = ()) -> None:
         if not candidate.is_live:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from proxy.counters import Counters
+from proxy.injections import InjectionRecord, save_records
 
 log = logging.getLogger("tenure.proxy")
 
@@ -21,7 +22,8 @@ Write = Callable[[BeliefStore], object]
 @dataclass(frozen=True, slots=True)
 class _Item:
     label: str
-    write: Write
+    write: Write | None = None
+    record: InjectionRecord | None = None
 
 
 class StoreWriter:
@@ -43,6 +45,10 @@ class StoreWriter:
     def submit(self, label: str, write: Write) -> None:
         """Queue `write(store)`; never blocks the caller."""
         self._queue.put_nowait(_Item(label, write))
+
+    def submit_record(self, record: InjectionRecord) -> None:
+        """Queue an injection record; the records of a batch go in one statement."""
+        self._queue.put_nowait(_Item("injection", record=record))
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is written (tests and shutdown)."""
@@ -85,8 +91,7 @@ def _apply(store: BeliefStore, items: list[_Item]) -> list[tuple[str, bool]]:
     only itself."""
     try:
         with store.transaction():
-            for item in items:
-                item.write(store)
+            _write(store, items)
         return [(item.label, True) for item in items]
     except Exception:
         if len(items) == 1:
@@ -96,9 +101,16 @@ def _apply(store: BeliefStore, items: list[_Item]) -> list[tuple[str, bool]]:
     for item in items:
         try:
             with store.transaction():
-                item.write(store)
+                _write(store, [item])
             results.append((item.label, True))
         except Exception:
             log.exception("background %s write failed", item.label)
             results.append((item.label, False))
     return results
+
+
+def _write(store: BeliefStore, items: list[_Item]) -> None:
+    save_records(store, [item.record for item in items if item.record is not None])
+    for item in items:
+        if item.write is not None:
+            item.write(store)

@@ -87,7 +87,7 @@ async def handle_chat(
         body = place(body, memory.system_block, memory.user_block)
         payload = json.dumps(body).encode()
         rt.counters.injected_requests += 1
-        rt.writer.submit("injection", _record(request, identity, model, memory).save)
+        rt.writer.submit_record(_record(request, identity, model, memory))
     injected = memory.count if memory is not None else 0
     extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
     extract = not (identity.incognito or identity.no_extract or not state.extract)

@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.serve",
     "proxy.commands.compact",
     "proxy.commands.persona",
+    "proxy.commands.rules",
 )
 
 

@@ -35,25 +35,21 @@ class InjectionRecord:
     def belief_ids(self) -> list[str]:
         return [belief_id for ids in self.layers.values() for belief_id in ids]
 
-    def save(self, store: BeliefStore) -> None:
-        """One INSERT; runs on the store thread."""
-        store.execute(
-            f"INSERT INTO injections ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                self.request_id,
-                self.created_at,
-                self.user_id,
-                self.agent_id,
-                list(self.scopes),
-                self.model,
-                self.endpoint,
-                self.query,
-                json.dumps(self.layers),
-                self.belief_ids,
-                self.persona,
-                self.approx_tokens,
-            ],
-        )
+    def row(self) -> list[Any]:
+        return [
+            self.request_id,
+            self.created_at,
+            self.user_id,
+            self.agent_id,
+            list(self.scopes),
+            self.model,
+            self.endpoint,
+            self.query,
+            json.dumps(self.layers),
+            self.belief_ids,
+            self.persona,
+            self.approx_tokens,
+        ]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -70,6 +66,18 @@ class InjectionRecord:
             "persona": self.persona,
             "approx_tokens": self.approx_tokens,
         }
+
+
+_PLACEHOLDERS = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+
+def save_records(store: BeliefStore, records: Sequence[InjectionRecord]) -> None:
+    """One multi-row INSERT (DuckDB's cost is per statement, not per row); store thread."""
+    if not records:
+        return
+    values = ", ".join([_PLACEHOLDERS] * len(records))
+    params = [value for record in records for value in record.row()]
+    store.execute(f"INSERT INTO injections ({_COLUMNS}) VALUES {values}", params)
 
 
 def query_injections(

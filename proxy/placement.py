@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from beliefs.render import append_block
+
 _SYSTEM_ROLES = ("system", "developer")
-
-
-def joined(existing: str, block: str) -> str:
-    """`block` after `existing`, separated by a blank line (what `strip_injected` removes)."""
-    return f"{existing}\n\n{block}" if existing else block
 
 
 def text_of(content: Any) -> str:
@@ -37,7 +34,8 @@ def text_of(content: Any) -> str:
 def _with_text(content: Any, block: str) -> Any:
     if isinstance(content, list):
         return [*content, {"type": "text", "text": block}]
-    return joined(content if isinstance(content, str) else "", block)
+    # The separator `append_block` writes is exactly what `strip_injected` removes again.
+    return append_block(content if isinstance(content, str) else "", block)
 
 
 # OpenAI chat completions

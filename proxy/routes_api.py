@@ -110,14 +110,18 @@ async def list_injections(request: Request) -> Response:
 
 
 async def healthz(request: Request) -> Response:
+    """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
+    when the store fails."""
     rt = _runtime(request)
+    status, store_ok = "ok", True
     try:
         await asyncio.wait_for(rt.thread.run(lambda: rt.store.execute("SELECT 1").fetchone()), 2)
-        store_ok = True
+    except TimeoutError:
+        status = "busy"
     except Exception:
-        store_ok = False
+        status, store_ok = "degraded", False
     body: dict[str, Any] = {
-        "status": "ok" if store_ok else "degraded",
+        "status": status,
         "store": {"ok": store_ok, "beliefs_in_memory": len(rt.store.index)},
         "counters": rt.counters.as_dict(),
         "pending_writes": rt.writer.pending,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,9 @@ class Runtime:
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
             store = BeliefStore.open(settings.db_path)
+        # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
+        gc.collect()
+        gc.freeze()
         thread = StoreThread(store)
         counters = Counters()
         chat_states = ChatStates()
@@ -113,7 +117,6 @@ class Runtime:
             except Exception:
                 log.exception("extraction workers did not stop cleanly")
         await self.writer.stop()
-        self.memory.close()
         if self.owns_session:
             await self.session.close()
         self.thread.close()

@@ -42,6 +42,9 @@ def serve(settings: Settings) -> None:
     import uvicorn  # the server is only needed by `tenure serve`
 
     check_bind(settings.host, settings.api_key)
+    # The store thread holds the GIL in short bursts; let the event loop take it back sooner
+    # than the default 5 ms so those bursts do not show up in the proxy's tail latency.
+    sys.setswitchinterval(0.001)
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -82,6 +82,7 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
         token_budget=args.token_budget,
         curated=settings.curated_mode,
         min_trust=settings.inject_min_trust,
+        inject_scopes=settings.inject_scopes,
     )
     with BeliefStore.open(settings.db_path) as store:
         persona = store.get_persona(args.user)
@@ -91,7 +92,9 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
             now = _parse_time(args.as_of)
             index = BeliefIndex()
             index.load(store.as_of(args.user, now))
-        ctx = assemble(index, request, persona=text, now=now, count_tokens=token_counter())
+        ctx = assemble(
+            index, request, persona=text, now=now, count_tokens=token_counter(), rules=store.rules
+        )
     if args.json:
         json.dump(context_json(ctx), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -36,6 +36,7 @@ def test_scope_isolation_and_parent_scopes_apply_to_sub_scopes() -> None:
         belief("code", "redis_cache", ["redis"]),
         belief("py", "redis_py", ["redis"], scope=["domain:code/python"]),
         belief("writing", "redis_character", ["redis"], scope=["domain:writing"]),
+        belief("js", "redis_js", ["redis"], scope=["domain:code/js"]),
         belief("uni", "redis_everywhere", ["redis"], scope=["user:universal"]),
     )
     assert set(relevant(ctx(index, "redis"))) == {"code", "uni"}
@@ -188,3 +189,18 @@ def test_cached_standing_layers_follow_writes() -> None:
         index, ContextRequest("u1", ("domain:code",), ""), now=NOW + timedelta(hours=1)
     )
     assert later.pinned == []
+
+
+def test_trust_tiers_stable_sort_hits_and_inject_scopes_gate() -> None:
+    index = index_of(
+        belief("ext", "kafka_ext", ["kafka"], source_type="import", scope=["project:alpha"]),
+        belief("agent1", "kafka_agent", ["kafka", "streams"], source_type="extracted"),
+        belief("agent2", "kafka_agent2", ["kafka", "streams", "topics"], source_type="extracted"),
+        belief("op", "kafka_op", ["kafka", "lanes", "partitions"], source_type="operator"),
+        filler=40,
+    )
+    c = ctx(index, "kafka", "domain:code", "project:alpha")
+    assert relevant(c) == ["op", "agent1", "agent2", "ext"]
+    assert relevant(
+        ctx(index, "kafka", "domain:code", "project:alpha", inject_scopes=("project:*",))
+    ) == ["ext"]

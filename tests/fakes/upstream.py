@@ -213,8 +213,8 @@ class FakeUpstream:
             for i, chunk in enumerate(chunks):
                 if i and chunk_delay and not await self._wait(request, rec, chunk_delay):
                     return response
+                rec.sent.extend(chunk)  # before writing: the client may read it at once
                 await response.write(chunk)
-                rec.sent.extend(chunk)
             await response.write_eof()
         except (ConnectionResetError, ConnectionError):
             rec.client_hung_up = True

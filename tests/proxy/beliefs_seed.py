@@ -24,9 +24,7 @@ TABS = Belief(
     aliases=["tabs"],
     content="Indents code with tabs.",
     why_it_matters="Indent every code example with tabs.",
-    # A pinned belief scoped only to user:universal is left to the persona prelude when there
-    # is one; naming domain:code too keeps it in the pinned layer these tests look at.
-    scope=["user:universal", "domain:code"],
+    scope=["domain:code"],
     pinned=True,
 )
 NOVEL = Belief(

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anthropic
+import openai
 import pytest
 import uvicorn
 
@@ -27,10 +29,11 @@ T = TypeVar("T")
 class Gateway:
     """A running gateway; `url` is its base (no /v1), `v1` the OpenAI base URL."""
 
-    def __init__(self, settings: Settings, store: BeliefStore) -> None:
+    def __init__(self, settings: Settings, store: BeliefStore, llm: Any = None) -> None:
         self.settings = settings
         self.store = store
-        self._app = create_app(settings, store=store)
+        self._app = create_app(settings, store=store, llm=llm)
+        self._clients: list[openai.OpenAI | anthropic.Anthropic] = []
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
@@ -57,6 +60,18 @@ class Gateway:
     @property
     def v1(self) -> str:
         return f"{self.url}/v1"
+
+    def openai(self, api_key: str = "sk-client") -> openai.OpenAI:
+        """An `openai` SDK client on this gateway, closed when the gateway stops."""
+        client = openai.OpenAI(base_url=self.v1, api_key=api_key, max_retries=0)
+        self._clients.append(client)
+        return client
+
+    def anthropic(self, api_key: str = "sk-ant-client") -> anthropic.Anthropic:
+        """An `anthropic` SDK client (it appends /v1/messages itself)."""
+        client = anthropic.Anthropic(base_url=self.url, api_key=api_key, max_retries=0)
+        self._clients.append(client)
+        return client
 
     @property
     def runtime(self) -> Runtime:
@@ -91,6 +106,8 @@ class Gateway:
     def stop(self) -> None:
         if self._loop.is_closed():
             return
+        for client in self._clients:
+            client.close()
         self._server.should_exit = True
         self._thread.join(10)
         self._loop.close()
@@ -101,8 +118,15 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
     """`make_gateway(beliefs=[...], **settings)` starts a gateway over a fresh store."""
     started: list[tuple[Gateway, BeliefStore]] = []
 
-    def make(beliefs: list[Belief] | None = None, persona: str = "", **overrides: Any) -> Gateway:
-        values: dict[str, Any] = {"upstream_url": upstream.url, "extract_workers": 0}
+    def make(
+        beliefs: list[Belief] | None = None, persona: str = "", llm: Any = None, **overrides: Any
+    ) -> Gateway:
+        # A generous retrieval budget: a loaded test machine must not drop memory by chance.
+        values: dict[str, Any] = {
+            "upstream_url": upstream.url,
+            "extract_workers": 0,
+            "retrieval_timeout_ms": 5000,
+        }
         values.update(overrides)
         settings = Settings.load(environ={"TENURE_HOME": str(tmp_path / "home")}, **values)
         settings.home.mkdir(parents=True, exist_ok=True)
@@ -112,7 +136,7 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
         if persona:
             for user in {b.user_id for b in beliefs or []} or {settings.default_user}:
                 store.set_persona(user, persona, source="operator")
-        gateway = Gateway(settings, store)
+        gateway = Gateway(settings, store, llm)
         started.append((gateway, store))
         return gateway
 

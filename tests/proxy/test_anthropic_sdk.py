@@ -25,7 +25,7 @@ def gw(make_gateway: Callable[..., Gateway]) -> Gateway:
 
 def client(gw: Gateway) -> anthropic.Anthropic:
     # The SDK appends /v1/messages to its base URL.
-    return anthropic.Anthropic(base_url=gw.url, api_key="sk-ant-client", max_retries=0)
+    return gw.anthropic()
 
 
 def test_message_is_relayed_and_memory_placed(gw: Gateway, upstream: FakeUpstream) -> None:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import anthropic
 import httpx
-import openai
 import pytest
 
 from proxy.cli import main
@@ -33,13 +31,13 @@ def test_access_key_required_and_client_credentials_not_forwarded(
         assert httpx.get(gw.url + "/scope/domain:code/v1/models").status_code == 401
     assert httpx.get(gw.url + "/healthz").status_code == 200
 
-    sdk = openai.OpenAI(base_url=gw.v1, api_key="gateway-secret", max_retries=0)
+    sdk = gw.openai("gateway-secret")
     sdk.chat.completions.create(**BODY)  # type: ignore[call-overload]
     assert upstream.last().headers["authorization"] == "Bearer sk-upstream"
     api = httpx.get(gw.url + "/api/beliefs", headers={"Authorization": "Bearer gateway-secret"})
     assert api.status_code == 200
 
-    claude = anthropic.Anthropic(base_url=gw.url, api_key="gateway-secret", max_retries=0)
+    claude = gw.anthropic("gateway-secret")
     claude.messages.create(
         model="claude", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
     )

@@ -121,3 +121,28 @@ def test_context_as_of_answers_what_was_believed_then(
     assert [b["canonical_name"] for b in now["relevant"]] == ["queue_kafka"]
     code, _, err = run(capsys, *base, "--as-of", "last tuesday")
     assert code == 1 and "'last tuesday' is not an ISO time" in err
+
+
+def test_rules_commands_add_edit_list_delete(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "rules", "add", "domain:faq", "--bonus", "0.4",
+                         "--template", "Official answers:",
+                         "--memory-class", "semantic")  # fmt: skip
+    assert code == 0 and "warning: bonus 0.4 is above 0.3" in err
+    rule_id = out.split()[2]
+    assert run(capsys, "rules", "edit", rule_id, "--bonus", "0.2")[0] == 0
+    listed = json.loads(run(capsys, "rules", "list", "--json")[1])
+    mine = next(r for r in listed if r["id"] == rule_id)
+    assert (mine["pattern"], mine["bonus"], mine["template"]) == (
+        "domain:faq",
+        0.2,
+        "Official answers:",
+    )
+    assert {"user:universal", "project:*", "domain:docs"} <= {r["pattern"] for r in listed}
+    assert run(capsys, "rules", "delete", rule_id)[0] == 0
+    assert rule_id not in run(capsys, "rules", "list")[1]
+    code, _, err = run(capsys, "rules", "add", "nonsense")
+    assert code == 1 and "rule pattern 'nonsense'" in err
+    code, _, err = run(capsys, "rules", "delete", "r-missing")
+    assert code == 1 and "no rule with id 'r-missing'" in err

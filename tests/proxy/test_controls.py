@@ -6,9 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import anthropic
 import httpx
-import openai
 import pytest
 
 from tests.fakes.upstream import FakeUpstream
@@ -75,7 +73,7 @@ def test_no_extract_still_injects(gw: Gateway, upstream: FakeUpstream) -> None:
 def test_chat_commands_answer_without_upstream_and_persist(
     gw: Gateway, upstream: FakeUpstream, make_gateway: Callable[..., Gateway]
 ) -> None:
-    sdk = openai.OpenAI(base_url=gw.v1, api_key="sk", max_retries=0)
+    sdk = gw.openai()
     user = {"X-Tenure-User": seed.USER}
     with no_request_to(upstream):
         reply = sdk.chat.completions.create(
@@ -136,7 +134,7 @@ def test_bad_chat_command_argument_is_answered(gw: Gateway, upstream: FakeUpstre
 
 
 def test_anthropic_chat_command_streams_events(gw: Gateway, upstream: FakeUpstream) -> None:
-    sdk = anthropic.Anthropic(base_url=gw.url, api_key="sk", max_retries=0)
+    sdk = gw.anthropic()
     with (
         no_request_to(upstream),
         sdk.messages.stream(

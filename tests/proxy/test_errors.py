@@ -56,7 +56,7 @@ def test_rate_limit_passes_through_with_headers(gw: Gateway, upstream: FakeUpstr
     assert resp.headers["x-tenure-request-id"].startswith("req_")
 
     upstream.queue(Raw(status=429, body=json.dumps(error).encode(), headers=headers))
-    sdk = openai.OpenAI(base_url=gw.v1, api_key="sk", max_retries=0)
+    sdk = gw.openai()
     with pytest.raises(openai.RateLimitError) as caught:
         sdk.chat.completions.create(extra_headers=ALICE, **BODY)  # type: ignore[call-overload]
     assert caught.value.message.endswith("slow down")

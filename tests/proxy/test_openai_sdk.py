@@ -35,7 +35,7 @@ def gw(make_gateway: Callable[..., Gateway]) -> Gateway:
 
 
 def client(gw: Gateway) -> openai.OpenAI:
-    return openai.OpenAI(base_url=gw.v1, api_key="sk-client", max_retries=0)
+    return gw.openai()
 
 
 def sent_messages(upstream: FakeUpstream) -> list[dict[str, Any]]:

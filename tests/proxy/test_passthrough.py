@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
-import openai
 
 from tests.fakes.upstream import FakeUpstream, Raw
 from tests.proxy.conftest import Gateway
 
 
 def test_models_and_embeddings_through_the_sdk(gateway: Gateway, upstream: FakeUpstream) -> None:
-    sdk = openai.OpenAI(base_url=gateway.v1, api_key="sk-client", max_retries=0)
+    sdk = gateway.openai()
     assert [m.id for m in sdk.models.list()] == ["stand-in-model", "gpt-4o-mini"]
     assert upstream.last().headers["authorization"] == "Bearer sk-client"
     vectors = sdk.embeddings.create(model="embed", input=["a", "b"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import openai
 import pytest
 
 from tests.fakes.upstream import FakeUpstream
@@ -20,7 +19,7 @@ def test_routed_model_goes_through_litellm(
 ) -> None:
     route = {"litellm_model": "openai/stand-in-model", "api_base": upstream.url}
     gw = make_gateway(beliefs=seed.ALL, models={"house-model": route})
-    sdk = openai.OpenAI(base_url=gw.v1, api_key="sk", max_retries=0)
+    sdk = gw.openai("sk")
     headers = {"X-Tenure-User": seed.USER, "X-Tenure-Scope": "domain:code"}
     messages = [{"role": "user", "content": "Which pg version?"}]
 

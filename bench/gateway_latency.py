@@ -1,0 +1,298 @@
+"""Gateway latency: the same load directly against the stand-in provider and through the proxy.
+
+Starts the stand-in provider (instant replies) and `tenure serve` as separate processes, seeds
+10k beliefs for one user, then measures from this process:
+
+- sequential non-streaming requests, direct and proxied alternately (added latency p50/p99);
+- sequential streaming requests (added time to the first SSE event);
+- 64 concurrent clients, direct then proxied (throughput ratio).
+
+Every proxied request carries memory (persona, pinned and relevant beliefs found for a varied
+turn text). Targets on a 2-core machine: added p50 <= 1 ms, p99 <= 5 ms, added time to first
+token <= 2 ms, throughput at 64 concurrent >= 50 % of direct.
+
+Run: `make bench-gateway` or `.venv/bin/python bench/gateway_latency.py [--sequential 2000]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from beliefs.models import Belief
+from beliefs.store import BeliefStore
+from bench.corpus import make_corpus, make_queries
+
+REPO = Path(__file__).resolve().parents[1]
+USER = "bench-user"
+SCOPES = "domain:code,project:billing"
+PERSONA = "You prefer direct answers without preamble and push back when plans have problems."
+HEADERS = {"X-Tenure-User": USER, "X-Tenure-Scope": SCOPES, "Authorization": "Bearer sk-bench"}
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def seed(home: Path, size: int) -> None:
+    corpus = make_corpus(size, user_id=USER)
+    pinned = [
+        Belief(
+            user_id=USER,
+            canonical_name=f"house_rule_{i}",
+            content=f"House rule {i} for code in this project.",
+            scope=["domain:code"],
+            pinned=True,
+        )
+        for i in range(3)
+    ]
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        store.import_beliefs([*corpus, *pinned])
+        store.set_persona(USER, PERSONA, source="operator")
+
+
+def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, *args], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True
+    )
+
+
+def wait_healthy(url: str, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"{url} did not come up")
+        time.sleep(0.1)
+
+
+def body(query: str, *, stream: bool = False) -> bytes:
+    return json.dumps(
+        {
+            "model": "gpt-4o-mini",
+            "stream": stream,
+            "messages": [
+                {"role": "system", "content": "You are a careful coding assistant."},
+                {"role": "user", "content": query},
+            ],
+        }
+    ).encode()
+
+
+class Load:
+    """Requests against one base URL with a pooled client; records injected counts."""
+
+    def __init__(self, session: aiohttp.ClientSession, base: str, queries: list[str]) -> None:
+        self.session = session
+        self.url = base + "/chat/completions"
+        self.bodies = [body(q) for q in queries]
+        self.stream_bodies = [body(q, stream=True) for q in queries]
+        self.injected: list[int] = []
+
+    async def call(self, i: int) -> float:
+        started = time.perf_counter()
+        async with self.session.post(
+            self.url, data=self.bodies[i % len(self.bodies)], headers=HEADERS
+        ) as resp:
+            await resp.read()
+            assert resp.status == 200, resp.status
+            self.injected.append(int(resp.headers.get("x-tenure-injected", "0")))
+        return time.perf_counter() - started
+
+    async def first_event(self, i: int) -> float:
+        """Seconds to the first SSE `data:` line (time to first token)."""
+        started = time.perf_counter()
+        ttft = 0.0
+        async with self.session.post(
+            self.url, data=self.stream_bodies[i % len(self.stream_bodies)], headers=HEADERS
+        ) as resp:
+            assert resp.status == 200, resp.status
+            while line := await resp.content.readline():
+                if not ttft and line.startswith(b"data:"):
+                    ttft = time.perf_counter() - started
+        return ttft
+
+
+async def concurrent(
+    call: Callable[[int], Awaitable[float]], total: int, workers: int
+) -> tuple[float, list[float]]:
+    """Requests per second and latencies with `workers` clients sharing `total` requests."""
+    counter = iter(range(total))
+    latencies: list[float] = []
+
+    async def worker() -> None:
+        for i in counter:
+            latencies.append(await call(i))
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(workers)))
+    return total / (time.perf_counter() - started), latencies
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.3f}"
+
+
+async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -> dict[str, Any]:
+    queries = make_queries(500)
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        direct, proxy = Load(session, direct_base, queries), Load(session, proxy_base, queries)
+        for i in range(args.warmup):
+            await direct.call(i)
+            await proxy.call(i)
+            await direct.first_event(i)
+            await proxy.first_event(i)
+        proxy.injected.clear()
+
+        seq_direct, seq_proxy = [], []
+        for i in range(args.sequential):
+            seq_direct.append(await direct.call(i))
+            seq_proxy.append(await proxy.call(i))
+        ttft_direct, ttft_proxy = [], []
+        for i in range(args.streaming):
+            ttft_direct.append(await direct.first_event(i))
+            ttft_proxy.append(await proxy.first_event(i))
+
+        rounds: list[tuple[float, float, list[float], list[float]]] = []
+        for _ in range(args.rounds):
+            rps_d, lat_d = await concurrent(direct.call, args.concurrent_requests, args.workers)
+            rps_p, lat_p = await concurrent(proxy.call, args.concurrent_requests, args.workers)
+            rounds.append((rps_d, rps_p, lat_d, lat_p))
+    injected = proxy.injected
+    return {
+        "seq": (seq_direct, seq_proxy),
+        "ttft": (ttft_direct, ttft_proxy),
+        "rounds": rounds,
+        "injected_mean": sum(injected) / max(1, len(injected)),
+        "injected_zero": sum(1 for n in injected if n == 0),
+    }
+
+
+def report(result: dict[str, Any], health: dict[str, Any], args: argparse.Namespace) -> bool:
+    seq_d, seq_p = result["seq"]
+    ttft_d, ttft_p = result["ttft"]
+    added50 = percentile(seq_p, 50) - percentile(seq_d, 50)
+    added99 = percentile(seq_p, 99) - percentile(seq_d, 99)
+    ttft50 = percentile(ttft_p, 50) - percentile(ttft_d, 50)
+    rps_d = sum(r[0] for r in result["rounds"]) / len(result["rounds"])
+    rps_p = sum(r[1] for r in result["rounds"]) / len(result["rounds"])
+    lat_d = [x for r in result["rounds"] for x in r[2]]
+    lat_p = [x for r in result["rounds"] for x in r[3]]
+    ratio = rps_p / rps_d
+    print(
+        f"\nbeliefs seeded: {args.beliefs}; memory per proxied request: "
+        f"{result['injected_mean']:.1f} beliefs (requests with none: {result['injected_zero']})"
+    )
+    print(
+        f"retrieval timeouts/failures at the proxy: "
+        f"{health['counters']['retrieval_timeouts']}/{health['counters']['retrieval_failures']}"
+    )
+    print(f"\n{'':34} {'direct':>9} {'proxy':>9} {'added':>9} {'ratio':>7}")
+    for label, d, p in (
+        (f"sequential p50 ms (n={len(seq_d)})", percentile(seq_d, 50), percentile(seq_p, 50)),
+        ("sequential p99 ms", percentile(seq_d, 99), percentile(seq_p, 99)),
+        (
+            f"stream first event p50 ms (n={len(ttft_d)})",
+            percentile(ttft_d, 50),
+            percentile(ttft_p, 50),
+        ),
+        ("stream first event p99 ms", percentile(ttft_d, 99), percentile(ttft_p, 99)),
+        (f"{args.workers} concurrent p50 ms", percentile(lat_d, 50), percentile(lat_p, 50)),
+        (f"{args.workers} concurrent p99 ms", percentile(lat_d, 99), percentile(lat_p, 99)),
+    ):
+        print(f"{label:34} {ms(d):>9} {ms(p):>9} {ms(p - d):>9} {p / d:7.2f}")
+    print(
+        f"{args.workers} concurrent throughput req/s    "
+        f"{rps_d:9.0f} {rps_p:9.0f} {'':>9} {ratio:7.2f}"
+    )
+    checks = [
+        ("added p50 <= 1 ms", added50 <= 0.001, f"{added50 * 1000:.3f} ms"),
+        ("added p99 <= 5 ms", added99 <= 0.005, f"{added99 * 1000:.3f} ms"),
+        ("added time to first token <= 2 ms", ttft50 <= 0.002, f"{ttft50 * 1000:.3f} ms"),
+        ("throughput at 64 concurrent >= 50 %", ratio >= 0.5, f"{ratio * 100:.0f} %"),
+    ]
+    print()
+    for name, ok, figure in checks:
+        print(f"{'PASS' if ok else 'MISS'}  {name:38} {figure}")
+    return all(ok for _, ok, _ in checks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--beliefs", type=int, default=10_000)
+    parser.add_argument("--sequential", type=int, default=2000)
+    parser.add_argument("--streaming", type=int, default=1000)
+    parser.add_argument("--concurrent-requests", type=int, default=4000)
+    parser.add_argument("--workers", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--warmup", type=int, default=200)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        print(f"seeding {args.beliefs} beliefs …", flush=True)
+        seed(home, args.beliefs)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
+        upstream = start(["-m", "tests.fakes.upstream"], env)
+        assert upstream.stdout is not None
+        upstream_port = int(upstream.stdout.readline())
+        proxy_port = free_port()
+        proxy_env = {
+            **env,
+            "TENURE_HOME": str(home),
+            "TENURE_PORT": str(proxy_port),
+            "TENURE_UPSTREAM_URL": f"http://127.0.0.1:{upstream_port}/v1",
+            "TENURE_EXTRACT_WORKERS": "0",
+            "TENURE_LOG_LEVEL": "warning",
+        }
+        proxy = start(["-m", "proxy.cli", "serve"], proxy_env)
+        try:
+            wait_healthy(f"http://127.0.0.1:{proxy_port}/healthz", proxy)
+            print("measuring …", flush=True)
+            result = asyncio.run(
+                measure(
+                    f"http://127.0.0.1:{upstream_port}/v1",
+                    f"http://127.0.0.1:{proxy_port}/v1",
+                    args,
+                )
+            )
+            with urllib.request.urlopen(f"http://127.0.0.1:{proxy_port}/healthz") as resp:
+                health = json.loads(resp.read())
+        finally:
+            for process in (proxy, upstream):
+                process.terminate()
+                process.wait(timeout=30)
+        ok = report(result, health, args)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
