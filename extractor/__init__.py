@@ -1,1 +1,47 @@
-"""extractor."""
+"""Extraction: turns become beliefs through a durable job queue, an LLM call and a merge policy."""
+
+from extractor.breaker import CircuitBreaker
+from extractor.conflicts import Conflict, ConflictBook
+from extractor.errors import (
+    ConflictNotFound,
+    ConflictStateError,
+    ExtractionOutputInvalid,
+    ExtractorError,
+    InvalidResolution,
+    JobNotFound,
+    JobStateError,
+)
+from extractor.jobs import Job, JobQueue
+from extractor.llm import ChatModel, LiteLLMChatModel, complete_structured
+from extractor.merge import plan_merge
+from extractor.plan import Plan
+from extractor.prompts import build_messages
+from extractor.redact import redact
+from extractor.schema import ExtractionOutput
+from extractor.turn import Turn
+from extractor.worker import ExtractionWorkers
+
+__all__ = [
+    "ChatModel",
+    "CircuitBreaker",
+    "Conflict",
+    "ConflictBook",
+    "ConflictNotFound",
+    "ConflictStateError",
+    "ExtractionOutput",
+    "ExtractionOutputInvalid",
+    "ExtractionWorkers",
+    "ExtractorError",
+    "InvalidResolution",
+    "Job",
+    "JobNotFound",
+    "JobQueue",
+    "JobStateError",
+    "LiteLLMChatModel",
+    "Plan",
+    "Turn",
+    "build_messages",
+    "complete_structured",
+    "plan_merge",
+    "redact",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -10,7 +11,7 @@ from beliefs.store import BeliefStore
 from extractor.conflicts import ConflictBook
 from extractor.jobs import Job, JobQueue
 from extractor.known import known_beliefs
-from extractor.merge import plan_merge
+from extractor.merge import plan_merge, referenced
 from extractor.plan import Plan
 from extractor.schema import ExtractionOutput, Skipped
 
@@ -42,6 +43,74 @@ def land(
         applied = apply_plan(store, plan, user_id=job.turn.user_id, job_id=job.id, now=now)
         queue.complete(job.id, applied.written_ids, applied.skipped)
     return applied
+
+
+@dataclass(frozen=True)
+class Landing:
+    """A job whose model output validated, ready to be written."""
+
+    job: Job
+    output: ExtractionOutput
+    model: str
+
+
+def land_many(
+    store: BeliefStore, queue: JobQueue, items: Sequence[Landing], *, now: datetime
+) -> list[Applied | Exception]:
+    """Land several jobs, sharing one commit among those that touch disjoint beliefs.
+
+    Each job is still all-or-nothing. Jobs that name the same beliefs as an earlier one land
+    after it, alone, so they see its writes; if the shared transaction fails, every job of it
+    is landed alone, and a job that fails alone is returned as its exception.
+    """
+    results: dict[int, Applied | Exception] = {}
+    group, later = _independent(store, items)
+    if len(group) > 1:
+        try:
+            with store.transaction():
+                shared = [
+                    land(store, queue, items[i].job, items[i].output, model=items[i].model, now=now)
+                    for i in group
+                ]
+            results.update(zip(group, shared, strict=True))
+        except Exception:
+            later = sorted([*group, *later])
+    else:
+        later = sorted([*group, *later])
+    for i in later:
+        item = items[i]
+        try:
+            results[i] = land(store, queue, item.job, item.output, model=item.model, now=now)
+        except Exception as exc:  # reported per job; the caller retries or parks it
+            results[i] = exc
+    return [results[i] for i in range(len(items))]
+
+
+def _independent(store: BeliefStore, items: Sequence[Landing]) -> tuple[list[int], list[int]]:
+    # The index only shows committed rows, so two jobs about the same belief must not share a
+    # transaction: the second would plan against a state the first already changed.
+    taken: set[tuple[str, str]] = set()
+    group: list[int] = []
+    later: list[int] = []
+    for i, item in enumerate(items):
+        keys = _keys(store, item)
+        if keys & taken:
+            later.append(i)
+        else:
+            group.append(i)
+        taken |= keys
+    return group, later
+
+
+def _keys(store: BeliefStore, item: Landing) -> set[tuple[str, str]]:
+    user = item.job.turn.user_id
+    ids, names = referenced(item.output)
+    ids |= set(item.job.turn.injected_ids)
+    for belief_id in ids:
+        belief = store.index.get(belief_id)
+        if belief is not None:
+            names.add(belief.canonical_name)
+    return {(user, f"id:{i}") for i in ids} | {(user, f"name:{n}") for n in names}
 
 
 def apply_plan(

@@ -101,22 +101,21 @@ class JobQueue:
 
     def claim(self, now: datetime | None = None) -> Job | None:
         """The oldest due pending job, or one left running by a dead process, now running."""
+        jobs = self.claim_many(1, now)
+        return jobs[0] if jobs else None
+
+    def claim_many(self, limit: int, now: datetime | None = None) -> builtins.list[Job]:
+        """Up to `limit` due jobs, oldest first, marked running in one statement."""
         now = now or utcnow()
-        with self.store.transaction():
-            row = self.store.execute(
-                "SELECT id FROM jobs WHERE (status = 'pending' AND (next_attempt_at IS NULL "
-                "OR next_attempt_at <= ?)) OR (status = 'running' AND claimed_by IS DISTINCT "
-                "FROM ?) ORDER BY created_at, id LIMIT 1",
-                [now, self.token],
-            ).fetchone()
-            if row is None:
-                return None
-            self.store.execute(
-                "UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ?, "
-                "updated_at = ? WHERE id = ?",
-                [self.token, now, row[0]],
-            )
-            return self.get(row[0])
+        rows = self.store.execute(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ?, "
+            "updated_at = ? WHERE id IN (SELECT id FROM jobs WHERE (status = 'pending' AND "
+            "(next_attempt_at IS NULL OR next_attempt_at <= ?)) OR (status = 'running' AND "
+            "claimed_by IS DISTINCT FROM ?) ORDER BY created_at, id LIMIT ?) "
+            f"RETURNING {_COLUMNS}",
+            [self.token, now, now, self.token, max(0, int(limit))],
+        ).fetchall()
+        return sorted((_job(row) for row in rows), key=lambda j: (j.created_at, j.id))
 
     def release(self, job_id: str) -> None:
         """Give a claimed job back untouched (its attempt does not count)."""

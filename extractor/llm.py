@@ -34,11 +34,17 @@ class LiteLLMChatModel:
     """The real model, through LiteLLM; the only place that imports it (lazily: it is heavy)."""
 
     def __init__(
-        self, *, api_base: str | None = None, api_key: str | None = None, timeout: float = 120.0
+        self,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        routes: Mapping[str, tuple[str | None, str | None]] | None = None,
     ) -> None:
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
+        self.routes = dict(routes or {})  # model string -> (api_base, api_key) of its own
         self._used = False
 
     async def complete(
@@ -54,12 +60,14 @@ class LiteLLMChatModel:
         kwargs: dict[str, Any] = {}
         if response_format is not None:
             kwargs["response_format"] = dict(response_format)
+        api_base, api_key = self.routes.get(model, (self.api_base, self.api_key))
+        if api_base and not api_key:
+            api_key = "no-key"  # local OpenAI-compatible servers need none; the client insists
         response = await litellm.acompletion(
             model=model,
             messages=[dict(m) for m in messages],
-            api_base=self.api_base,
-            # Local OpenAI-compatible servers often need no key, but the client insists on one.
-            api_key=self.api_key or "no-key",
+            api_base=api_base,
+            api_key=api_key,  # None: LiteLLM reads the provider's usual variable
             timeout=self.timeout,
             num_retries=0,  # retries are the job queue's business, with backoff and a breaker
             **kwargs,

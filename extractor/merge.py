@@ -217,28 +217,33 @@ class _Merger:
         unchanged = not content or same_content(content, target.content)
         if up.change == "reinforced" or (up.change == "enriched" and unchanged):
             self.add_reinforcement(target, [], [])
+        elif up.change == "superseded" and not content:
+            self.skip(label, "superseded needs new_content; nothing was changed")
+        elif up.change == "superseded" and unchanged and not self._renamed(target, up):
+            self.add_reinforcement(target, [], [])
+        elif up.change == "contradicted" and not content:
+            self.skip(label, "contradicted needs new_content saying what the turn claims")
+        elif up.change == "contradicted" or target.user_edited:
+            # An operator's correction is never overwritten by what a model inferred: review it.
+            if up.change != "contradicted":
+                reason = f"{reason} (belief {target.id} was edited by the operator)"
+            self.contest(label, target, content, reason)
         elif up.change == "enriched":
             self.plan.enrichments.append(
                 Enrichment(belief_id=target.id, content=content, reason=reason)
             )
-        elif up.change == "superseded":
-            if not content:
-                self.skip(label, "superseded needs new_content; nothing was changed")
-            elif unchanged and not self._renamed(target, up):
-                self.add_reinforcement(target, [], [])
-            else:
-                self.supersede(label, target, content, up.new_canonical_name, reason)
-        elif not content:  # contradicted
-            self.skip(label, "contradicted needs new_content saying what the turn claims")
         else:
-            proposed = self.belief_from(target, content=content, name=None)
-            if proposed is None:
-                self.skip(label, "the contradicting content is not a valid belief")
-                return
-            self.changed.add(target.id)
-            self.plan.conflicts.append(
-                ConflictDraft(existing_id=target.id, proposed=proposed, reason=reason)
-            )
+            self.supersede(label, target, content, up.new_canonical_name, reason)
+
+    def contest(self, label: str, target: Belief, content: str, reason: str) -> None:
+        proposed = self.belief_from(target, content=content, name=None)
+        if proposed is None:
+            self.skip(label, "the proposed content is not a valid belief")
+            return
+        self.changed.add(target.id)
+        self.plan.conflicts.append(
+            ConflictDraft(existing_id=target.id, proposed=proposed, reason=reason)
+        )
 
     def _renamed(self, target: Belief, up: BeliefUpdate) -> bool:
         if not up.new_canonical_name:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any, Literal
 
 from pydantic import (
@@ -223,6 +224,12 @@ def _brief(exc: ValidationError) -> str:
 
 def response_format(model: type[BaseModel], name: str) -> dict[str, Any]:
     """The OpenAI `response_format` for `model`, in the strict form (every key required)."""
+    return copy.deepcopy(_response_format(model, name))
+
+
+@functools.cache
+def _response_format(model: type[BaseModel], name: str) -> dict[str, Any]:
+    # Generating the schema costs ~10 ms; it never changes for a model class.
     schema = _strict(copy.deepcopy(model.model_json_schema()))
     return {
         "type": "json_schema",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -13,7 +14,7 @@ import tenacity
 
 from beliefs.models import utcnow
 from beliefs.thread import StoreThread
-from extractor.apply import land
+from extractor.apply import Landing, land_many
 from extractor.breaker import CircuitBreaker
 from extractor.errors import ExtractionOutputInvalid
 from extractor.jobs import Job, JobQueue
@@ -26,6 +27,17 @@ from extractor.schema import ExtractionOutput
 from extractor.turn import Turn
 
 log = logging.getLogger("tenure.extractor")
+
+
+class ModelRouteLike(Protocol):
+    """A model the gateway serves through LiteLLM (the settings' `models` entries)."""
+
+    @property
+    def litellm_model(self) -> str: ...
+    @property
+    def api_base(self) -> str | None: ...
+    @property
+    def api_key(self) -> str | None: ...
 
 
 class ExtractionSettings(Protocol):
@@ -55,25 +67,50 @@ class ExtractionSettings(Protocol):
     def breaker_threshold(self) -> int: ...
     @property
     def breaker_cooldown_s(self) -> float: ...
+    @property
+    def models(self) -> Mapping[str, ModelRouteLike]: ...
 
 
 def model_for(settings: ExtractionSettings, turn: Turn) -> str:
-    """TENURE_EXTRACT_MODEL, else the turn's own model at the upstream (OpenAI protocol)."""
-    return settings.extract_model or f"openai/{turn.model}"
+    """TENURE_EXTRACT_MODEL, else the turn's own model where the gateway sent it: its LiteLLM
+    route if it has one, else the upstream (OpenAI protocol)."""
+    if settings.extract_model:
+        return settings.extract_model
+    route = settings.models.get(turn.model)
+    return route.litellm_model if route is not None else f"openai/{turn.model}"
 
 
 def chat_model_for(settings: ExtractionSettings) -> LiteLLMChatModel:
-    """The real model: TENURE_EXTRACT_API_BASE/KEY, else the upstream's URL and key."""
+    """The real model: TENURE_EXTRACT_API_BASE/KEY, else the upstream's (or a route's) URL and
+    key."""
     own = settings.extract_model is None
+    routes = {r.litellm_model: (r.api_base, r.api_key) for r in settings.models.values()}
     return LiteLLMChatModel(
         api_base=settings.extract_api_base or (settings.upstream_url if own else None),
         api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),
         timeout=settings.extract_timeout,
+        routes=routes if own else None,
     )
 
 
+@dataclass(frozen=True)
+class _Outcome:
+    """What one extraction call produced: an output to land, or an error to record."""
+
+    job: Job
+    model: str
+    output: ExtractionOutput | None = None
+    raw_output: str | None = None
+    error: str = ""
+    permanent: bool = False  # unusable output: park the job now instead of retrying
+
+
 class ExtractionWorkers:
-    """`extract_workers` tasks draining the queue; started and stopped by the app lifespan."""
+    """Up to `extract_workers` extraction calls at once; finished jobs land in shared commits.
+
+    Started and stopped by the app lifespan. Jobs wait (they are not claimed) while the
+    circuit breaker is open; failed calls retry with exponential backoff, then park as failed.
+    """
 
     def __init__(
         self,
@@ -92,6 +129,7 @@ class ExtractionWorkers:
             llm = self._own_llm = chat_model_for(settings)
         self.llm: ChatModel = llm
         self.settings = settings
+        self.concurrency = max(1, settings.extract_workers)
         self.breaker = breaker or CircuitBreaker(
             settings.breaker_threshold, settings.breaker_cooldown_s
         )
@@ -99,7 +137,8 @@ class ExtractionWorkers:
         self._backoff = tenacity.wait_exponential(
             multiplier=settings.extract_backoff_s, max=settings.extract_backoff_max_s
         )
-        self._tasks: list[asyncio.Task[None]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._calls: set[asyncio.Task[_Outcome]] = set()
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
@@ -114,23 +153,22 @@ class ExtractionWorkers:
             loop.call_soon_threadsafe(wake.set)
 
         self._unlisten = self.queue.on_enqueue(wake_up)
-        self._tasks = [
-            asyncio.create_task(self._loop(), name=f"tenure-extractor-{n}")
-            for n in range(self.settings.extract_workers)
-        ]
+        self._task = asyncio.create_task(self._loop(), name="tenure-extractor")
 
     async def stop(self) -> None:
-        """Cancel the workers; a job cut off mid-call goes back to pending, nothing half-written."""
+        """Cancel the calls in flight; their jobs go back to pending, nothing half-written."""
         self._stopping = True
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
-        for task in self._tasks:
+        tasks = [*([self._task] if self._task else []), *self._calls]
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self._tasks = []
+        self._task = None
+        self._calls.clear()
         # Runs after any store call still in flight (the store thread is FIFO), so a claim that
         # finished after its caller was cancelled is handed back too.
         await self.thread.run(self.queue.release_claimed)
@@ -138,46 +176,51 @@ class ExtractionWorkers:
             await self._own_llm.aclose()
 
     def breaker_state(self) -> dict[str, Any]:
-        return {**self.breaker.state(), "workers": len(self._tasks)}
+        running = self._task is not None and not self._task.done()
+        return {
+            **self.breaker.state(),
+            "workers": self.concurrency if running else 0,
+            "in_flight": len(self._calls),
+        }
 
-    async def run_once(self) -> bool:
-        """Claim and process one due job; False when there was none (or the breaker is open)."""
-        if self.breaker.retry_in() > 0:
-            return False  # jobs wait, they do not fail, while the model is cooling down
-        job = await self.thread.run(self.queue.claim)
-        if job is None:
-            return False
-        if not self.breaker.allow():  # another worker holds the half-open probe
-            await self.thread.run(self.queue.release, job.id)
-            return False
-        try:
-            await self._process(job)
-        except asyncio.CancelledError:
-            raise  # stop() hands the job back
-        except Exception as exc:
-            await self._retry_or_park(job, _describe(exc), None)
-            raise
-        self.processed += 1
-        return True
+    async def run_once(self) -> int:
+        """One round: claim what the slots allow, call the model, land; returns jobs handled."""
+        jobs = await self._claim(self.concurrency)
+        if not jobs:
+            return 0
+        outcomes = await asyncio.gather(*(self._extract(job) for job in jobs))
+        await self._settle(list(outcomes))
+        return len(jobs)
 
     async def drain(self) -> int:
-        """Process due jobs until none is left; returns how many (tests and benchmarks)."""
-        n = 0
-        while await self.run_once():
-            n += 1
-        return n
+        """Rounds until no job is due; returns how many were handled (tests and benchmarks)."""
+        total = 0
+        while n := await self.run_once():
+            total += n
+        return total
 
     async def _loop(self) -> None:
+        calls = self._calls
         while not self._stopping:
             try:
-                worked = await self.run_once()
+                room = self.concurrency - len(calls)
+                if room > 0:
+                    for job in await self._claim(room):
+                        calls.add(asyncio.create_task(self._extract(job)))
+                if not calls:
+                    await self._idle()
+                    continue
+                done, _ = await asyncio.wait(
+                    calls, timeout=self.poll_s, return_when=asyncio.FIRST_COMPLETED
+                )
+                calls.difference_update(done)
+                if done:
+                    await self._settle([task.result() for task in done])
             except asyncio.CancelledError:
                 raise
             except Exception:  # background work never dies; the failure is logged
                 log.exception("extraction worker error")
-                worked = False
-            if not worked:
-                await self._idle()
+                await asyncio.sleep(self.poll_s)
 
     async def _idle(self) -> None:
         timeout = self.poll_s
@@ -189,10 +232,23 @@ class ExtractionWorkers:
             await asyncio.wait_for(self._wake.wait(), timeout)
         self._wake.clear()
 
-    async def _process(self, job: Job) -> None:
+    async def _claim(self, room: int) -> list[Job]:
+        if self.breaker.retry_in() > 0:
+            return []  # jobs wait, they do not fail, while the model is cooling down
+        jobs = await self.thread.run(self.queue.claim_many, room)
+        kept = [job for job in jobs if self.breaker.allow()]  # half-open: one probe only
+        refused = [job.id for job in jobs if job not in kept]
+        for job_id in refused:
+            await self.thread.run(self.queue.release, job_id)
+        return kept
+
+    async def _extract(self, job: Job) -> _Outcome:
         turn = job.turn
         model = model_for(self.settings, turn)
-        touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
+        try:
+            touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
+        except Exception as exc:
+            return _Outcome(job, model, error=_describe(exc))
         messages = build_messages(turn, touched, visible_scopes(turn))
         try:
             result = await asyncio.wait_for(
@@ -201,33 +257,44 @@ class ExtractionWorkers:
             )
         except ExtractionOutputInvalid as exc:
             self.breaker.record_success()  # the model answered; the answer was unusable
-            log.warning("job %s: %s", job.id, exc.message)
-            await self.thread.run(self.queue.fail, job.id, exc.message, exc.raw_output, None)
-            return
+            return _Outcome(
+                job, model, raw_output=exc.raw_output, error=exc.message, permanent=True
+            )
         except Exception as exc:
             error = _describe(exc)
             self.breaker.record_failure(error)
-            await self._retry_or_park(job, error, None)
-            return
+            return _Outcome(job, model, error=error)
         self.breaker.record_success()
-        try:
-            await self.thread.run(
-                land, self.queue.store, self.queue, job, result.value, model=model, now=utcnow()
-            )
-        except Exception as exc:  # the transaction rolled back: nothing of this job was written
-            log.exception("job %s: could not write its beliefs", job.id)
-            await self._retry_or_park(job, _describe(exc), result.raw_output)
+        return _Outcome(job, model, output=result.value, raw_output=result.raw_output)
 
-    async def _retry_or_park(self, job: Job, error: str, raw_output: str | None) -> None:
-        retry_at = self.retry_at(job.attempts)
-        log.warning(
-            "job %s attempt %d failed: %s (%s)",
-            job.id,
-            job.attempts,
-            error,
-            f"retry at {retry_at.isoformat()}" if retry_at else "parked as failed",
-        )
-        await self.thread.run(self.queue.fail, job.id, error, raw_output, retry_at)
+    async def _settle(self, outcomes: list[_Outcome]) -> None:
+        await self.thread.run(self._settle_on_store, outcomes)
+        self.processed += len(outcomes)
+
+    def _settle_on_store(self, outcomes: list[_Outcome]) -> None:
+        store, now = self.queue.store, utcnow()
+        landings = [Landing(o.job, o.output, o.model) for o in outcomes if o.output is not None]
+        failures = [o for o in outcomes if o.output is None]
+        raw = {o.job.id: o.raw_output for o in outcomes}
+        for landing, result in zip(
+            landings, land_many(store, self.queue, landings, now=now), strict=True
+        ):
+            if isinstance(result, Exception):  # rolled back: nothing of this job was written
+                log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
+                failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
+        if not failures:
+            return
+        with store.transaction():
+            for o in failures:
+                retry_at = None if o.permanent else self.retry_at(o.job.attempts, now)
+                log.warning(
+                    "job %s attempt %d failed: %s (%s)",
+                    o.job.id,
+                    o.job.attempts,
+                    o.error,
+                    f"retry at {retry_at.isoformat()}" if retry_at else "parked as failed",
+                )
+                self.queue.fail(o.job.id, o.error, o.raw_output or raw.get(o.job.id), retry_at)
 
     def retry_at(self, attempts: int, now: datetime | None = None) -> datetime | None:
         """When the next attempt may run (exponential backoff), or None once attempts run out."""

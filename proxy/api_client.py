@@ -14,7 +14,7 @@ from proxy.settings import Settings
 
 
 class ApiClient:
-    """GETs against the running gateway at the configured host and port."""
+    """GETs and POSTs against the running gateway at the configured host and port."""
 
     def __init__(self, settings: Settings, *, timeout: float = 30.0) -> None:
         host = settings.host if is_loopback(settings.host) else "127.0.0.1"
@@ -31,10 +31,22 @@ class ApiClient:
             BeliefNotFound: the API answered 404.
             BeliefError: any other error, or the server cannot be reached.
         """
-        return self.send("GET", path, None, **params)
+        query = {k: _param(v) for k, v in params.items() if v is not None and v is not False}
+        url = self.base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        return self._send(urllib.request.Request(url, headers={"Accept": "application/json"}))
+
+    def post(self, path: str, body: Any = None) -> Any:
+        """The JSON body of `POST <base><path>` with `body` as JSON; errors as for `get`."""
+        request = urllib.request.Request(
+            self.base + path,
+            data=json.dumps(body if body is not None else {}).encode(),
+            headers={"Accept": "application/json", "Content-Type": "application/json"},
+            method="POST",
+        )
+        return self._send(request)
 
     def send(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
-        """The JSON body of `<method> <base><path>?<params>` with `body` sent as JSON."""
+        """The JSON body of `<method> <base><path>?<params>` with `body` (if any) as JSON."""
         query = {k: _param(v) for k, v in params.items() if v is not None and v is not False}
         url = self.base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
         data = None if body is None else json.dumps(body).encode()
@@ -43,6 +55,9 @@ class ApiClient:
         )
         if data is not None:
             request.add_header("Content-Type", "application/json")
+        return self._send(request)
+
+    def _send(self, request: urllib.request.Request) -> Any:
         if self._key:
             request.add_header("Authorization", f"Bearer {self._key}")
         try:

@@ -14,9 +14,10 @@ from proxy.settings import Settings, SettingsError
 # Each module exposes `register(subparsers)`; add new command groups here.
 COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.store",
+    "proxy.commands.serve",
+    "proxy.commands.jobs",
     "proxy.commands.context",
     "proxy.commands.evaluate",
-    "proxy.commands.serve",
     "proxy.commands.compact",
     "proxy.commands.persona",
     "proxy.commands.rules",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -20,6 +22,18 @@ def test_beliefs_exports_the_store_api() -> None:
     import beliefs
 
     assert {"BeliefStore", "StoreThread", "Persona", "StoreLocked"} <= set(beliefs.__all__)
+
+
+def test_extractor_exports_the_hand_off() -> None:
+    import extractor
+
+    assert {"Turn", "JobQueue", "ExtractionWorkers", "ChatModel"} <= set(extractor.__all__)
+
+
+def test_importing_the_extractor_does_not_import_litellm() -> None:
+    code = "import sys, extractor, proxy.app; print('litellm' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def test_beliefs_exports_retrieval_and_rendering() -> None:

@@ -267,3 +267,18 @@ def test_inherit_keeps_the_old_name_only_when_it_changed() -> None:
     old = existing("a", "x", aliases=["one"])
     same = inherit(old, existing("a", "y", aliases=[], rejected_alternatives=[]))
     assert same.aliases == ["one"]
+
+
+def test_an_operator_edited_belief_is_contested_not_overwritten() -> None:
+    old = existing("editor", "Uses Vim.", user_edited=True)
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update("superseded", canonical_name="editor", new_content="Uses Emacs."),
+            ]
+        ),
+        [old],
+    )
+    assert plan.supersessions == [] and plan.enrichments == []
+    [c] = plan.conflicts
+    assert c.existing_id == old.id and "edited by the operator" in c.reason

@@ -343,3 +343,12 @@ def test_the_prompt_shows_beliefs_the_turn_text_finds_in_its_scopes(rig: Rig) ->
     rig.drain()
     prompt = rig.llm.calls[0]["messages"][1]["content"]
     assert k8s.id in prompt and elsewhere.id not in prompt
+
+
+def test_a_model_the_gateway_routes_through_litellm_is_extracted_there_too() -> None:
+    routed = settings(
+        models={"claude-x": {"litellm_model": "anthropic/claude-x", "api_base": None}}
+    )
+    assert model_for(routed, make_turn(model="claude-x")) == "anthropic/claude-x"
+    assert model_for(routed, make_turn()) == "openai/small-model"
+    assert chat_model_for(routed).routes == {"anthropic/claude-x": (None, None)}
