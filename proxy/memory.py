@@ -16,7 +16,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from beliefs.context import Context, ContextRequest, assemble
+from beliefs.context import ContextRequest, assemble
 from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -73,7 +73,6 @@ class MemoryBuilder:
         self._timeout = settings.retrieval_timeout_ms / 1000
         self._persona_read: set[str] = set()
         self._keeper = persona
-        self._blocks = SystemBlocks()
 
     async def build(
         self, identity: Identity, query: str, model: str, *, tool_turn: bool
@@ -100,7 +99,7 @@ class MemoryBuilder:
                 ),
             )
             started = time.perf_counter()
-            memory = _assemble(self._store, self._blocks, request, persona)
+            memory = _assemble(self._store, request, persona)
             if time.perf_counter() - started > self._timeout:
                 raise TimeoutError  # too late to be worth its cost: drop it, count it
         except TimeoutError:
@@ -135,37 +134,11 @@ class MemoryBuilder:
         return persona.text if persona is not None else ""
 
 
-class SystemBlocks:
-    """Rendered system blocks by their inputs: persona, pinned beliefs and open questions change
-    rarely, so most requests reuse the text (and a tool-result turn gets the same bytes)."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self._size = size
-        self._blocks: dict[tuple[object, ...], str] = {}
-
-    def render(self, context: Context) -> str:
-        key = (
-            context.persona,
-            *((b.id, b.updated_at) for b in context.pinned),
-            None,
-            *((b.id, b.updated_at) for b in context.open_questions),
-        )
-        block = self._blocks.get(key)
-        if block is None:
-            block = system_block(context)
-            if len(self._blocks) >= self._size:
-                self._blocks.pop(next(iter(self._blocks)))
-            self._blocks[key] = block
-        return block
-
-
-def _assemble(
-    store: BeliefStore, blocks: SystemBlocks, request: ContextRequest, persona: str
-) -> Memory:
+def _assemble(store: BeliefStore, request: ContextRequest, persona: str) -> Memory:
     context = assemble(store.index, request, persona=persona)
     layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
     return Memory(
-        system_block=blocks.render(context),
+        system_block=system_block(context),  # the assembler caches the standing text
         user_block=user_block(context),
         layers=layers,
         persona=bool(context.persona),

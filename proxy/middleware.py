@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-import secrets
+import random
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -20,7 +20,8 @@ REQUEST_ID = "tenure.request_id"
 
 
 def new_request_id() -> str:
-    return f"req_{secrets.token_hex(12)}"
+    # Unique, not secret: `secrets` costs a getrandom() call per request (~2 % of the proxy).
+    return f"req_{random.getrandbits(96):024x}"
 
 
 class GatewayMiddleware:
