@@ -132,8 +132,9 @@ class PersonaReply(BaseModel):
 PERSONA_SYSTEM = (
     "You write the short prelude an assistant reads before every answer to a user: who the "
     "user is and how they like to work, from the beliefs listed. Second person, plain prose, "
-    "no lists, no names of tools the beliefs do not mention, 200 to 400 characters. Reply with "
-    "one JSON object matching the schema, nothing else."
+    "no lists, no names of tools the beliefs do not mention, 200 to 400 characters. Every "
+    "pinned belief must come through: the prelude is the only place it reaches the assistant. "
+    "Reply with one JSON object matching the schema, nothing else."
 )
 
 
@@ -144,6 +145,7 @@ def build_persona_messages(beliefs: Sequence[Belief]) -> list[dict[str, str]]:
             "why_it_matters": b.why_it_matters,
             "status": b.epistemic_status,
             "kind": b.subtype or b.type,
+            "pinned": b.pinned or b.delivery == "always",
         }
         for b in beliefs
     ]
