@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.context import MAX_PERSONA_CHARS
+from beliefs.models import SCOPE_PATTERN
 from beliefs.persona import Persona
 from compaction import list_runs
 from compaction.persona import inputs_hash, persona_inputs
@@ -64,9 +65,14 @@ async def run_compaction(request: Request) -> Response:
     for name, value in (("user", user), ("scope", scope)):
         if value is not None and not isinstance(value, str):
             raise bad_field(name, f"{name} must be a string")
+    scope = scope.strip().lower() if scope else None
+    if scope is not None and not SCOPE_PATTERN.match(scope):
+        raise bad_field(
+            "scope", f"scope {scope!r} is not user:universal, domain:<slug> or project:<slug>"
+        )
     report = await rt.compactor.run(
         user_id=user,
-        scope=scope.strip().lower() if scope else None,
+        scope=scope,
         dry_run=_flag(request, body, "dry_run"),
         force=_flag(request, body, "force"),
         trigger="api",

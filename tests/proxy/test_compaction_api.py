@@ -73,6 +73,8 @@ def test_the_cluster_thing_through_the_gateway(
     forwarded = next(r for r in reversed(upstream.requests) if is_chat(r)).json
     assert "b-k8s" in forwarded["messages"][-1]["content"]
 
+    bad = httpx.post(f"{gw.url}/api/compaction/run", json={"scope": "code"}, timeout=10)
+    assert bad.status_code == 400 and "'code'" in bad.json()["error"]["message"]
     runs = httpx.get(f"{gw.url}/api/compaction/runs", timeout=10).json()
     assert [r["id"] for r in runs["runs"]] == [run.json()["id"]]
     assert runs["scheduler"]["interval_s"] == 1800.0 and runs["scheduler"]["running"] is False
