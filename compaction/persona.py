@@ -76,6 +76,7 @@ def inputs_hash(inputs: Iterable[Belief]) -> str:
             b.type,
             b.subtype or "",
             b.pinned,
+            b.delivery,
         )
         for b in inputs
     )

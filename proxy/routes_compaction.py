@@ -14,7 +14,7 @@ from beliefs.context import MAX_PERSONA_CHARS
 from beliefs.models import SCOPE_PATTERN
 from beliefs.persona import Persona
 from compaction import list_runs
-from compaction.persona import inputs_hash, persona_inputs
+from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from proxy.errors import ProxyError, bad_field
 from proxy.runtime import Runtime
 
@@ -95,9 +95,10 @@ async def compaction_runs(request: Request) -> Response:
 
 
 def persona_json(rt: Runtime, user_id: str, persona: Persona | None) -> dict[str, Any]:
-    current = inputs_hash(persona_inputs(rt.store.index.beliefs(user_id)))
+    inputs = persona_inputs(rt.store.index.beliefs(user_id))
     if persona is None:
-        return {"user_id": user_id, "text": rt.persona.text_for(user_id), "stored": False}
+        return {"user_id": user_id, "text": deterministic_text(inputs), "stored": False}
+    current = inputs_hash(inputs)
     return {
         **persona.model_dump(mode="json"),
         "stored": True,
