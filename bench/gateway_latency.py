@@ -109,8 +109,15 @@ def body(query: str, *, stream: bool = False) -> bytes:
 class Load:
     """Requests against one base URL with a pooled client; records injected counts."""
 
-    def __init__(self, session: aiohttp.ClientSession, base: str, queries: list[str]) -> None:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base: str,
+        queries: list[str],
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.session = session
+        self.headers = {**HEADERS, **(headers or {})}
         self.url = base + "/chat/completions"
         self.bodies = [body(q) for q in queries]
         self.stream_bodies = [body(q, stream=True) for q in queries]
@@ -119,7 +126,7 @@ class Load:
     async def call(self, i: int) -> float:
         started = time.perf_counter()
         async with self.session.post(
-            self.url, data=self.bodies[i % len(self.bodies)], headers=HEADERS
+            self.url, data=self.bodies[i % len(self.bodies)], headers=self.headers
         ) as resp:
             await resp.read()
             assert resp.status == 200, resp.status
@@ -131,7 +138,7 @@ class Load:
         started = time.perf_counter()
         ttft = 0.0
         async with self.session.post(
-            self.url, data=self.stream_bodies[i % len(self.stream_bodies)], headers=HEADERS
+            self.url, data=self.stream_bodies[i % len(self.stream_bodies)], headers=self.headers
         ) as resp:
             assert resp.status == 200, resp.status
             while line := await resp.content.readline():
@@ -160,6 +167,17 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.3f}"
 
 
+async def drain(session: aiohttp.ClientSession, proxy_base: str) -> None:
+    """Wait until the proxy has written every queued record and job (phases stay separate)."""
+    health = proxy_base.removesuffix("/v1") + "/healthz"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        async with session.get(health) as resp:
+            if (await resp.json())["pending_writes"] == 0:
+                return
+        await asyncio.sleep(0.2)
+
+
 async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -> dict[str, Any]:
     queries = make_queries(500)
     connector = aiohttp.TCPConnector(limit=0)
@@ -171,11 +189,13 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
             await direct.first_event(i)
             await proxy.first_event(i)
         proxy.injected.clear()
+        await drain(session, proxy_base)
 
         seq_direct, seq_proxy = [], []
         for i in range(args.sequential):
             seq_direct.append(await direct.call(i))
             seq_proxy.append(await proxy.call(i))
+        await drain(session, proxy_base)
         ttft_direct, ttft_proxy = [], []
         for i in range(args.streaming):
             ttft_direct.append(await direct.first_event(i))
@@ -183,14 +203,27 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
 
         rounds: list[tuple[float, float, list[float], list[float]]] = []
         for _ in range(args.rounds):
+            await drain(session, proxy_base)
             rps_d, lat_d = await concurrent(direct.call, args.concurrent_requests, args.workers)
             rps_p, lat_p = await concurrent(proxy.call, args.concurrent_requests, args.workers)
             rounds.append((rps_d, rps_p, lat_d, lat_p))
+
+        # The same through the proxy without memory or extraction: the gateway's own share.
+        bare = Load(session, proxy_base, queries, {"X-Tenure-Incognito": "1"})
+        await drain(session, proxy_base)
+        bare_direct: list[float] = []
+        bare_seq: list[float] = []
+        for i in range(args.sequential // 2):
+            bare_direct.append(await direct.call(i))
+            bare_seq.append(await bare.call(i))
+        bare_rps_d, _ = await concurrent(direct.call, args.concurrent_requests, args.workers)
+        bare_rps, _ = await concurrent(bare.call, args.concurrent_requests, args.workers)
     injected = proxy.injected
     return {
         "seq": (seq_direct, seq_proxy),
         "ttft": (ttft_direct, ttft_proxy),
         "rounds": rounds,
+        "bare": (bare_direct, bare_seq, bare_rps_d, bare_rps),
         "injected_mean": sum(injected) / max(1, len(injected)),
         "injected_zero": sum(1 for n in injected if n == 0),
     }
@@ -232,6 +265,13 @@ def report(result: dict[str, Any], health: dict[str, Any], args: argparse.Namesp
     print(
         f"{args.workers} concurrent throughput req/s    "
         f"{rps_d:9.0f} {rps_p:9.0f} {'':>9} {ratio:7.2f}"
+    )
+    bare_d, bare_p, bare_rps_d, bare_rps = result["bare"]
+    print(
+        f"\nwithout memory or extraction (X-Tenure-Incognito), n={len(bare_p)}: added p50 "
+        f"{ms(percentile(bare_p, 50) - percentile(bare_d, 50))} ms, p99 "
+        f"{ms(percentile(bare_p, 99) - percentile(bare_d, 99))} ms; {args.workers} concurrent "
+        f"{bare_rps:.0f} vs {bare_rps_d:.0f} req/s ({bare_rps / bare_rps_d * 100:.0f} %)"
     )
     checks = [
         ("added p50 <= 1 ms", added50 <= 0.001, f"{added50 * 1000:.3f} ms"),
