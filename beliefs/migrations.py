@@ -1,7 +1,8 @@
 """Numbered schema migrations, recorded in `schema_migrations` and applied on open.
 
 Other packages append their own numbers to `MIGRATIONS` here: 1 = beliefs core,
-2 = injections, 3 = jobs, 4 = conflicts, 8 = rules. A migration never changes once released.
+2 = injections, 3 = jobs, 4 = conflicts, 8 = rules, 9 = compaction. A migration never changes
+once released.
 """
 
 from __future__ import annotations
@@ -230,6 +231,49 @@ EXTRACTION_CONFLICTS = Migration(
     ),
 )
 
+# -- compaction (owned by the compaction worker) ------------------------------------------------
+
+COMPACTION = Migration(
+    9,
+    "compaction: runs and per-scope examination state",
+    (
+        """
+        CREATE TABLE compaction_runs (
+            id VARCHAR PRIMARY KEY,
+            status VARCHAR NOT NULL
+                CHECK (status IN ('running', 'done', 'failed', 'interrupted')),
+            trigger VARCHAR NOT NULL,
+            user_id VARCHAR,
+            scope VARCHAR,
+            started_at TIMESTAMPTZ NOT NULL,
+            finished_at TIMESTAMPTZ,
+            duration_ms DOUBLE,
+            examined INTEGER NOT NULL DEFAULT 0,
+            clusters INTEGER NOT NULL DEFAULT 0,
+            merged INTEGER NOT NULL DEFAULT 0,
+            superseded INTEGER NOT NULL DEFAULT 0,
+            flagged INTEGER NOT NULL DEFAULT 0,
+            aliased INTEGER NOT NULL DEFAULT 0,
+            promoted INTEGER NOT NULL DEFAULT 0,
+            expired INTEGER NOT NULL DEFAULT 0,
+            purged INTEGER NOT NULL DEFAULT 0,
+            skipped_scopes INTEGER NOT NULL DEFAULT 0,
+            errors JSON NOT NULL DEFAULT '[]',
+            changes JSON NOT NULL DEFAULT '[]'
+        )
+        """,
+        "CREATE INDEX compaction_runs_started ON compaction_runs (started_at)",
+        """
+        CREATE TABLE compaction_scopes (
+            user_id VARCHAR NOT NULL,
+            scope_key VARCHAR NOT NULL,
+            fingerprint VARCHAR NOT NULL,
+            examined_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (user_id, scope_key)
+        )
+        """,
+    ),
+)
 
 MIGRATIONS: list[Migration] = [
     BELIEFS_CORE,
@@ -237,6 +281,7 @@ MIGRATIONS: list[Migration] = [
     EXTRACTION_JOBS,
     EXTRACTION_CONFLICTS,
     RULES,
+    COMPACTION,
 ]
 
 _LEDGER = """

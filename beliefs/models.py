@@ -186,3 +186,12 @@ def union_names(existing: list[str], new: list[str] | tuple[str, ...]) -> list[s
             seen.add(name.lower())
             out.append(name)
     return out[:MAX_ALIASES]
+
+
+def same_content(a: str, b: str) -> bool:
+    """Equal up to case, whitespace and trailing punctuation."""
+    return _content_key(a) == _content_key(b)
+
+
+def _content_key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!;: ")

@@ -267,7 +267,7 @@ class BeliefStore(BeliefDatabase):
             check_supersede(old, replacement, self._links(old.user_id))
             if self._exists(replacement.id):
                 raise InvalidBelief(f"belief id {replacement.id} already exists; use a new id")
-            self._check_name(replacement, exclude=old_id)
+            self._check_name(replacement, exclude=(old_id,))
             now = utcnow()
             self._insert(replacement)
             detail: dict[str, Any] = {"belief_id": old_id, "reason": reason}
@@ -287,6 +287,58 @@ class BeliefStore(BeliefDatabase):
             detail = {"belief_id": replacement.id, "reason": reason}
             self._event(old_id, "superseded_by", actor, detail)
         return self.get(replacement.id)
+
+    def merge(
+        self,
+        source_ids: Sequence[str],
+        survivor: Belief,
+        *,
+        reason: str | None = None,
+        actor: str = "operator",
+    ) -> Belief:
+        """Insert `survivor`, then stamp every source as superseded by it; one transaction.
+
+        Like `supersede` with several old rows: each source gets a link to the survivor (a
+        chain that converges on one head), the survivor a `supersedes` event per source and
+        one `merged_from` event listing them.
+
+        Raises:
+            InvalidBelief: fewer than two distinct sources, or the survivor's id exists.
+            ChainError: a source is already superseded or deleted.
+            CanonicalNameClash: a live belief other than the sources has the survivor's name.
+        """
+        ids = list(dict.fromkeys(source_ids))
+        if len(ids) < 2:
+            raise InvalidBelief(f"a merge needs at least two distinct beliefs, got {ids}")
+        survivor = self._with_default_class(survivor)
+        with self.transaction():
+            olds = [self._require(i) for i in ids]
+            links = self._links(olds[0].user_id)
+            for old in olds:
+                check_supersede(old, survivor, links)
+            self._check_name(survivor, exclude=ids)
+            now = utcnow()
+            self._insert(survivor)
+            for old in olds:
+                self._event(
+                    survivor.id, "supersedes", actor, {"belief_id": old.id, "reason": reason}
+                )
+                stamped = _validated(
+                    {
+                        **old.model_dump(),
+                        "superseded_by": survivor.id,
+                        "epistemic_status": "superseded",
+                        "invalidated_at": now,
+                        "invalidation_reason": reason,
+                        "updated_at": now,
+                    },
+                    old.id,
+                )
+                self._write(stamped)
+                detail = {"belief_id": survivor.id, "reason": reason}
+                self._event(old.id, "superseded_by", actor, detail)
+            self._event(survivor.id, "merged_from", actor, {"belief_ids": ids, "reason": reason})
+        return self.get(survivor.id)
 
     def soft_delete(self, belief_id: str, *, actor: str = "operator") -> Belief:
         """Hide the belief (kept, restorable). Deleting a deleted belief changes nothing."""
@@ -359,14 +411,14 @@ class BeliefStore(BeliefDatabase):
         default = self.rules.memory_class(belief.scope, belief.user_id)
         return belief if default is None else belief.model_copy(update={"memory_class": default})
 
-    def _check_name(self, candidate: Belief, *, exclude: str | None = None) -> None:
+    def _check_name(self, candidate: Belief, *, exclude: Sequence[str] = ()) -> None:
         if not candidate.is_live:
             return
         others = self._select(
             f"WHERE user_id = ? AND canonical_name = ? AND {_LIVE_SQL}",
             [candidate.user_id, candidate.canonical_name],
         )
-        holder = clash_with(candidate, [o for o in others if o.id != exclude])
+        holder = clash_with(candidate, [o for o in others if o.id not in exclude])
         if holder is not None:
             shared = sorted(set(candidate.scope) & set(holder.scope))
             raise CanonicalNameClash(

@@ -1,49 +1,35 @@
-"""Conflicts: contradictions the extractor refused to absorb silently, until someone decides."""
+"""Deciding conflicts: contradictions the extractor refused to absorb silently.
+
+The table itself (record, get, list) lives in `beliefs.conflicts`, shared with compaction.
+"""
 
 from __future__ import annotations
 
 import builtins
-import json
-import secrets
-from collections.abc import Sequence
-from datetime import datetime
-from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
-
+from beliefs.conflicts import (
+    CONFLICT_STATUSES,
+    RESOLUTIONS,
+    Conflict,
+    ConflictStatus,
+    Resolution,
+    get_conflict,
+    list_conflicts,
+    record_conflict,
+)
 from beliefs.models import Belief, new_belief_id, utcnow
-from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import ConflictNotFound, ConflictStateError, InvalidResolution
-from extractor.merge import inherit, same_content
+from extractor.merge import inherit
 
-Resolution = Literal["keep_existing", "take_new", "keep_both"]
-RESOLUTIONS: tuple[str, ...] = get_args(Resolution)
-ConflictStatus = Literal["open", "resolved"]
-CONFLICT_STATUSES: tuple[str, ...] = get_args(ConflictStatus)
-
-_COLUMNS = (
-    "id, user_id, existing_id, new_id, proposed, reason, status, resolution, job_id, "
-    "created_at, resolved_at"
-)
-
-
-class Conflict(BaseModel):
-    """Two beliefs (or a belief and a proposal) that cannot both be true."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    user_id: str
-    existing_id: str
-    new_id: str | None
-    proposed: Belief | None
-    reason: str
-    status: ConflictStatus
-    resolution: Resolution | None
-    job_id: str | None
-    created_at: datetime
-    resolved_at: datetime | None
+__all__ = [
+    "CONFLICT_STATUSES",
+    "RESOLUTIONS",
+    "Conflict",
+    "ConflictBook",
+    "ConflictStatus",
+    "Resolution",
+]
 
 
 class ConflictBook:
@@ -63,39 +49,21 @@ class ConflictBook:
         job_id: str | None = None,
     ) -> str | None:
         """Open a conflict; None if the same one is already open (a repeated claim)."""
-        for open_one in self.list(status="open", existing_id=existing_id):
-            if new_id is not None and open_one.new_id == new_id:
-                return None
-            if (
-                proposed is not None
-                and open_one.proposed is not None
-                and same_content(open_one.proposed.content, proposed.content)
-            ):
-                return None
-        conflict_id = f"c-{secrets.token_hex(8)}"
-        self.store.execute(
-            "INSERT INTO conflicts (id, user_id, existing_id, new_id, proposed, reason, status, "
-            "job_id, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)",
-            [
-                conflict_id,
-                user_id,
-                existing_id,
-                new_id,
-                proposed.model_dump_json() if proposed is not None else None,
-                reason,
-                job_id,
-                utcnow(),
-            ],
+        return record_conflict(
+            self.store,
+            user_id=user_id,
+            existing_id=existing_id,
+            reason=reason,
+            proposed=proposed,
+            new_id=new_id,
+            job_id=job_id,
         )
-        return conflict_id
 
     def get(self, conflict_id: str) -> Conflict:
-        row = self.store.execute(
-            f"SELECT {_COLUMNS} FROM conflicts WHERE id = ?", [conflict_id]
-        ).fetchone()
-        if row is None:
+        conflict = get_conflict(self.store, conflict_id)
+        if conflict is None:
             raise ConflictNotFound(f"no conflict {conflict_id!r}; list them at GET /api/conflicts")
-        return _conflict(row)
+        return conflict
 
     def list(
         self,
@@ -110,22 +78,9 @@ class ConflictBook:
             raise InvalidResolution(
                 f"unknown conflict status {status!r}; use one of {', '.join(CONFLICT_STATUSES)}"
             )
-        clauses, params = [], []
-        for column, value in (
-            ("status", status),
-            ("user_id", user_id),
-            ("existing_id", existing_id),
-        ):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self.store.execute(
-            f"SELECT {_COLUMNS} FROM conflicts{where} ORDER BY created_at DESC, id DESC "
-            f"LIMIT {max(0, int(limit))}",
-            params,
-        ).fetchall()
-        return [_conflict(r) for r in rows]
+        return list_conflicts(
+            self.store, status=status, user_id=user_id, existing_id=existing_id, limit=limit
+        )
 
     def resolve(self, conflict_id: str, resolution: str, *, actor: str = "operator") -> Conflict:
         """Apply the decision: take_new supersedes, keep_existing rejects, keep_both keeps both.
@@ -215,19 +170,3 @@ class ConflictBook:
         )
         self.store.create(belief, actor=actor)
         return belief.id
-
-
-def _conflict(row: Sequence[Any]) -> Conflict:
-    return Conflict(
-        id=row[0],
-        user_id=row[1],
-        existing_id=row[2],
-        new_id=row[3],
-        proposed=Belief.model_validate(json.loads(row[4])) if row[4] else None,
-        reason=row[5],
-        status=row[6],
-        resolution=row[7],
-        job_id=row[8],
-        created_at=as_utc(row[9]),
-        resolved_at=as_utc(row[10]),
-    )

@@ -10,7 +10,13 @@ from typing import Any, cast, get_args
 
 from pydantic import ValidationError
 
-from beliefs.models import Belief, MemoryClass, dedupe_names, normalize_canonical_name
+from beliefs.models import (
+    Belief,
+    MemoryClass,
+    dedupe_names,
+    normalize_canonical_name,
+    same_content,
+)
 from extractor.plan import (
     ConflictDraft,
     Enrichment,
@@ -63,15 +69,6 @@ def referenced(output: ExtractionOutput) -> tuple[set[str], set[str]]:
         ids.add(ref)
         add_name(ref)
     return ids, names
-
-
-def same_content(a: str, b: str) -> bool:
-    """Equal up to case, whitespace and trailing punctuation."""
-    return _norm(a) == _norm(b)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!;: ")
 
 
 def clean_names(names: Iterable[str]) -> list[str]:

@@ -45,6 +45,18 @@ class ApiClient:
         )
         return self._send(request)
 
+    def send(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
+        """The JSON body of `<method> <base><path>?<params>` with `body` (if any) as JSON."""
+        query = {k: _param(v) for k, v in params.items() if v is not None and v is not False}
+        url = self.base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            url, data=data, method=method, headers={"Accept": "application/json"}
+        )
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        return self._send(request)
+
     def _send(self, request: urllib.request.Request) -> Any:
         if self._key:
             request.add_header("Authorization", f"Bearer {self._key}")

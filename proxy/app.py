@@ -18,6 +18,7 @@ from proxy.middleware import GatewayMiddleware
 from proxy.openapi import openapi_routes
 from proxy.routes_api import api_routes
 from proxy.routes_beliefs import belief_routes
+from proxy.routes_compaction import compaction_routes
 from proxy.routes_delivery import delivery_routes
 from proxy.routes_jobs import jobs_routes
 from proxy.routes_proxy import ProxyEndpoint
@@ -51,6 +52,7 @@ def create_app(
         *openapi_routes(),
         *belief_routes(),  # its GET /api/beliefs (search, prefix) answers before the plain list
         *jobs_routes(),  # before the API's catch-all
+        *compaction_routes(),
         *api_routes(),
         *ui_routes(settings),
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).

@@ -15,10 +15,12 @@ from proxy.settings import Settings, SettingsError
 COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.store",
     "proxy.commands.serve",
-    "proxy.commands.jobs",
     "proxy.commands.context",
     "proxy.commands.evaluate",
+    "proxy.commands.compact",
+    "proxy.commands.persona",
     "proxy.commands.rules",
+    "proxy.commands.jobs",
 )
 
 

@@ -21,6 +21,7 @@ from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from beliefs.tokens import token_counter
+from compaction import PersonaKeeper
 from proxy.counters import Counters
 from proxy.delivery import build_context, context_request
 from proxy.identity import Identity
@@ -58,7 +59,13 @@ class MemoryBuilder:
     """Builds `Memory` for requests; owns the retrieval thread."""
 
     def __init__(
-        self, store: BeliefStore, thread: StoreThread, settings: Settings, counters: Counters
+        self,
+        store: BeliefStore,
+        thread: StoreThread,
+        settings: Settings,
+        counters: Counters,
+        *,
+        persona: PersonaKeeper | None = None,
     ) -> None:
         self._store = store
         self._thread = thread
@@ -67,6 +74,7 @@ class MemoryBuilder:
         self._timeout = settings.retrieval_timeout_ms / 1000
         self._persona_read: set[str] = set()
         token_counter()  # load the tokenizer now, not inside the first request's time budget
+        self._keeper = persona
 
     async def build(
         self, identity: Identity, query: str, model: str, *, tool_turn: bool
@@ -110,6 +118,10 @@ class MemoryBuilder:
         return memory
 
     async def _persona(self, user_id: str) -> str:
+        if self._keeper is not None:
+            # The stored persona (stale text serves while a regeneration runs), or before one
+            # is stored the deterministic summary; never waits for a model.
+            return self._keeper.text_for(user_id)
         if user_id in self._persona_read:
             persona = self._store.get_persona(user_id)  # served from the store's memory
         else:

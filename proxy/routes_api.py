@@ -132,6 +132,7 @@ async def healthz(request: Request) -> Response:
         breaker = {"error": "breaker state unavailable"}
     if breaker is not None:
         body["extractor"] = breaker
+    body["compaction"] = rt.scheduler.state()
     return JSONResponse(body, status_code=200 if store_ok else 503)
 
 

@@ -12,10 +12,12 @@ import aiohttp
 
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
+from compaction import CompactionScheduler, Compactor, PersonaKeeper
 from extractor.jobs import JobQueue
 from extractor.worker import ExtractionWorkers
 from proxy.background import StoreWriter
 from proxy.chat_commands import LOAD_SQL, ChatStates
+from proxy.compaction_setup import compaction_parts
 from proxy.counters import Counters
 from proxy.forward import new_session
 from proxy.memory import MemoryBuilder
@@ -38,8 +40,12 @@ class Runtime:
     counters: Counters
     jobs: JobQueue
     workers: ExtractionWorkers | None
+    persona: PersonaKeeper
+    compactor: Compactor
+    scheduler: CompactionScheduler
     owns_store: bool
     owns_session: bool
+    own_llm: Any = None
 
     @classmethod
     async def open(
@@ -77,23 +83,34 @@ class Runtime:
         if settings.extract_workers > 0:
             workers = ExtractionWorkers(thread, jobs, llm, settings)
             await workers.start()
+        parts = compaction_parts(settings, thread, llm)
+        parts.scheduler.start()
         return cls(
             settings=settings,
             store=store,
             thread=thread,
             session=session,
             writer=writer,
-            memory=MemoryBuilder(store, thread, settings, counters),
+            memory=MemoryBuilder(store, thread, settings, counters, persona=parts.persona),
             chat_states=chat_states,
             counters=counters,
             jobs=jobs,
             workers=workers,
+            persona=parts.persona,
+            compactor=parts.compactor,
+            scheduler=parts.scheduler,
             owns_store=owns_store,
             owns_session=upstream is None,
+            own_llm=parts.own_llm,
         )
 
     async def close(self) -> None:
         """Stop the workers, write every queued record and job, then close what was opened."""
+        await self.scheduler.stop()  # a run in progress is cancelled; each cluster is atomic
+        await self.persona.close()
+        if self.own_llm is not None:
+            with contextlib.suppress(Exception):
+                await self.own_llm.aclose()
         if self.workers is not None:
             try:
                 await self.workers.stop()

@@ -65,6 +65,7 @@ class Settings(BaseModel):
     breaker_threshold: int = Field(default=3, ge=1)
     breaker_cooldown_s: float = Field(default=300.0, ge=0)
 
+    compaction_model: str | None = None  # else extract_model, else the user's latest turn's
     compaction_interval: float = Field(default=1800.0, ge=0)
     compaction_grace_hours: float = Field(default=24.0, ge=0)
     compaction_cooldown_s: float = Field(default=600.0, ge=0)

@@ -1,0 +1,126 @@
+"""Serving the persona to requests and regenerating it in the background when its inputs change.
+
+The request path never waits: it gets the stored text (stale text serves while a regeneration
+runs) or, before one is stored, the deterministic summary computed from the in-memory index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from beliefs.persona import Persona, PersonaSource
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from compaction.model import ChatModel, ask
+from compaction.persona import deterministic_text, fit, inputs_hash, persona_inputs
+from compaction.prompts import PersonaReply, build_persona_messages
+
+log = logging.getLogger("tenure.compaction")
+
+
+class PersonaKeeper:
+    """One per server (or CLI command); `model` is the configured model name, if any."""
+
+    def __init__(
+        self, thread: StoreThread, *, llm: ChatModel | None = None, model: str | None = None
+    ) -> None:
+        self._thread = thread
+        self._store = thread.store
+        self._llm = llm
+        self._model = model
+        self._tasks: dict[str, asyncio.Task[Persona | None]] = {}
+        self._checked: dict[str, int] = {}  # user -> index version when last compared
+
+    def text_for(self, user_id: str) -> str:
+        """The persona to inject now; schedules a regeneration if its inputs changed."""
+        stored = self._store.get_persona(user_id)
+        if stored is not None and stored.source == "operator":
+            return stored.text
+        version = self._store.index.version
+        if stored is not None and self._checked.get(user_id) == version:
+            return stored.text
+        inputs = persona_inputs(self._store.index.beliefs(user_id))
+        digest = inputs_hash(inputs)
+        self._checked[user_id] = version
+        if stored is not None and stored.inputs_hash == digest:
+            return stored.text
+        self.schedule(user_id, use_model=stored is not None and stored.source == "generated")
+        return stored.text if stored is not None else deterministic_text(inputs)
+
+    def schedule(self, user_id: str, *, use_model: bool) -> None:
+        """Regenerate in the background unless a regeneration for the user is running."""
+        if user_id in self._tasks:
+            return
+        task = asyncio.create_task(
+            self.refresh(user_id, use_model=use_model), name=f"tenure-persona-{user_id}"
+        )
+        self._tasks[user_id] = task
+        task.add_done_callback(lambda t: self._done(user_id, t))
+
+    def _done(self, user_id: str, task: asyncio.Task[Persona | None]) -> None:
+        self._tasks.pop(user_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("persona regeneration for %s failed: %s", user_id, task.exception())
+
+    async def wait(self) -> None:
+        """Until the background regenerations scheduled so far are done (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    async def close(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        for task in list(self._tasks.values()):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def refresh(
+        self,
+        user_id: str,
+        *,
+        use_model: bool = True,
+        force: bool = False,
+        model: str | None = None,
+    ) -> Persona | None:
+        """Regenerate and store the persona if its inputs changed (or `force`).
+
+        Uses the model when asked and one is configured, else (or when the model fails) the
+        deterministic summary. An operator-set persona is returned untouched.
+        """
+        inputs = persona_inputs(self._store.index.beliefs(user_id))
+        digest = inputs_hash(inputs)
+        stored = self._store.get_persona(user_id)
+        if stored is not None and stored.source == "operator":
+            return stored
+        if not force and stored is not None and stored.inputs_hash == digest:
+            return stored
+        text = deterministic_text(inputs)
+        source: PersonaSource = "deterministic"
+        model = model or self._model
+        if use_model and self._llm is not None and model and inputs:
+            try:
+                reply = await ask(
+                    self._llm,
+                    build_persona_messages(inputs),
+                    PersonaReply,
+                    model=model,
+                    name="persona",
+                )
+                text = fit(reply.text)
+                source = "generated"
+            except Exception as exc:  # the deterministic summary stands in
+                log.warning("persona model for %s failed (%s); using the summary", user_id, exc)
+        return await self._thread.run(
+            _store_unless_operator, self._store, user_id, text, source, digest
+        )
+
+
+def _store_unless_operator(
+    store: BeliefStore, user_id: str, text: str, source: PersonaSource, digest: str
+) -> Persona:
+    current = store.get_persona(user_id)
+    if current is not None and current.source == "operator":
+        return current
+    return store.set_persona(user_id, text, source=source, inputs_hash=digest)
