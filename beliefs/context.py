@@ -131,8 +131,13 @@ def assemble(
     now: datetime | None = None,
     count_tokens: Callable[[str], int] = estimate_tokens,
     rules: RuleSet | None = None,
+    persona_covers: frozenset[str] | None = None,
 ) -> Context:
     """Build the three layers (plus open questions) for one turn.
+
+    Pinned `user:universal`-only beliefs the persona covers ride in the persona instead of the
+    pinned layer: `persona_covers` names them, None means the persona covers them all (an
+    operator wrote it). Uncovered ones stay in the pinned layer, so nothing pinned is lost.
 
     `rules` add their ranking bonuses (before the minimum-score cut) and group relevant hits
     under their instruction templates. Hits are then stable-sorted by trust tier, so a lower
@@ -144,7 +149,7 @@ def assemble(
     persona = persona.strip()[:MAX_PERSONA_CHARS]
     scopes = tuple(s for s in request.scopes if s != UNIVERSAL)
     search_scopes = (*scopes, UNIVERSAL)
-    standing = _standing(index, request, scopes, bool(persona), now)
+    standing = _standing(index, request, scopes, persona_covers if persona else frozenset(), now)
     budget = Budget(max_beliefs=request.max_beliefs, limit_tokens=request.token_budget)
     pinned_cap = min(MAX_PINNED, request.max_beliefs)
     pinned = standing.pinned[:pinned_cap]
@@ -220,7 +225,7 @@ def _standing(
     index: BeliefIndex,
     request: ContextRequest,
     scopes: tuple[str, ...],
-    has_persona: bool,
+    covers: frozenset[str] | None,
     now: datetime,
 ) -> _Standing:
     key = (
@@ -228,9 +233,10 @@ def _standing(
         request.user_id,
         scopes,
         request.agent_id,
-        has_persona,
+        covers,
         request.curated,
         request.min_trust,
+        request.inject_scopes,
     )
     with index.lock:
         cached = index.derived.get(key)
@@ -241,21 +247,26 @@ def _standing(
         postings = index.user(request.user_id)
         always = [postings.docs[i].belief for i in postings.pinned]
     search_scopes = (*scopes, UNIVERSAL)
-    # Universal pinned beliefs reach the model through the persona prelude when there is one.
-    pinned_scopes = scopes if (has_persona and scopes) else search_scopes
+
+    def covered_by_persona(belief: Belief) -> bool:
+        return belief.scope == [UNIVERSAL] and (covers is None or belief.id in covers)
+
     live = [b for b in always if deliverable(b, request, now)]
     pinned = sorted(
-        (b for b in live if b.type != "open_question" and in_scopes(b, pinned_scopes)),
+        (
+            b
+            for b in live
+            if b.type != "open_question"
+            and in_scopes(b, search_scopes)
+            and not covered_by_persona(b)
+        ),
         key=_pinned_order,
     )
     questions = sorted(
         (b for b in live if b.type == "open_question" and b.pinned and in_scopes(b, search_scopes)),
         key=_pinned_order,
     )[:MAX_OPEN_QUESTIONS]
-    pinned_ids = {b.id for b in pinned}
-    covered = frozenset(
-        b.id for b in always if has_persona and b.scope == [UNIVERSAL] and b.id not in pinned_ids
-    )
+    covered = frozenset(b.id for b in always if covered_by_persona(b))
     expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
     standing = _Standing(pinned, questions, covered, min(expiries) if expiries else None)
     with index.lock:

@@ -14,7 +14,7 @@ from beliefs.persona import Persona, PersonaSource
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction.model import ChatModel, ask
-from compaction.persona import deterministic_text, fit, inputs_hash, persona_inputs
+from compaction.persona import deterministic_text, fit, inputs_hash, persona_inputs, sentence
 from compaction.prompts import PersonaReply, build_persona_messages
 
 log = logging.getLogger("tenure.compaction")
@@ -48,6 +48,22 @@ class PersonaKeeper:
             return stored.text
         self.schedule(user_id, use_model=stored is not None and stored.source == "generated")
         return stored.text if stored is not None else deterministic_text(inputs)
+
+    def persona_for(self, user_id: str) -> tuple[str, frozenset[str] | None]:
+        """The persona text and which universal pinned beliefs it covers (None: all).
+
+        An operator's persona speaks for all of them. A summary covers the pinned beliefs
+        whose sentence it carries; a model's text is not checked, so it covers none and those
+        beliefs also go to the pinned layer.
+        """
+        text = self.text_for(user_id)
+        stored = self._store.get_persona(user_id)
+        if stored is not None and stored.source == "operator":
+            return text, None
+        if stored is not None and stored.source == "generated":
+            return text, frozenset()
+        inputs = persona_inputs(self._store.index.beliefs(user_id))
+        return text, frozenset(b.id for b in inputs if b.pinned and sentence(b) in text)
 
     def schedule(self, user_id: str, *, use_model: bool) -> None:
         """Regenerate in the background unless a regeneration for the user is running."""

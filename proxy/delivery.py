@@ -38,8 +38,21 @@ def context_request(
     )
 
 
-def build_context(store: BeliefStore, request: ContextRequest, persona: str) -> Context:
-    """Assemble from the in-memory index with the store's rules and real token counts."""
+def build_context(
+    store: BeliefStore,
+    request: ContextRequest,
+    persona: str,
+    covers: frozenset[str] | None = None,
+) -> Context:
+    """Assemble from the in-memory index with the store's rules and real token counts.
+
+    `covers`: the universal pinned beliefs the persona carries (None: all of them).
+    """
     return assemble(
-        store.index, request, persona=persona, count_tokens=token_counter(), rules=store.rules
+        store.index,
+        request,
+        persona=persona,
+        count_tokens=token_counter(),
+        rules=store.rules,
+        persona_covers=covers,
     )

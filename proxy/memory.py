@@ -85,7 +85,7 @@ class MemoryBuilder:
         state as the turn's first request, so the cached prompt prefix stays the same.
         """
         try:
-            persona = await self._persona(identity.user_id)
+            persona, covers = await self._persona(identity.user_id)
             request = context_request(
                 self._settings,
                 user_id=identity.user_id,
@@ -95,7 +95,7 @@ class MemoryBuilder:
                 model=model,
             )
             started = time.perf_counter()
-            memory = _assemble(self._store, request, persona)
+            memory = _assemble(self._store, request, persona, covers)
             if time.perf_counter() - started > self._timeout:
                 raise TimeoutError  # too late to be worth its cost: drop it, count it
         except TimeoutError:
@@ -117,21 +117,23 @@ class MemoryBuilder:
             return Memory(memory.system_block, "", layers, memory.persona, memory.query)
         return memory
 
-    async def _persona(self, user_id: str) -> str:
+    async def _persona(self, user_id: str) -> tuple[str, frozenset[str] | None]:
         if self._keeper is not None:
             # The stored persona (stale text serves while a regeneration runs), or before one
             # is stored the deterministic summary; never waits for a model.
-            return self._keeper.text_for(user_id)
+            return self._keeper.persona_for(user_id)
         if user_id in self._persona_read:
             persona = self._store.get_persona(user_id)  # served from the store's memory
         else:
             persona = await self._thread.run(self._store.get_persona, user_id)
             self._persona_read.add(user_id)
-        return persona.text if persona is not None else ""
+        return (persona.text if persona is not None else ""), None
 
 
-def _assemble(store: BeliefStore, request: ContextRequest, persona: str) -> Memory:
-    context = build_context(store, request, persona)
+def _assemble(
+    store: BeliefStore, request: ContextRequest, persona: str, covers: frozenset[str] | None
+) -> Memory:
+    context = build_context(store, request, persona, covers)
     layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
     return Memory(
         system_block=system_block(context),  # the assembler caches the standing text

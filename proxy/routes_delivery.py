@@ -130,11 +130,6 @@ async def recall_beliefs(request: Request) -> Response:
     return JSONResponse({"hits": [_hit_json(r.hit, r.tags) for r in hits]})
 
 
-def persona_text(rt: Runtime, user_id: str) -> str:
-    """The persona a request of this user gets, from the same keeper the proxy uses."""
-    return rt.persona.text_for(user_id)
-
-
 def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, Any]:
     standing, turn = system_block(context), user_block(context)
     return {
@@ -168,7 +163,8 @@ async def preview(request: Request) -> Response:
         query=query,
         model=model,
     )
-    context = build_context(rt.store, ctx_request, persona_text(rt, user_id))
+    text, covers = rt.persona.persona_for(user_id)
+    context = build_context(rt.store, ctx_request, text, covers)
     body = {"model": model, "messages": [{"role": "user", "content": query}]}
     placed = place_openai(body, system_block(context), user_block(context))
     return JSONResponse(preview_json(context, placed["messages"]))

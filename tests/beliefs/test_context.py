@@ -204,3 +204,17 @@ def test_trust_tiers_stable_sort_hits_and_inject_scopes_gate() -> None:
     assert relevant(
         ctx(index, "kafka", "domain:code", "project:alpha", inject_scopes=("project:*",))
     ) == ["ext"]
+
+
+def test_universal_pins_the_persona_does_not_cover_stay_pinned() -> None:
+    index = index_of(
+        belief("u1", "response_length", [], pinned=True, scope=["user:universal"]),
+        belief("u2", "no_emoji", [], pinned=True, scope=["user:universal"]),
+    )
+    request = ContextRequest("u1", ("domain:code",), "")
+    partly = assemble(
+        index, request, persona="You prefer short answers.", persona_covers=frozenset({"u1"})
+    )
+    assert [b.id for b in partly.pinned] == ["u2"]
+    unverified = assemble(index, request, persona="Text.", persona_covers=frozenset())
+    assert {b.id for b in unverified.pinned} == {"u1", "u2"}

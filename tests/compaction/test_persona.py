@@ -131,3 +131,18 @@ def test_requests_get_the_summary_before_one_is_stored_and_stale_text_meanwhile(
 
     served, fresh = keep(store, stale_then_fresh)
     assert served == text and "You prefer long answers." in fresh
+
+
+def test_persona_covers_only_the_pinned_beliefs_it_actually_carries(store: BeliefStore) -> None:
+    made = seed(store)
+    tabs = next(b for b in made if b.canonical_name == "tabs")
+
+    async def covers(keeper: PersonaKeeper) -> frozenset[str] | None:
+        return keeper.persona_for(USER)[1]
+
+    assert keep(store, covers) == {tabs.id}  # the summary says "You indent code with tabs."
+    llm = FakeChatModel([{"text": ("You like brevity and strict types. " * 8).strip()[:390]}])
+    keep(store, lambda k: k.refresh(USER, force=True), llm, "test-model")
+    assert keep(store, covers) == frozenset()  # a model's text is not trusted to carry it
+    store.set_persona(USER, "You are Alice; keep it brief.", source="operator")
+    assert keep(store, covers) is None  # the operator speaks for every universal pin
