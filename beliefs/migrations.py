@@ -177,56 +177,6 @@ RULES = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [BELIEFS_CORE, GATEWAY, RULES]
-
-_LEDGER = """
-CREATE TABLE IF NOT EXISTS schema_migrations (
-    number INTEGER PRIMARY KEY,
-    name VARCHAR NOT NULL,
-    applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
-)
-"""
-
-
-def applied(conn: duckdb.DuckDBPyConnection) -> set[int]:
-    """Numbers already applied; empty for a fresh database."""
-    exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
-    ).fetchone()
-    if not exists or not exists[0]:
-        return set()
-    return {row[0] for row in conn.execute("SELECT number FROM schema_migrations").fetchall()}
-
-
-def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
-    done = applied(conn)
-    return sorted((m for m in MIGRATIONS if m.number not in done), key=lambda m: m.number)
-
-
-def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply every pending migration in order, each in its own transaction; returns numbers."""
-    numbers = [m.number for m in MIGRATIONS]
-    if len(set(numbers)) != len(numbers):
-        raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
-    conn.execute(_LEDGER)
-    done: list[int] = []
-    for migration in pending(conn):
-        conn.execute("BEGIN TRANSACTION")
-        try:
-            for statement in migration.statements:
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO schema_migrations (number, name) VALUES (?, ?)",
-                [migration.number, migration.name],
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        done.append(migration.number)
-    return done
-
-
 # -- extraction (owned by the extractor; plain SQL so the store applies it on open) -------------
 
 EXTRACTION_JOBS = Migration(
@@ -280,4 +230,58 @@ EXTRACTION_CONFLICTS = Migration(
     ),
 )
 
-MIGRATIONS.extend([EXTRACTION_JOBS, EXTRACTION_CONFLICTS])
+
+MIGRATIONS: list[Migration] = [
+    BELIEFS_CORE,
+    GATEWAY,
+    EXTRACTION_JOBS,
+    EXTRACTION_CONFLICTS,
+    RULES,
+]
+
+_LEDGER = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    number INTEGER PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+)
+"""
+
+
+def applied(conn: duckdb.DuckDBPyConnection) -> set[int]:
+    """Numbers already applied; empty for a fresh database."""
+    exists = conn.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchone()
+    if not exists or not exists[0]:
+        return set()
+    return {row[0] for row in conn.execute("SELECT number FROM schema_migrations").fetchall()}
+
+
+def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
+    done = applied(conn)
+    return sorted((m for m in MIGRATIONS if m.number not in done), key=lambda m: m.number)
+
+
+def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply every pending migration in order, each in its own transaction; returns numbers."""
+    numbers = [m.number for m in MIGRATIONS]
+    if len(set(numbers)) != len(numbers):
+        raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
+    conn.execute(_LEDGER)
+    done: list[int] = []
+    for migration in pending(conn):
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (number, name) VALUES (?, ?)",
+                [migration.number, migration.name],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.append(migration.number)
+    return done

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -44,7 +45,8 @@ class LiteLLMChatModel:
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
-        self.routes = dict(routes or {})  # model string -> (api_base, api_key) of its own
+        # model string, or provider prefix like "anthropic/" -> (api_base, api_key) of its own
+        self.routes = dict(routes or {})
         self._used = False
 
     async def complete(
@@ -60,7 +62,10 @@ class LiteLLMChatModel:
         kwargs: dict[str, Any] = {}
         if response_format is not None:
             kwargs["response_format"] = dict(response_format)
-        api_base, api_key = self.routes.get(model, (self.api_base, self.api_key))
+        provider = model.split("/", 1)[0] + "/"
+        api_base, api_key = self.routes.get(
+            model, self.routes.get(provider, (self.api_base, self.api_key))
+        )
         if api_base and not api_key:
             api_key = "no-key"  # local OpenAI-compatible servers need none; the client insists
         response = await litellm.acompletion(
@@ -81,7 +86,10 @@ class LiteLLMChatModel:
             return
         from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
-        await GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=2)
+        # It may still hold tasks of an earlier, closed loop (tests run several); those are
+        # gone already and cannot be awaited from here.
+        with contextlib.suppress(RuntimeError):
+            await GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=2)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,3 +25,6 @@ class Turn(BaseModel):
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
     injected_ids: list[str] = Field(default_factory=list)
     created_at: datetime = Field(default_factory=utcnow)
+    # The protocol the client spoke: an Anthropic turn is extracted by its model at the
+    # Anthropic upstream.
+    wire: Literal["openai", "anthropic"] = "openai"

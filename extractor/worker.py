@@ -48,6 +48,10 @@ class ExtractionSettings(Protocol):
     @property
     def upstream_api_key(self) -> str | None: ...
     @property
+    def anthropic_upstream_url(self) -> str | None: ...
+    @property
+    def anthropic_upstream_api_key(self) -> str | None: ...
+    @property
     def extract_model(self) -> str | None: ...
     @property
     def extract_api_base(self) -> str | None: ...
@@ -73,11 +77,13 @@ class ExtractionSettings(Protocol):
 
 def model_for(settings: ExtractionSettings, turn: Turn) -> str:
     """TENURE_EXTRACT_MODEL, else the turn's own model where the gateway sent it: its LiteLLM
-    route if it has one, else the upstream (OpenAI protocol)."""
+    route if it has one, else the Anthropic or the OpenAI-compatible upstream."""
     if settings.extract_model:
         return settings.extract_model
     route = settings.models.get(turn.model)
-    return route.litellm_model if route is not None else f"openai/{turn.model}"
+    if route is not None:
+        return route.litellm_model
+    return f"{'anthropic' if turn.wire == 'anthropic' else 'openai'}/{turn.model}"
 
 
 def chat_model_for(settings: ExtractionSettings) -> LiteLLMChatModel:
@@ -85,6 +91,12 @@ def chat_model_for(settings: ExtractionSettings) -> LiteLLMChatModel:
     key."""
     own = settings.extract_model is None
     routes = {r.litellm_model: (r.api_base, r.api_key) for r in settings.models.values()}
+    # LiteLLM appends /v1/messages itself; the gateway's Anthropic base ends in /v1.
+    anthropic_base = (settings.anthropic_upstream_url or settings.upstream_url).removesuffix("/v1")
+    routes["anthropic/"] = (
+        anthropic_base,
+        settings.anthropic_upstream_api_key or settings.upstream_api_key,
+    )
     return LiteLLMChatModel(
         api_base=settings.extract_api_base or (settings.upstream_url if own else None),
         api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),

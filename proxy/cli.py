@@ -14,11 +14,11 @@ from proxy.settings import Settings, SettingsError
 # Each module exposes `register(subparsers)`; add new command groups here.
 COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.store",
+    "proxy.commands.serve",
+    "proxy.commands.jobs",
     "proxy.commands.context",
     "proxy.commands.evaluate",
-    "proxy.commands.serve",
     "proxy.commands.rules",
-    "proxy.commands.jobs",
 )
 
 

@@ -214,6 +214,7 @@ class CapturedTurn:
             tool_calls=reply.tool_calls,
             injected_ids=self.injected_ids,
             created_at=self.created_at,
+            wire=self.wire,
         )
 
 

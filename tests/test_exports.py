@@ -24,12 +24,6 @@ def test_beliefs_exports_the_store_api() -> None:
     assert {"BeliefStore", "StoreThread", "Persona", "StoreLocked"} <= set(beliefs.__all__)
 
 
-def test_beliefs_exports_retrieval_and_rendering() -> None:
-    import beliefs
-
-    assert {"assemble", "ContextRequest", "search", "strip_injected"} <= set(beliefs.__all__)
-
-
 def test_extractor_exports_the_hand_off() -> None:
     import extractor
 
@@ -40,3 +34,9 @@ def test_importing_the_extractor_does_not_import_litellm() -> None:
     code = "import sys, extractor, proxy.app; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_beliefs_exports_retrieval_and_rendering() -> None:
+    import beliefs
+
+    assert {"assemble", "ContextRequest", "search", "strip_injected"} <= set(beliefs.__all__)

@@ -351,4 +351,12 @@ def test_a_model_the_gateway_routes_through_litellm_is_extracted_there_too() -> 
     )
     assert model_for(routed, make_turn(model="claude-x")) == "anthropic/claude-x"
     assert model_for(routed, make_turn()) == "openai/small-model"
-    assert chat_model_for(routed).routes == {"anthropic/claude-x": (None, None)}
+    assert chat_model_for(routed).routes["anthropic/claude-x"] == (None, None)
+
+
+def test_an_anthropic_turn_is_extracted_by_its_model_at_the_anthropic_upstream() -> None:
+    conf = settings(
+        anthropic_upstream_url="https://api.anthropic.com/v1", anthropic_upstream_api_key="ak"
+    )
+    assert model_for(conf, make_turn(model="claude-x", wire="anthropic")) == "anthropic/claude-x"
+    assert chat_model_for(conf).routes["anthropic/"] == ("https://api.anthropic.com", "ak")

@@ -242,3 +242,35 @@ def test_garbage_output_fails_the_job_keeps_the_raw_text_and_can_be_retried(
     assert again.status_code == 409
     assert httpx.post(f"{extracting.url}/api/jobs/j-nope/retry").status_code == 404
     assert httpx.get(f"{extracting.url}/api/jobs?status=stuck").status_code == 400
+
+
+def test_an_anthropic_turn_is_extracted_through_the_messages_api(
+    extracting: Gateway, upstream: FakeUpstream
+) -> None:
+    def is_tool_extraction(rec: Recorded) -> bool:
+        tools = rec.json.get("tools") if isinstance(rec.json, dict) else None
+        return bool(tools) and tools[0]["name"] == "json_tool_call"
+
+    payload = extraction(new_beliefs=[new_belief("editor", "Uses Helix.")])
+    upstream.queue(
+        Chat(
+            tool_calls=[{"id": "t1", "name": "json_tool_call", "arguments": json.dumps(payload)}],
+            match=is_tool_extraction,
+        )
+    )
+    response = httpx.post(
+        f"{extracting.url}/v1/messages",
+        headers=HEADERS,
+        json={
+            "model": "claude-x",
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "I edit everything in Helix."}],
+        },
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+    wait_jobs(extracting, 1)
+    [belief] = live(extracting)
+    assert belief.content == "Uses Helix."
+    request = next(r for r in upstream.requests if is_tool_extraction(r))
+    assert request.path == "/v1/messages" and request.json["model"] == "claude-x"

@@ -112,7 +112,7 @@ def test_kill_9_mid_extraction_then_restart_writes_exactly_one_copy(
         jobs = httpx.get(f"{base}/api/jobs", params={"status": "done"}, timeout=5).json()
         return len(jobs) == 1
 
-    wait_for(done, "the job to finish after the restart")
+    wait_for(done, "the job to finish after the restart", timeout=60)
     proc.terminate()
     proc.wait(10)
 
