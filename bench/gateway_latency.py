@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import socket
@@ -119,15 +120,18 @@ class Load:
         self.session = session
         self.headers = {**HEADERS, **(headers or {})}
         self.url = base + "/chat/completions"
-        self.bodies = [body(q) for q in queries]
-        self.stream_bodies = [body(q, stream=True) for q in queries]
+        self.queries = queries
+        # Every request is a new turn: the proxy's cache of repeated requests never hits.
+        self.serial = itertools.count()
         self.injected: list[int] = []
+
+    def body(self, i: int, *, stream: bool = False) -> bytes:
+        query = f"{self.queries[i % len(self.queries)]} (turn {next(self.serial)})"
+        return body(query, stream=stream)
 
     async def call(self, i: int) -> float:
         started = time.perf_counter()
-        async with self.session.post(
-            self.url, data=self.bodies[i % len(self.bodies)], headers=self.headers
-        ) as resp:
+        async with self.session.post(self.url, data=self.body(i), headers=self.headers) as resp:
             await resp.read()
             assert resp.status == 200, resp.status
             self.injected.append(int(resp.headers.get("x-tenure-injected", "0")))
@@ -138,7 +142,7 @@ class Load:
         started = time.perf_counter()
         ttft = 0.0
         async with self.session.post(
-            self.url, data=self.stream_bodies[i % len(self.stream_bodies)], headers=self.headers
+            self.url, data=self.body(i, stream=True), headers=self.headers
         ) as resp:
             assert resp.status == 200, resp.status
             while line := await resp.content.readline():

@@ -11,6 +11,7 @@ import httpx
 import openai
 import pytest
 
+from beliefs.models import Belief
 from beliefs.rule_store import create_rule
 from beliefs.rules import Rule
 from tests.fakes.upstream import Chat, FakeUpstream
@@ -297,3 +298,22 @@ def test_namespace_rule_templates_shape_the_relevant_block(
     )
     last = sent_messages(upstream)[-1]["content"]
     assert "Code conventions:" in last and "b-postgres" in last
+
+
+def test_a_repeated_request_sees_a_belief_written_in_between(
+    gw: Gateway, upstream: FakeUpstream
+) -> None:
+    messages: list[Any] = [{"role": "user", "content": QUESTION}]
+    client(gw).chat.completions.create(model="m", messages=messages, extra_headers=ALICE)
+    assert "b-pgbouncer" not in sent_messages(upstream)[-1]["content"]
+    pooler = Belief(
+        id="b-pgbouncer",
+        user_id=seed.USER,
+        canonical_name="pgbouncer",
+        aliases=["pg"],
+        content="Connections go through PgBouncer.",
+        scope=["domain:code"],
+    )
+    gw.on_store(lambda store: store.create(pooler))
+    client(gw).chat.completions.create(model="m", messages=messages, extra_headers=ALICE)
+    assert "b-pgbouncer" in sent_messages(upstream)[-1]["content"]
