@@ -199,6 +199,20 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
         for i in range(args.sequential):
             seq_direct.append(await direct.call(i))
             seq_proxy.append(await proxy.call(i))
+        # A tool loop: the same last user message again and again (memory reused).
+        await drain(session, proxy_base)
+        loop_body = body(queries[0])
+        loop_direct: list[float] = []
+        loop_proxy: list[float] = []
+        for _ in range(args.sequential // 4):
+            for base, out in ((direct_base, loop_direct), (proxy_base, loop_proxy)):
+                started = time.perf_counter()
+                async with session.post(
+                    base + "/chat/completions", data=loop_body, headers=HEADERS
+                ) as resp:
+                    await resp.read()
+                out.append(time.perf_counter() - started)
+
         await drain(session, proxy_base)
         ttft_direct, ttft_proxy = [], []
         for i in range(args.streaming):
@@ -228,6 +242,7 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
         "ttft": (ttft_direct, ttft_proxy),
         "rounds": rounds,
         "bare": (bare_direct, bare_seq, bare_rps_d, bare_rps),
+        "loop": (loop_direct, loop_proxy),
         "injected_mean": sum(injected) / max(1, len(injected)),
         "injected_zero": sum(1 for n in injected if n == 0),
     }
@@ -276,6 +291,12 @@ def report(result: dict[str, Any], health: dict[str, Any], args: argparse.Namesp
         f"{ms(percentile(bare_p, 50) - percentile(bare_d, 50))} ms, p99 "
         f"{ms(percentile(bare_p, 99) - percentile(bare_d, 99))} ms; {args.workers} concurrent "
         f"{bare_rps:.0f} vs {bare_rps_d:.0f} req/s ({bare_rps / bare_rps_d * 100:.0f} %)"
+    )
+    loop_d, loop_p = result["loop"]
+    print(
+        f"repeated turn (tool loop, memory reused), n={len(loop_p)}: added p50 "
+        f"{ms(percentile(loop_p, 50) - percentile(loop_d, 50))} ms, p99 "
+        f"{ms(percentile(loop_p, 99) - percentile(loop_d, 99))} ms"
     )
     checks = [
         ("added p50 <= 1 ms", added50 <= 0.001, f"{added50 * 1000:.3f} ms"),
