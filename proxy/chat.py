@@ -16,8 +16,8 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 
 from proxy import placement, synthetic
-from proxy.chat_commands import SAVE_SQL, apply_command, parse_command
-from proxy.forward import Header, UpstreamBroke, exchange, upstream_headers
+from proxy.chat_commands import SAVE_SQL, ChatCommand, ChatState, apply_command, parse_command
+from proxy.forward import Exchange, Header, UpstreamBroke, exchange, upstream_headers
 from proxy.identity import Identity, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
@@ -66,13 +66,7 @@ async def handle_chat(
     if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
         command = parse_command(placement.text_of(last.get("content")))
         if command is not None:
-            new_state, reply = apply_command(state, command)
-            if new_state != state:
-                rt.chat_states.set(identity.user_id, identity.agent_id, new_state)
-                row: list[object] = [identity.user_id, identity.agent_id or ""]
-                row += [list(new_state.scopes), new_state.extract, new_state.inject]
-                rt.writer.submit("chat_state", lambda store: store.execute(SAVE_SQL, row))
-            rt.counters.chat_commands += 1
+            reply = _run_command(rt, identity, state, command)
             await _send_synthetic(request, body, reply, stream=stream, send=send)
             return
 
@@ -86,53 +80,21 @@ async def handle_chat(
         place = placement.place_anthropic if anthropic else placement.place_openai
         body = place(body, memory.system_block, memory.user_block)
         payload = json.dumps(body).encode()
-        rt.counters.injected_requests += 1
-        rt.writer.submit_record(_record(request, identity, model, memory))
     injected = memory.count if memory is not None else 0
     extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
     extract = not (identity.incognito or identity.no_extract or not state.extract)
     capture: list[bytes] | None = [] if extract else None
 
-    route = settings.models.get(model) if not anthropic else None
-    if route is not None:
-        client_key = None if settings.api_key else _bearer(headers)
-        outcome = await litellm_exchange(
-            route,
-            body,
-            api_key=route.api_key or client_key,
-            send=send,
-            extra_headers=extra,
-            capture=capture,
-        )
-    else:
-        if anthropic:
-            base = settings.anthropic_upstream_url or settings.upstream_url
-            key = settings.anthropic_upstream_api_key or settings.upstream_api_key
-        else:
-            base, key = settings.upstream_url, settings.upstream_api_key
-        forwarded = upstream_headers(
-            scope["headers"],
-            api_key=key,
-            anthropic=anthropic,
-            forward_credentials=settings.api_key is None,
-        )
-        path = "/messages" if anthropic else "/chat/completions"
-        outcome = await exchange(
-            rt.session,
-            "POST",
-            base + path,
-            headers=forwarded,
-            body=payload,
-            receive=receive,
-            send=send,
-            extra_headers=extra,
-            capture=capture,
-        )
+    outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, capture)
     if outcome.disconnected:
         rt.counters.client_disconnects += 1
     if outcome.status >= 400:
         rt.counters.upstream_errors += 1
-    if capture and 200 <= outcome.status < 300:
+    answered = 200 <= outcome.status < 300  # a failed exchange leaves the store as it was
+    if memory is not None and answered:
+        rt.counters.injected_requests += 1
+        rt.writer.submit_record(_record(request, identity, model, memory))
+    if capture and answered:
         # A stream the client or the upstream cut short still hands over what arrived.
         captured = CapturedTurn(
             request_id=request.request_id,
@@ -154,8 +116,68 @@ async def handle_chat(
         raise UpstreamBroke(outcome.broken)
 
 
-def _bearer(headers: dict[str, str]) -> str | None:
+def _run_command(rt: Runtime, identity: Identity, state: ChatState, command: ChatCommand) -> str:
+    """Apply a chat command; the new state is kept in memory and written in the background."""
+    new_state, reply = apply_command(state, command)
+    if new_state != state:
+        rt.chat_states.set(identity.user_id, identity.agent_id, new_state)
+        row: list[object] = [identity.user_id, identity.agent_id or ""]
+        row += [list(new_state.scopes), new_state.extract, new_state.inject]
+        rt.writer.submit("chat_state", lambda store: store.execute(SAVE_SQL, row))
+    rt.counters.chat_commands += 1
+    return reply
+
+
+async def _forward(
+    rt: Runtime,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    anthropic: bool,
+    body: dict[str, Any],
+    payload: bytes,
+    extra: list[Header],
+    capture: list[bytes] | None,
+) -> Exchange:
+    """Send the (placed) request upstream, or through LiteLLM for a routed model."""
+    settings = rt.settings
+    route = None if anthropic else settings.models.get(body["model"])
+    if route is not None:
+        client_key = None if settings.api_key else _client_key(scope)
+        return await litellm_exchange(
+            route,
+            body,
+            api_key=route.api_key or client_key,
+            send=send,
+            extra_headers=extra,
+            capture=capture,
+        )
+    if anthropic:
+        base = settings.anthropic_upstream_url or settings.upstream_url
+        key = settings.anthropic_upstream_api_key or settings.upstream_api_key
+    else:
+        base, key = settings.upstream_url, settings.upstream_api_key
+    forwarded = upstream_headers(
+        scope["headers"], api_key=key, anthropic=anthropic, forward_credentials=not settings.api_key
+    )
+    return await exchange(
+        rt.session,
+        "POST",
+        base + ("/messages" if anthropic else "/chat/completions"),
+        headers=forwarded,
+        body=payload,
+        receive=receive,
+        send=send,
+        extra_headers=extra,
+        capture=capture,
+    )
+
+
+def _client_key(scope: Scope) -> str | None:
     """The client's own key (Authorization: Bearer, or Anthropic's x-api-key)."""
+    headers: dict[str, str] = {
+        k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
+    }
     scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()

@@ -107,13 +107,22 @@ async def open_upstream(
     headers: list[tuple[str, str]],
     body: bytes | None,
 ) -> aiohttp.ClientResponse:
-    """Send the request and wait for the response head.
+    """Send the request and wait for the response head (one retry on a dropped connection).
 
     Raises:
         ProxyError: 502 when the upstream cannot be reached, 504 when it does not answer in time.
     """
     try:
-        return await session.request(method, url, headers=headers, data=body, allow_redirects=False)
+        try:
+            return await session.request(
+                method, url, headers=headers, data=body, allow_redirects=False
+            )
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+            # Most likely a pooled connection the upstream closed while it sat idle; the
+            # request did not get through, so it is sent once more on a fresh connection.
+            return await session.request(
+                method, url, headers=headers, data=body, allow_redirects=False
+            )
     except TimeoutError as exc:
         raise ProxyError(
             504,

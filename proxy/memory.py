@@ -75,6 +75,7 @@ class MemoryBuilder:
         self._persona_read: set[str] = set()
         token_counter()  # load the tokenizer now, not inside the first request's time budget
         self._keeper = persona
+        self._recent = RecentMemory()
 
     async def build(
         self, identity: Identity, query: str, model: str, *, tool_turn: bool
@@ -94,10 +95,16 @@ class MemoryBuilder:
                 query=query,
                 model=model,
             )
-            started = time.perf_counter()
-            memory = _assemble(self._store, request, persona, covers)
-            if time.perf_counter() - started > self._timeout:
-                raise TimeoutError  # too late to be worth its cost: drop it, count it
+            # Read before assembling: a write landing meanwhile must not be cached as seen.
+            key = (request, persona, covers, self._store.index.version)
+            memory = self._recent.get(key, self._store.rules)
+            if memory is None:
+                rules = self._store.rules
+                started = time.perf_counter()
+                memory = _assemble(self._store, request, persona, covers)
+                if time.perf_counter() - started > self._timeout:
+                    raise TimeoutError  # too late to be worth its cost: drop it, count it
+                self._recent.put(key, rules, memory)
         except TimeoutError:
             self._counters.retrieval_timeouts += 1
             log.warning(
@@ -130,9 +137,36 @@ class MemoryBuilder:
         return (persona.text if persona is not None else ""), None
 
 
+class RecentMemory:
+    """The last few assembled memories, for requests that repeat one exactly.
+
+    An agent's tool loop re-sends the same last user message after every tool call; those turns
+    reuse the memory (and so send byte-identical system blocks) instead of searching again. A
+    key is the request, the persona and the index version; an entry is valid while the rules
+    are the same object, for at most a minute (beliefs can expire).
+    """
+
+    def __init__(self, size: int = 256, ttl_s: float = 60.0) -> None:
+        self._size = size
+        self._ttl = ttl_s
+        self._entries: dict[tuple[object, ...], tuple[float, object, Memory]] = {}
+
+    def get(self, key: tuple[object, ...], rules: object) -> Memory | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] < time.monotonic() or entry[1] is not rules:
+            return None
+        return entry[2]
+
+    def put(self, key: tuple[object, ...], rules: object, memory: Memory) -> None:
+        if len(self._entries) >= self._size:
+            self._entries.pop(next(iter(self._entries)))
+        self._entries[key] = (time.monotonic() + self._ttl, rules, memory)
+
+
 def _assemble(
     store: BeliefStore, request: ContextRequest, persona: str, covers: frozenset[str] | None
 ) -> Memory:
+    # Rules and personas are the store's in-memory copies: no DuckDB call here.
     context = build_context(store, request, persona, covers)
     layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
     return Memory(

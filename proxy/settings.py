@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from beliefs.models import SCOPE_PATTERN
+
 
 class SettingsError(Exception):
     """A bad setting: names the key, the value and what is accepted."""
@@ -72,6 +74,17 @@ class Settings(BaseModel):
 
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
+
+    @field_validator("default_scopes")
+    @classmethod
+    def _scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        scopes = tuple(s.strip().lower() for s in value)
+        for scope in scopes:
+            if not SCOPE_PATTERN.match(scope):
+                raise ValueError(
+                    f"{scope!r} is not one of user:universal, domain:<slug>[/<sub>], project:<slug>"
+                )
+        return scopes
 
     @field_validator("upstream_url", "anthropic_upstream_url", "extract_api_base")
     @classmethod

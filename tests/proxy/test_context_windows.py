@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from proxy.context_windows import DEFAULT_WINDOW, context_window, memory_budget
-from proxy.settings import Settings
+from proxy.settings import Settings, SettingsError
 
 
 def test_windows_and_budget() -> None:
@@ -24,3 +26,10 @@ def test_model_route_key_is_read_from_its_variable(tmp_path: Path) -> None:
     settings = Settings.load(environ={"TENURE_HOME": str(tmp_path), "HOUSE_KEY": "k-1"})
     assert settings.models["house"].api_key == "k-1"
     assert "k-1" not in repr(settings)
+
+
+def test_default_scopes_are_checked(tmp_path: Path) -> None:
+    env = {"TENURE_HOME": str(tmp_path), "TENURE_DEFAULT_SCOPES": "Domain:Code, project:x"}
+    assert Settings.load(environ=env).default_scopes == ("domain:code", "project:x")
+    with pytest.raises(SettingsError, match="TENURE_DEFAULT_SCOPES"):
+        Settings.load(environ={**env, "TENURE_DEFAULT_SCOPES": "galaxy"})

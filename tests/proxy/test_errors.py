@@ -34,7 +34,8 @@ def post(gw: Gateway, body: Any = BODY, **kwargs: Any) -> httpx.Response:
 
 def store_state(gw: Gateway) -> tuple[Any, ...]:
     beliefs = gw.rows("SELECT count(*), max(updated_at) FROM beliefs")[0]
-    return (*beliefs, gw.rows("SELECT count(*) FROM jobs")[0][0])
+    jobs = gw.rows("SELECT count(*) FROM jobs")[0][0]
+    return (*beliefs, jobs, gw.rows("SELECT count(*) FROM injections")[0][0])
 
 
 def test_rate_limit_passes_through_with_headers(gw: Gateway, upstream: FakeUpstream) -> None:
@@ -93,11 +94,14 @@ def test_unreachable_upstream_is_502(make_gateway: Callable[..., Gateway]) -> No
 
 
 def test_slow_upstream_is_504(make_gateway: Callable[..., Gateway], upstream: FakeUpstream) -> None:
-    gw = make_gateway(upstream_timeout=0.3)
+    gw = make_gateway(beliefs=seed.ALL, upstream_timeout=0.3)
     upstream.queue(Chat(delay=3))
+    before = store_state(gw)
     resp = post(gw)
     assert resp.status_code == 504
     assert resp.json()["error"]["code"] == "upstream_timeout"
+    gw.settle()
+    assert store_state(gw) == before
 
 
 @pytest.mark.parametrize(

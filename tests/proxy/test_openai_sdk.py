@@ -11,6 +11,9 @@ import httpx
 import openai
 import pytest
 
+from beliefs.models import Belief
+from beliefs.rule_store import create_rule
+from beliefs.rules import Rule
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import Gateway
@@ -282,3 +285,35 @@ def test_tool_result_turn_gets_the_same_system_block_and_nothing_else(
     assert sent[0] == system_then
     assert sent[1:] == follow_up[1:]
     assert raw.headers["x-tenure-injected"] == "1"  # the pinned belief in the system block
+
+
+def test_namespace_rule_templates_shape_the_relevant_block(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(beliefs=seed.ALL)
+    rule = Rule(pattern="domain:code", template="(MEMORY) Code conventions:\n{{content}}")
+    gw.on_store(lambda store: create_rule(store, rule))
+    client(gw).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": QUESTION}], extra_headers=ALICE
+    )
+    last = sent_messages(upstream)[-1]["content"]
+    assert "Code conventions:" in last and "b-postgres" in last
+
+
+def test_a_repeated_request_sees_a_belief_written_in_between(
+    gw: Gateway, upstream: FakeUpstream
+) -> None:
+    messages: list[Any] = [{"role": "user", "content": QUESTION}]
+    client(gw).chat.completions.create(model="m", messages=messages, extra_headers=ALICE)
+    assert "b-pgbouncer" not in sent_messages(upstream)[-1]["content"]
+    pooler = Belief(
+        id="b-pgbouncer",
+        user_id=seed.USER,
+        canonical_name="pgbouncer",
+        aliases=["pg"],
+        content="Connections go through PgBouncer.",
+        scope=["domain:code"],
+    )
+    gw.on_store(lambda store: store.create(pooler))
+    client(gw).chat.completions.create(model="m", messages=messages, extra_headers=ALICE)
+    assert "b-pgbouncer" in sent_messages(upstream)[-1]["content"]
