@@ -66,6 +66,7 @@ class Context:
     query: str = ""
     templates: dict[str, Rule] = field(default_factory=dict)  # belief id -> its template rule
     standing_text: str | None = None  # the rendered system block, once computed
+    lines: dict[str, str] = field(default_factory=dict)  # belief id -> its rendered hit line
 
     def injected_ids(self) -> dict[str, list[str]]:
         return {
@@ -321,7 +322,8 @@ def _apply_token_budget(
     header = count_tokens(user_block(_with_relevant(context, []), header_only=True))
     for hit in context.relevant:
         rule = context.templates.get(hit.belief.id)
-        extra = count_tokens(relevant_line(hit)) + (header if not kept else 0)
+        line = context.lines[hit.belief.id] = relevant_line(hit)
+        extra = count_tokens(line) + (header if not kept else 0)
         if (rule.id if rule else None) not in groups and rule is not None:
             extra += count_tokens(rule.render(""))
         if budget.limit_tokens is not None and used + extra > budget.limit_tokens:
@@ -345,4 +347,5 @@ def _with_relevant(context: Context, relevant: list[Hit]) -> Context:
         context.query,
         context.templates,
         context.standing_text,
+        context.lines,
     )

@@ -127,7 +127,7 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
     parts = [RELEVANT_PREAMBLE]
     cite: list[str] = []
     for key, hits in groups.items():
-        lines = "\n".join(relevant_line(h) for h in hits)
+        lines = "\n".join(context.lines.get(h.belief.id) or relevant_line(h) for h in hits)
         rule = context.templates[hits[0].belief.id] if key is not None else None
         if rule is None:
             parts.append(lines)

@@ -11,6 +11,7 @@ import heapq
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, UserPostings
 from beliefs.models import MAX_ALIASES, Belief
@@ -94,7 +95,36 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
     return matched
 
 
-def _match_aliases(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
+TermMatches = dict[str, tuple[tuple[str, int], ...]]  # query term -> (alias token, edits)
+MAX_CACHED_TERMS = 50_000
+
+
+def _alias_matches(
+    postings: UserPostings, query: str, cache: TermMatches
+) -> tuple[tuple[str, int], ...]:
+    """Alias tokens equal to `query` or one edit away with the same two-character prefix.
+
+    Turns repeat their words ("the", "deploy", "redis"), so results are kept per query term
+    until the index changes (the cache lives in the index's derived views).
+    """
+    found = cache.get(query)
+    if found is None:
+        fuzzy = len(query) > FUZZY_PREFIX
+        out = []
+        for token in postings.alias_candidates(query, fuzzy=fuzzy):
+            edits = within_one_edit(query, token)
+            if edits is not None and query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]:
+                out.append((token, edits))
+        found = tuple(out)
+        if len(cache) >= MAX_CACHED_TERMS:
+            cache.clear()
+        cache[query] = found
+    return found
+
+
+def _match_aliases(
+    postings: UserPostings, terms: QueryTerms, n: int, cache: TermMatches
+) -> Matched:
     """Alias tokens the query names, each with its best-scoring query term."""
     matched: Matched = {}
     sizes = postings.sizes
@@ -102,11 +132,7 @@ def _match_aliases(postings: UserPostings, terms: QueryTerms, n: int) -> Matched
         for query in words:
             if query.count(" ") + 1 not in sizes:
                 continue  # no alias has that many words
-            fuzzy = len(query) > FUZZY_PREFIX
-            for token in postings.alias_candidates(query, fuzzy=fuzzy):
-                edits = within_one_edit(query, token)
-                if edits is None or query[:FUZZY_PREFIX] != token[:FUZZY_PREFIX]:
-                    continue
+            for token, edits in _alias_matches(postings, query, cache):
                 df = len(postings.aliases[token])
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
@@ -172,7 +198,8 @@ def search(
             return []
         n = max(len(postings.docs), MIN_CORPUS)
         canonical = _match_canonical(postings, terms, n)
-        aliases = _match_aliases(postings, terms, n)
+        cache = cast(TermMatches, index.derived.setdefault(("alias-terms", user_id), {}))
+        aliases = _match_aliases(postings, terms, n, cache)
         scores = _accumulate(postings, canonical, aliases)
         docs = postings.docs
         if weight is not None:
