@@ -91,8 +91,18 @@ def scope_covers(belief_scope: str, request_scope: str) -> bool:
     return request_scope == belief_scope or request_scope.startswith(belief_scope + "/")
 
 
-def in_scopes(belief: Belief, scopes: Sequence[str]) -> bool:
-    return any(scope_covers(b, s) for b in belief.scope for s in scopes)
+def covering(scopes: Sequence[str]) -> frozenset[str]:
+    """Every belief scope that applies to one of `scopes`: each scope and its ancestors."""
+    out: set[str] = set()
+    for scope in scopes:
+        parts = scope.split("/")
+        out.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return frozenset(out)
+
+
+def in_scopes(belief: Belief, scopes: Sequence[str] | frozenset[str]) -> bool:
+    allowed = scopes if isinstance(scopes, frozenset) else covering(scopes)
+    return any(b in allowed for b in belief.scope)
 
 
 def deliverable(belief: Belief, request: ContextRequest, now: datetime) -> bool:
@@ -149,7 +159,7 @@ def assemble(
     now = now or utcnow()
     persona = persona.strip()[:MAX_PERSONA_CHARS]
     scopes = tuple(s for s in request.scopes if s != UNIVERSAL)
-    search_scopes = (*scopes, UNIVERSAL)
+    search_scopes = covering((*scopes, UNIVERSAL))
     standing = _standing(index, request, scopes, persona_covers if persona else frozenset(), now)
     budget = Budget(max_beliefs=request.max_beliefs, limit_tokens=request.token_budget)
     pinned_cap = min(MAX_PINNED, request.max_beliefs)
@@ -247,7 +257,7 @@ def _standing(
             return cached
         postings = index.user(request.user_id)
         always = [postings.docs[i].belief for i in postings.pinned]
-    search_scopes = (*scopes, UNIVERSAL)
+    search_scopes = covering((*scopes, UNIVERSAL))
 
     def covered_by_persona(belief: Belief) -> bool:
         return belief.scope == [UNIVERSAL] and (covers is None or belief.id in covers)
