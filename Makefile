@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: install install-test serve test check lint typecheck bench bench-gateway
+.PHONY: install install-test chromium serve test check lint typecheck bench bench-gateway
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,13 @@ lint: install-test
 typecheck: install-test
 	$(BIN)/mypy
 
-test: install-test lint typecheck
+# The browser test drives Debian's Chromium (never a downloaded browser build).
+chromium:
+	@test -x /usr/bin/chromium || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
+		else echo "install Debian's chromium (sudo apt-get install chromium) for the browser test"; exit 1; fi; }
+
+test: install-test chromium lint typecheck
 	$(BIN)/pytest
 
 bench: install
