@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.models import Belief
-from proxy.belief_input import CREATABLE, EDITABLE
+from proxy.belief_input import CREATABLE, EDITABLE, MAX_EXPIRY_DAYS
 
 _PATH_PARAM = re.compile(r"{([^}:]+)(?::[^}]*)?}")
 _FILTERS = ["user", "scope", "agent", "type", "status", "review_state", "pinned"]
@@ -46,6 +46,12 @@ _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "names": _NAMES,
     "bool": {"type": "boolean"},
     "number": {"type": "number", "minimum": 0, "maximum": 1},
+    "days?": {
+        "type": ["number", "null"],
+        "exclusiveMinimum": 0,
+        "maximum": MAX_EXPIRY_DAYS,
+        "description": "expires_at = now + this many days; null clears it",
+    },
 }
 
 
