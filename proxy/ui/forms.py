@@ -33,6 +33,14 @@ def safe_next(raw: str | None, default: str) -> str:
     return default
 
 
+def form_number(raw: str) -> float | str:
+    """A typed number as a number; anything else as typed, so the API's refusal names it."""
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
 def with_notice(url: str, notice: str) -> str:
     return url + ("&" if "?" in url else "?") + f"notice={notice}"
 
@@ -41,7 +49,7 @@ class Forms:
     def __init__(self, pages: Pages) -> None:
         self.pages = pages
 
-    async def _form(self, request: Request) -> Form | Response:
+    async def read_form(self, request: Request) -> Form | Response:
         """The submitted form, or the page refusing it (too large, not a plain form, or the
         CSRF token missing or wrong). Pages only send urlencoded forms: no uploads."""
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -76,7 +84,7 @@ class Forms:
         done: Callable[[ApiResult, Form], str],
         back: str,
     ) -> Response:
-        form = await self._form(request)
+        form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         result = await call(Api(request), form)
@@ -227,7 +235,7 @@ class Forms:
 
     async def login(self, request: Request) -> Response:
         rt: Runtime = request.app.state.runtime
-        form = await self._form(request)
+        form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         target = safe_next(_text(form, "next"), "/beliefs")
@@ -249,7 +257,7 @@ class Forms:
         return response
 
     async def logout(self, request: Request) -> Response:
-        form = await self._form(request)
+        form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         response = RedirectResponse("/login", status_code=303)

@@ -27,6 +27,9 @@ NOTICES = {
     "resolved": "Conflict resolved.",
     "compacted": "Compaction run finished.",
     "persona": "Persona saved.",
+    "rule_added": "Rule added: it applies from the next request.",
+    "rule_saved": "Rule saved: it applies from the next request.",
+    "rule_deleted": "Rule deleted. A shipped default stays deleted, even after an upgrade.",
 }
 RUN_COUNTS = (
     "examined",
