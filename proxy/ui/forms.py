@@ -104,6 +104,8 @@ class Forms:
             }
             if _text(form, "user_id"):
                 body["user_id"] = _text(form, "user_id")
+            if _text(form, "expires_in_days"):
+                body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
             return await api.post("/api/beliefs", body)
 
         return await self._api(
@@ -128,6 +130,10 @@ class Forms:
             for name in ("epistemic_status", "delivery"):
                 if _text(form, name):
                     body[name] = _text(form, name)
+            if _text(form, "clear_expiry"):
+                body["expires_in_days"] = None
+            elif _text(form, "expires_in_days"):  # blank keeps the expiry it has
+                body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
             return await api.patch(f"/api/beliefs/{belief_id}", body)
 
         return await self._api(request, call, done=lambda *_: here + "?notice=saved", back=here)
