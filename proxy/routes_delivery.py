@@ -61,10 +61,24 @@ async def list_rules(request: Request) -> Response:
     return JSONResponse([_rule_json(r) for r in rules])
 
 
+# The JSON type of each rule field (checked before the model, which would read "0.2" or true
+# as a number).
+_RULE_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "pattern": ((str,), "a string such as domain:legal"),
+    "bonus": ((int, float), "a number from 0 to 1"),
+    "template": ((str, type(None)), "a string, or null for none"),
+    "memory_class": ((str, type(None)), "a class name, or null for none"),
+}
+
+
 def _rule_fields(data: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(data) - set(EDITABLE))
     if unknown:
         raise bad_field(unknown[0], f"unknown rule field(s) {unknown}; use {', '.join(EDITABLE)}")
+    for name, value in data.items():
+        kinds, wanted = _RULE_TYPES[name]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise bad_field(name, f"{name}={json.dumps(value)[:80]}: use {wanted}")
     return data
 
 

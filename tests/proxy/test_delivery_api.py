@@ -131,6 +131,15 @@ def test_rule_and_recall_input_errors_name_the_field(gw: Gateway) -> None:
     bad = httpx.post(api, json={"pattern": "domain:x", "bonus": "lots"})
     assert bad.status_code == 400 and "bonus" in bad.text
     assert httpx.post(api, json={"pattern": "x", "colour": 1}).status_code == 400
+    for field, wrong in (("bonus", True), ("bonus", "0.2"), ("template", 5), ("pattern", None)):
+        for resp in (
+            httpx.post(api, json={"pattern": "domain:x", field: wrong}),
+            httpx.patch(api + "/r-default-docs", json={field: wrong}),
+        ):
+            assert resp.status_code == 400 and resp.json()["error"]["field"] == field, resp.text
+    cleared = httpx.patch(api + "/r-default-docs", json={"template": None, "memory_class": None})
+    assert cleared.status_code == 200
+    assert (cleared.json()["template"], cleared.json()["memory_class"]) == (None, None)
     assert httpx.post(api, content=b"[1,2]").status_code == 400
     assert httpx.patch(api + "/r-nope", json={"bonus": 0.1}).status_code == 404
     missing = httpx.get(gw.url + "/api/recall")
