@@ -4,15 +4,27 @@ validated against the belief model so every error names the field that is wrong.
 from __future__ import annotations
 
 import json
+import math
+from datetime import datetime, timedelta
 from typing import Any, get_args
 
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from beliefs.models import Belief, BeliefType, Delivery, EpistemicStatus, ReviewState, Subtype
+from beliefs.models import (
+    Belief,
+    BeliefType,
+    Delivery,
+    EpistemicStatus,
+    ReviewState,
+    Subtype,
+    utcnow,
+)
 from proxy.errors import ProxyError, bad_field
 
 MAX_BODY_BYTES = 256 * 1024
+# A century: far enough for any real expiry, near enough that the date stays representable.
+MAX_EXPIRY_DAYS = 36_500
 
 # Fields an operator may set through PATCH, with the JSON type each must have.
 EDITABLE: dict[str, str] = {
@@ -25,6 +37,7 @@ EDITABLE: dict[str, str] = {
     "epistemic_status": "status",
     "pinned": "bool",
     "delivery": "delivery",
+    "expires_in_days": "days?",  # sets expires_at = now + days; null clears it
 }
 # POST may also set these (the write path is always `operator`).
 CREATABLE: dict[str, str] = {
@@ -98,11 +111,26 @@ def _type_problem(kind: str, value: Any) -> str | None:
     if kind == "number":
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         return None if ok else "use a number from 0 to 1"
+    if kind == "days?":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if ok and math.isfinite(value) and 0 < value <= MAX_EXPIRY_DAYS:
+            return None
+        return f"use a positive number of days (at most {MAX_EXPIRY_DAYS}), or null for none"
     if kind == "names":
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         return None if ok else "use a list of strings"
     choices = _CHOICES[kind]
     return None if value in choices else f"use one of {', '.join(choices)}"
+
+
+def with_expiry(body: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """The body with `expires_in_days` turned into the `expires_at` it stands for."""
+    if "expires_in_days" not in body:
+        return body
+    out = dict(body)
+    days = out.pop("expires_in_days")
+    out["expires_at"] = None if days is None else (now or utcnow()) + timedelta(days=days)
+    return out
 
 
 def validated(data: dict[str, Any]) -> Belief:

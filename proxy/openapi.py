@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any
+from typing import Any, get_args
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from beliefs.models import Belief
-from proxy.belief_input import CREATABLE, EDITABLE
+from beliefs.models import Belief, MemoryClass
+from proxy.belief_input import CREATABLE, EDITABLE, MAX_EXPIRY_DAYS
 
 _PATH_PARAM = re.compile(r"{([^}:]+)(?::[^}]*)?}")
 _FILTERS = ["user", "scope", "agent", "type", "status", "review_state", "pinned"]
@@ -38,6 +38,8 @@ QUERY: dict[tuple[str, str], list[str]] = {
     ("PUT", "/api/persona"): ["user"],
     ("POST", "/api/persona/regenerate"): ["user"],
     ("GET", "/api/compaction/runs"): ["user", "limit"],
+    ("GET", "/api/recall"): ["query", "user", "scope", "agent", "include_superseded", "limit"],
+    ("GET", "/api/prompts/preview"): ["user", "scope", "agent", "model", "query"],
 }
 _NAMES = {"type": "array", "items": {"type": "string"}}
 _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -46,6 +48,12 @@ _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "names": _NAMES,
     "bool": {"type": "boolean"},
     "number": {"type": "number", "minimum": 0, "maximum": 1},
+    "days?": {
+        "type": ["number", "null"],
+        "exclusiveMinimum": 0,
+        "maximum": MAX_EXPIRY_DAYS,
+        "description": "expires_at = now + this many days; null clears it",
+    },
 }
 
 
@@ -82,6 +90,28 @@ BODIES[("POST", "/api/compaction/run")] = {
         "dry_run": {"type": "boolean"},
         "force": {"type": "boolean"},
     },
+}
+_RULE_FIELDS: dict[str, Any] = {
+    "pattern": {
+        "type": "string",
+        "description": "project:*, domain:legal, domain:notes/${user_id}",
+    },
+    "bonus": {"type": "number", "minimum": 0, "maximum": 1, "description": "0.2 = +20 %"},
+    "template": {"type": ["string", "null"], "description": "{{content}} marks the hits"},
+    "memory_class": {
+        "enum": [*get_args(MemoryClass), None],
+    },
+}
+BODIES[("POST", "/api/rules")] = {
+    "type": "object",
+    "properties": _RULE_FIELDS,
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+BODIES[("PATCH", "/api/rules/{rule_id}")] = {
+    "type": "object",
+    "properties": _RULE_FIELDS,
+    "additionalProperties": False,
 }
 BODIES[("PUT", "/api/persona")] = {
     "type": "object",

@@ -24,6 +24,7 @@ from proxy.belief_input import (
     check_fields,
     read_json,
     validated,
+    with_expiry,
 )
 from proxy.belief_search import Filters, Found, prefix_search, text_search
 from proxy.errors import ProxyError, bad_field
@@ -160,10 +161,11 @@ async def create_belief(request: Request) -> Response:
 
     Body: canonical_name (required), content, why_it_matters, aliases, rejected_alternatives,
     scope, type, subtype, epistemic_status, confidence, pinned, delivery, user_id, agent_id,
-    participants.
+    participants, expires_in_days (a positive number: it stops being delivered that many days
+    from now).
     """
     rt = _runtime(request)
-    body = check_fields(await read_json(request), CREATABLE)
+    body = with_expiry(check_fields(await read_json(request), CREATABLE))
     if "canonical_name" not in body:
         raise bad_field("canonical_name", "canonical_name is required: name the belief")
     data = {
@@ -180,12 +182,14 @@ async def create_belief(request: Request) -> Response:
 
 async def patch_belief(request: Request) -> Response:
     """Edit fields: content, canonical_name, aliases, rejected_alternatives, why_it_matters,
-    scope, epistemic_status, pinned, delivery. One history event per call (user_edited)."""
+    scope, epistemic_status, pinned, delivery, expires_in_days (null clears the expiry). One
+    history event per call (user_edited)."""
     rt = _runtime(request)
     belief_id = request.path_params["belief_id"]
     body = check_fields(await read_json(request), EDITABLE)
     if not body:
         raise bad_field("body", f"nothing to change; send any of {', '.join(EDITABLE)}")
+    body = with_expiry(body)
     old = await rt.thread.run(rt.store.get, belief_id)
     validated({**old.model_dump(exclude={"change_log"}), **body})
     event = "user_correction"

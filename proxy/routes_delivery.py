@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 from beliefs.context import Context
 from beliefs.recall import recall
 from beliefs.render import system_block, user_block
-from beliefs.rule_store import create_rule, delete_rule, load_rules, update_rule
+from beliefs.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
 from beliefs.rules import Rule
 from beliefs.search import Hit
 from proxy.delivery import build_context, context_request
@@ -55,16 +55,36 @@ def _validation(exc: ValidationError) -> ProxyError:
 
 
 async def list_rules(request: Request) -> Response:
+    """Every live rule, with its template's label and its warnings (a bonus above 0.3)."""
     rt = _runtime(request)
     rules = await rt.thread.run(lambda: load_rules(rt.store.conn))
     return JSONResponse([_rule_json(r) for r in rules])
 
 
-async def add_rule(request: Request) -> Response:
-    data = await _json_object(request)
-    unknown = sorted(set(data) - {"pattern", "bonus", "template", "memory_class"})
+# The JSON type of each rule field (checked before the model, which would read "0.2" or true
+# as a number).
+_RULE_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "pattern": ((str,), "a string such as domain:legal"),
+    "bonus": ((int, float), "a number from 0 to 1"),
+    "template": ((str, type(None)), "a string, or null for none"),
+    "memory_class": ((str, type(None)), "a class name, or null for none"),
+}
+
+
+def _rule_fields(data: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(data) - set(EDITABLE))
     if unknown:
-        raise bad_field(unknown[0], f"unknown rule field(s) {unknown}")
+        raise bad_field(unknown[0], f"unknown rule field(s) {unknown}; use {', '.join(EDITABLE)}")
+    for name, value in data.items():
+        kinds, wanted = _RULE_TYPES[name]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise bad_field(name, f"{name}={json.dumps(value)[:80]}: use {wanted}")
+    return data
+
+
+async def add_rule(request: Request) -> Response:
+    """Add a rule. Body: pattern (required), bonus (0-1), template, memory_class."""
+    data = _rule_fields(await _json_object(request))
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
@@ -75,13 +95,19 @@ async def add_rule(request: Request) -> Response:
 
 
 async def edit_rule(request: Request) -> Response:
-    data = await _json_object(request)
+    """Change any of pattern, bonus, template, memory_class (null clears the last two)."""
+    data = _rule_fields(await _json_object(request))
+    try:  # each field on its own first, so a bad value is named before the rule is looked up
+        Rule.model_validate({"pattern": "user:universal", **data})
+    except ValidationError as exc:
+        raise _validation(exc) from None
     rt = _runtime(request)
     rule = await rt.thread.run(update_rule, rt.store, request.path_params["rule_id"], data)
     return JSONResponse(_rule_json(rule))
 
 
 async def remove_rule(request: Request) -> Response:
+    """Retire a rule; a deleted shipped default is never added back by an upgrade."""
     rt = _runtime(request)
     await rt.thread.run(delete_rule, rt.store, request.path_params["rule_id"])
     return Response(status_code=204)

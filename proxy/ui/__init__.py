@@ -11,6 +11,7 @@ from proxy.settings import Settings
 from proxy.ui.forms import Forms
 from proxy.ui.pages import Pages
 from proxy.ui.render import Renderer
+from proxy.ui.rules import RulesPage
 
 __all__ = ["STATIC", "ui_routes"]
 
@@ -21,6 +22,7 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
     """The pages, their form posts, the login page and the static files."""
     pages = Pages(Renderer(login_enabled=bool(settings.api_key)))
     forms = Forms(pages)
+    rules = RulesPage(pages, forms)
     get, post = ["GET"], ["POST"]
     return [
         Route("/", pages.home, methods=get),
@@ -36,6 +38,10 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
         Route("/review", pages.review, methods=get),
         Route("/review/conflicts/{conflict_id}/resolve", forms.resolve_conflict, methods=post),
         Route("/audit", pages.audit, methods=get),
+        Route("/rules", rules.page, methods=get),
+        Route("/rules", rules.add, methods=post),
+        Route("/rules/{rule_id}/edit", rules.edit, methods=post),
+        Route("/rules/{rule_id}/delete", rules.delete, methods=post),
         Route("/status", pages.status, methods=get),
         Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),
         Route("/status/compaction", forms.compact_now, methods=post),

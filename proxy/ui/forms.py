@@ -33,6 +33,14 @@ def safe_next(raw: str | None, default: str) -> str:
     return default
 
 
+def form_number(raw: str) -> float | str:
+    """A typed number as a number; anything else as typed, so the API's refusal names it."""
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
 def with_notice(url: str, notice: str) -> str:
     return url + ("&" if "?" in url else "?") + f"notice={notice}"
 
@@ -41,7 +49,7 @@ class Forms:
     def __init__(self, pages: Pages) -> None:
         self.pages = pages
 
-    async def _form(self, request: Request) -> Form | Response:
+    async def read_form(self, request: Request) -> Form | Response:
         """The submitted form, or the page refusing it (too large, not a plain form, or the
         CSRF token missing or wrong). Pages only send urlencoded forms: no uploads."""
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -76,7 +84,7 @@ class Forms:
         done: Callable[[ApiResult, Form], str],
         back: str,
     ) -> Response:
-        form = await self._form(request)
+        form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         result = await call(Api(request), form)
@@ -96,6 +104,8 @@ class Forms:
             }
             if _text(form, "user_id"):
                 body["user_id"] = _text(form, "user_id")
+            if _text(form, "expires_in_days"):
+                body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
             return await api.post("/api/beliefs", body)
 
         return await self._api(
@@ -120,6 +130,10 @@ class Forms:
             for name in ("epistemic_status", "delivery"):
                 if _text(form, name):
                     body[name] = _text(form, name)
+            if _text(form, "clear_expiry"):
+                body["expires_in_days"] = None
+            elif _text(form, "expires_in_days"):  # blank keeps the expiry it has
+                body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
             return await api.patch(f"/api/beliefs/{belief_id}", body)
 
         return await self._api(request, call, done=lambda *_: here + "?notice=saved", back=here)
@@ -227,7 +241,7 @@ class Forms:
 
     async def login(self, request: Request) -> Response:
         rt: Runtime = request.app.state.runtime
-        form = await self._form(request)
+        form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         target = safe_next(_text(form, "next"), "/beliefs")
@@ -249,7 +263,7 @@ class Forms:
         return response
 
     async def logout(self, request: Request) -> Response:
-        form = await self._form(request)
+        form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         response = RedirectResponse("/login", status_code=303)

@@ -8,7 +8,7 @@ from typing import Any, get_args
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from beliefs.models import BeliefType, Delivery, EpistemicStatus, ReviewState
+from beliefs.models import BeliefType, Delivery, EpistemicStatus, ReviewState, utcnow
 from proxy.runtime import Runtime
 from proxy.ui.api import Api, ApiResult
 from proxy.ui.render import Renderer
@@ -27,6 +27,9 @@ NOTICES = {
     "resolved": "Conflict resolved.",
     "compacted": "Compaction run finished.",
     "persona": "Persona saved.",
+    "rule_added": "Rule added: it applies from the next request.",
+    "rule_saved": "Rule saved: it applies from the next request.",
+    "rule_deleted": "Rule deleted. A shipped default stays deleted, even after an upgrade.",
 }
 RUN_COUNTS = (
     "examined",
@@ -163,11 +166,13 @@ class Pages:
         chain = await api.get(base + "/chain")
         history = await api.get(base + "/history")
         injections = await api.get(base + "/injections", limit=50)
+        expires = found.data.get("expires_at")
         return self._page(
             request,
             "belief.html",
             active="beliefs",
             b=found.data,
+            expired=bool(expires) and not _later(expires, utcnow().isoformat()),
             chain=_listed(chain) or [found.data],
             history=_listed(history) or [],
             injections=_listed(injections),

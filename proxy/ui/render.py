@@ -28,6 +28,7 @@ NAV = (
     ("beliefs", "/beliefs", "Beliefs"),
     ("review", "/review", "Review"),
     ("audit", "/audit", "Audit"),
+    ("rules", "/rules", "Rules"),
     ("status", "/status", "Status"),
 )
 

@@ -131,9 +131,45 @@ def test_rule_and_recall_input_errors_name_the_field(gw: Gateway) -> None:
     bad = httpx.post(api, json={"pattern": "domain:x", "bonus": "lots"})
     assert bad.status_code == 400 and "bonus" in bad.text
     assert httpx.post(api, json={"pattern": "x", "colour": 1}).status_code == 400
+    for field, wrong in (("bonus", True), ("bonus", "0.2"), ("template", 5), ("pattern", None)):
+        for resp in (
+            httpx.post(api, json={"pattern": "domain:x", field: wrong}),
+            httpx.patch(api + "/r-default-docs", json={field: wrong}),
+        ):
+            assert resp.status_code == 400 and resp.json()["error"]["field"] == field, resp.text
+    cleared = httpx.patch(api + "/r-default-docs", json={"template": None, "memory_class": None})
+    assert cleared.status_code == 200
+    assert (cleared.json()["template"], cleared.json()["memory_class"]) == (None, None)
     assert httpx.post(api, content=b"[1,2]").status_code == 400
     assert httpx.patch(api + "/r-nope", json={"bonus": 0.1}).status_code == 404
     missing = httpx.get(gw.url + "/api/recall")
     assert missing.status_code == 400 and "query" in missing.text
     scope = httpx.get(gw.url + "/api/recall", params={"query": "k", "scope": "nonsense"})
     assert scope.status_code == 400 and "nonsense" in scope.text
+
+
+def test_a_belief_written_with_an_expiry_stops_reaching_upstream(
+    gw: Gateway, upstream: FakeUpstream
+) -> None:
+    body = {
+        "user_id": USER,
+        "canonical_name": "zookeeper_quorum",
+        "aliases": ["zookeeper"],
+        "content": "The zookeeper quorum is five nodes until the migration.",
+        "scope": ["domain:code"],
+        "expires_in_days": 1,
+    }
+    created = httpx.post(gw.url + "/api/beliefs", json=body)
+    assert created.status_code == 201, created.text
+    belief_id = created.json()["id"]
+    chat(gw, "how big is the zookeeper quorum?")
+    assert f"[{belief_id}]" in upstream.last("/chat/completions").json["messages"][-1]["content"]
+    # The day passes: move the stored expiry into the past rather than wait for it.
+    past = utcnow() - timedelta(seconds=1)
+    gw.on_store(lambda s: s.update(belief_id, {"expires_at": past}))
+    chat(gw, "how big is the zookeeper quorum?")
+    sent = upstream.last("/chat/completions").json["messages"][-1]["content"]
+    assert belief_id not in sent and "five nodes" not in sent
+    found = httpx.get(gw.url + "/api/recall", params={"user": USER, "query": "zookeeper"})
+    hits = {h["id"]: h.get("tags", []) for h in found.json()["hits"]}
+    assert hits == {belief_id: ["expired"]}

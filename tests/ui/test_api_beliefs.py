@@ -3,7 +3,7 @@ delete and restore, injections, and errors that name the bad field."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -229,3 +229,40 @@ def test_facets_count_live_beliefs_per_scope(ui: UI) -> None:
 def test_ids_returns_exactly_those_beliefs(ui: UI) -> None:
     found = ids(ui.client.get("/api/beliefs", params={"ids": "b-postgres,b-tabs,b-nope"}))
     assert found == ["b-postgres", "b-tabs"]
+
+
+def test_expires_in_days_sets_and_clears_the_expiry(ui: UI) -> None:
+    before = datetime.now(UTC)
+    body = {"canonical_name": "sprint_goal", "content": "Ship the export.", "expires_in_days": 14}
+    created = ui.client.post("/api/beliefs", json=body)
+    assert created.status_code == 201, created.text
+    belief_id = created.json()["id"]
+    expires = ui.belief(belief_id).expires_at
+    assert expires is not None
+    assert before + timedelta(days=14) <= expires <= datetime.now(UTC) + timedelta(days=14)
+    assert datetime.fromisoformat(created.json()["expires_at"]) == expires
+    resp = ui.client.patch(f"/api/beliefs/{belief_id}", json={"expires_in_days": 0.5})
+    assert resp.status_code == 200, resp.text
+    half_day = ui.belief(belief_id).expires_at
+    assert half_day is not None and half_day < expires
+    assert half_day - datetime.now(UTC) <= timedelta(hours=12)
+    last = ui.belief(belief_id).change_log[-1]
+    assert last.event == "user_correction" and "expires_at" in last.detail["changes"]
+    cleared = ui.client.patch(f"/api/beliefs/{belief_id}", json={"expires_in_days": None})
+    assert cleared.status_code == 200 and cleared.json()["expires_at"] is None
+    assert ui.belief(belief_id).expires_at is None
+
+
+def test_expires_in_days_must_be_a_positive_number(ui: UI) -> None:
+    post, patch = ui.client.post, ui.client.patch
+    for wrong in (0, -3, "7", True, [1], 10**9):
+        body = {"canonical_name": "x", "expires_in_days": wrong}
+        err = error(post("/api/beliefs", json=body), 400)
+        assert err["field"] == "expires_in_days" and "positive number of days" in err["message"]
+        err = error(patch("/api/beliefs/b-tabs", json={"expires_in_days": wrong}), 400)
+        assert err["field"] == "expires_in_days"
+    infinite = post("/api/beliefs", content=b'{"canonical_name": "x", "expires_in_days": Infinity}')
+    assert error(infinite, 400)["field"] == "expires_in_days"
+    raw_date = {"canonical_name": "x", "expires_at": "2030-01-01"}
+    assert error(post("/api/beliefs", json=raw_date), 400)["field"] == "expires_at"
+    assert ui.belief("b-tabs").expires_at is None

@@ -1,6 +1,6 @@
 """Headless Chromium against a real server: find, open, edit, pin, confirm, delete and undo,
-checking each change in the store; screenshots of the list and a belief page are saved under
-tests/artifacts/."""
+add a rule and preview a prompt, checking each change in the store; screenshots of the list, a
+belief page and the rules page are saved under tests/artifacts/."""
 
 from __future__ import annotations
 
@@ -126,12 +126,33 @@ def test_find_edit_pin_confirm_delete_and_undo(server: Gateway, tmp_path: Path) 
             page.goto(base + "/beliefs/b-hostile")
             expect(page.locator(".content.big")).to_contain_text("<script>alert('owned')</script>")
 
+            # add a rule, then preview what a request would receive
+            page.click("nav a:has-text('Rules')")
+            page.click("summary:has-text('Add a rule')")
+            add = page.locator("form[action='/rules']")
+            add.locator("input[name=pattern]").fill("domain:code")
+            add.locator("input[name=bonus]").fill("0.2")
+            add.locator("textarea[name=template]").fill("(MEMORY) Code notes:\n{{content}}")
+            add.locator("button[type=submit]").click()
+            expect(page.locator(".notice")).to_contain_text("Rule added")
+            expect(page.locator(".rule", has_text="Code notes:")).to_contain_text("+20 %")
+            page.fill("#preview input[name=user]", "alice")
+            page.fill("#preview input[name=scope]", "domain:code")
+            page.fill("#preview textarea[name=query]", "should the new service use fastify?")
+            page.click("#preview button:has-text('Preview')")
+            expect(page.locator("#preview table.records")).to_contain_text("prefers_fastify")
+            expect(page.locator("#preview pre.block").last).to_contain_text("Code notes:")
+            page.screenshot(path=str(ARTIFACTS / "rules-page.png"), full_page=True)
+
             # a phone-sized screen
             page.set_viewport_size({"width": 390, "height": 844})
             page.goto(base + "/beliefs/b-k8s")
             page.screenshot(path=str(ARTIFACTS / "belief-page-phone.png"), full_page=True)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+            page.goto(base + "/rules")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"the rules page scrolls sideways on a phone ({width}px)"
             assert problems == [], problems
         finally:
             browser.close()

@@ -23,6 +23,10 @@ def test_openapi_lists_every_api_endpoint(ui: UI) -> None:
         "/api/conflicts": {"get"},
         "/api/conflicts/{conflict_id}/resolve": {"post"},
         "/api/facets": {"get"},
+        "/api/rules": {"get", "post"},
+        "/api/rules/{rule_id}": {"patch", "delete"},
+        "/api/recall": {"get"},
+        "/api/prompts/preview": {"get"},
         "/api/openapi.json": {"get"},
         "/healthz": {"get"},
     }
@@ -34,4 +38,9 @@ def test_openapi_lists_every_api_endpoint(ui: UI) -> None:
     patch = paths["/api/beliefs/{belief_id}"]["patch"]
     schema = patch["requestBody"]["content"]["application/json"]["schema"]
     assert "aliases" in schema["properties"] and "id" not in schema["properties"]
+    assert schema["properties"]["expires_in_days"]["type"] == ["number", "null"]
+    preview = paths["/api/prompts/preview"]["get"]
+    assert {"user", "scope", "agent", "model", "query"} == {
+        p["name"] for p in preview["parameters"]
+    }
     assert "Belief" in doc["components"]["schemas"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from html import unescape
 
-from beliefs.models import Belief
+from beliefs.models import Belief, utcnow
 from beliefs.store import BeliefStore
 from extractor.conflicts import ConflictBook
 from extractor.jobs import JobQueue
@@ -299,3 +299,26 @@ def seed_with_provenance(ui: UI) -> str:
         provenance={"request_id": "req_learned", "model": "gpt-4o-mini"},
     )
     return ui.on_store(lambda s: s.create(belief, actor="extractor")).id
+
+
+def test_expiry_from_the_create_and_edit_forms(ui: UI) -> None:
+    form = {"canonical_name": "sprint_goal", "content": "Ship the export.", "user_id": "alice"}
+    resp = ui.form("/beliefs", {**form, "expires_in_days": "7"})
+    assert resp.status_code == 303, resp.text
+    belief_id = resp.headers["location"].split("/")[2].split("?")[0]
+    expires = ui.belief(belief_id).expires_at
+    assert expires is not None and timedelta(days=6) < expires - utcnow() <= timedelta(days=7)
+    here = f"/beliefs/{belief_id}"
+    page = text(ui.client.get(here).text)
+    assert f"Expires {expires:%Y-%m-%d %H:%M} UTC" in page and "expired:" not in page
+    kept = ui.form(here + "/edit", {"content": "Ship the export first.", "expires_in_days": ""})
+    assert kept.status_code == 303 and ui.belief(belief_id).expires_at == expires
+    refused = ui.form(here + "/edit", {"expires_in_days": "0"})
+    assert refused.status_code == 400 and "(field: expires_in_days)" in text(refused.text)
+    words = ui.form("/beliefs", {**form, "canonical_name": "other", "expires_in_days": "soon"})
+    assert words.status_code == 400 and "(field: expires_in_days)" in text(words.text)
+    ui.on_store(lambda s: s.update(belief_id, {"expires_at": utcnow() - timedelta(minutes=1)}))
+    assert "expired: no longer delivered" in text(ui.client.get(here).text)
+    cleared = ui.form(here + "/edit", {"clear_expiry": "1", "expires_in_days": "3"})
+    assert cleared.status_code == 303 and ui.belief(belief_id).expires_at is None
+    assert "Expires never" in text(ui.client.get(here).text)
