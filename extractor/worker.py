@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -133,6 +134,8 @@ class ExtractionWorkers:
         *,
         breaker: CircuitBreaker | None = None,
         poll_s: float = 0.5,
+        busy: Callable[[], bool] | None = None,
+        max_defer_s: float = 5.0,
     ) -> None:
         self.thread = store_thread
         self.queue = queue
@@ -155,6 +158,11 @@ class ExtractionWorkers:
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
         self.processed = 0
+        # Extraction is background work: while `busy()` says live requests are being answered,
+        # new jobs wait (at most `max_defer_s` at a time, so a steady load never starves them).
+        self._busy = busy
+        self._max_defer_s = max_defer_s
+        self.deferrals = 0
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -216,6 +224,8 @@ class ExtractionWorkers:
         while not self._stopping:
             try:
                 room = self.concurrency - len(calls)
+                if room > 0 and not calls:
+                    await self._yield_to_requests()
                 if room > 0:
                     for job in await self._claim(room):
                         calls.add(asyncio.create_task(self._extract(job)))
@@ -233,6 +243,15 @@ class ExtractionWorkers:
             except Exception:  # background work never dies; the failure is logged
                 log.exception("extraction worker error")
                 await asyncio.sleep(self.poll_s)
+
+    async def _yield_to_requests(self) -> None:
+        """Wait while live requests are in flight, for at most `max_defer_s`."""
+        if self._busy is None or not self._busy():
+            return
+        self.deferrals += 1
+        deadline = time.monotonic() + self._max_defer_s
+        while self._busy() and time.monotonic() < deadline and not self._stopping:
+            await asyncio.sleep(0.02)
 
     async def _idle(self) -> None:
         timeout = self.poll_s

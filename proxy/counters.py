@@ -22,6 +22,7 @@ class Counters:
     records_written: int = 0
     jobs_enqueued: int = 0
     write_failures: int = 0
+    in_flight: int = 0  # proxied requests being answered right now
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)

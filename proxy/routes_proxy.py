@@ -26,14 +26,19 @@ class ProxyEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         runtime: Runtime = scope["app"].state.runtime
-        runtime.counters.requests += 1
-        url_scope, rest = split_path(scope["path"])
-        if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
-            request = ChatRequest(
-                wire="openai" if rest == "chat/completions" else "anthropic",
-                url_scope=url_scope,
-                request_id=scope[REQUEST_ID],
-            )
-            await handle_chat(runtime, request, scope, receive, send)
-        else:
-            await handle_passthrough(runtime, rest, scope, receive, send)
+        counters = runtime.counters
+        counters.requests += 1
+        counters.in_flight += 1  # extraction yields to live requests (see ExtractionWorkers)
+        try:
+            url_scope, rest = split_path(scope["path"])
+            if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
+                request = ChatRequest(
+                    wire="openai" if rest == "chat/completions" else "anthropic",
+                    url_scope=url_scope,
+                    request_id=scope[REQUEST_ID],
+                )
+                await handle_chat(runtime, request, scope, receive, send)
+            else:
+                await handle_passthrough(runtime, rest, scope, receive, send)
+        finally:
+            counters.in_flight -= 1

@@ -25,6 +25,10 @@ from proxy.settings import Settings
 
 log = logging.getLogger("tenure.proxy")
 
+# Extraction waits (a few seconds at most) while this many proxied requests are in flight: on
+# a small machine its model calls and merges would otherwise take CPU from live requests.
+BUSY_IN_FLIGHT = 4
+
 
 @dataclass
 class Runtime:
@@ -81,7 +85,9 @@ class Runtime:
         jobs = JobQueue(store)
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
-            workers = ExtractionWorkers(thread, jobs, llm, settings)
+            workers = ExtractionWorkers(
+                thread, jobs, llm, settings, busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT
+            )
             await workers.start()
         parts = compaction_parts(settings, thread, llm)
         parts.scheduler.start()

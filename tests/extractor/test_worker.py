@@ -360,3 +360,42 @@ def test_an_anthropic_turn_is_extracted_by_its_model_at_the_anthropic_upstream()
     )
     assert model_for(conf, make_turn(model="claude-x", wire="anthropic")) == "anthropic/claude-x"
     assert chat_model_for(conf).routes["anthropic/"] == ("https://api.anthropic.com", "ak")
+
+
+def test_extraction_waits_while_live_requests_are_busy_but_never_starves(rig: Rig) -> None:
+    rig.llm.default = extraction(new_beliefs=[new_belief("x", "y")])
+    busy = {"now": True}
+
+    async def go() -> tuple[str, int, str, str]:
+        workers = ExtractionWorkers(
+            rig.workers.thread,
+            rig.queue,
+            rig.llm,
+            settings(),
+            poll_s=0.05,
+            busy=lambda: busy["now"],
+            max_defer_s=0.6,
+        )
+        await workers.start()
+        job_id = await workers.thread.run(rig.queue.enqueue, make_turn())
+        await asyncio.sleep(0.3)
+        while_busy = (await workers.thread.run(rig.queue.get, job_id)).status
+        calls_while_busy = len(rig.llm.calls)
+        for _ in range(300):  # the deferral is bounded: it runs although still busy
+            status = (await workers.thread.run(rig.queue.get, job_id)).status
+            if status == "done":
+                break
+            await asyncio.sleep(0.01)
+        busy["now"] = False
+        second = await workers.thread.run(rig.queue.enqueue, make_turn(request_id="req-2"))
+        for _ in range(200):
+            if (await workers.thread.run(rig.queue.get, second)).status == "done":
+                break
+            await asyncio.sleep(0.01)
+        await workers.stop()
+        last = (await workers.thread.run(rig.queue.get, second)).status
+        return while_busy, calls_while_busy, status, last
+
+    while_busy, calls_while_busy, after_deferral, when_idle = asyncio.run(go())
+    assert while_busy == "pending" and calls_while_busy == 0
+    assert after_deferral == "done" and when_idle == "done"
