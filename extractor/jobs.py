@@ -55,6 +55,9 @@ def new_job_id() -> str:
     return f"j-{secrets.token_hex(8)}"
 
 
+_INSERT_CHUNK = 200
+
+
 class JobQueue:
     """Enqueue, claim, complete and fail jobs; every call runs on the store's thread.
 
@@ -82,14 +85,38 @@ class JobQueue:
 
     def enqueue(self, turn: Turn) -> str:
         """Record the turn (secrets redacted) as a pending job; returns the job id."""
-        job_id = new_job_id()
+        return self.enqueue_many([turn])[0]
+
+    def enqueue_many(self, turns: Sequence[Turn]) -> builtins.list[str]:
+        """Record turns as pending jobs in one multi-row INSERT per chunk (a single-row INSERT
+        costs several times more per row here); returns the job ids in order."""
         now = utcnow()
-        clean = redact_value(turn.model_dump(mode="json"))
-        self.store.execute(
-            "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
-            "VALUES (?, 'pending', ?, ?, ?, ?, ?)",
-            [job_id, turn.user_id, turn.request_id, json.dumps(clean), now, now],
-        )
+        ids = [new_job_id() for _ in turns]
+        rows = [
+            (
+                job_id,
+                turn.user_id,
+                turn.request_id,
+                json.dumps(redact_value(turn.model_dump(mode="json"))),
+            )
+            for job_id, turn in zip(ids, turns, strict=True)
+        ]
+        for start in range(0, len(rows), _INSERT_CHUNK):
+            chunk = rows[start : start + _INSERT_CHUNK]
+            values = ", ".join("(?, 'pending', ?, ?, ?, ?, ?)" for _ in chunk)
+            params: list[object] = []
+            for job_id, user_id, request_id, turn_json in chunk:
+                params += [job_id, user_id, request_id, turn_json, now, now]
+            self.store.execute(
+                "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
+                f"VALUES {values}",
+                params,
+            )
+        if ids:
+            self._notify()
+        return ids
+
+    def _notify(self) -> None:
         with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:
@@ -97,7 +124,6 @@ class JobQueue:
                 listener()
             except Exception:  # a waking worker must never fail the enqueue: the row is written
                 log.exception("enqueue listener failed")
-        return job_id
 
     def claim(self, now: datetime | None = None) -> Job | None:
         """The oldest due pending job, or one left running by a dead process, now running."""

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
+from extractor.jobs import JobQueue
+from extractor.turn import Turn
 from proxy.counters import Counters
 from proxy.injections import InjectionRecord, save_records
 
@@ -24,14 +26,18 @@ class _Item:
     label: str
     write: Write | None = None
     record: InjectionRecord | None = None
+    turn: Callable[[], Turn | None] | None = None  # builds an extraction job's turn
 
 
 class StoreWriter:
     """One task drains the queue; `stop()` writes everything still queued before returning."""
 
-    def __init__(self, thread: StoreThread, counters: Counters) -> None:
+    def __init__(
+        self, thread: StoreThread, counters: Counters, jobs: JobQueue | None = None
+    ) -> None:
         self._thread = thread
         self._counters = counters
+        self._jobs = jobs
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
@@ -49,6 +55,11 @@ class StoreWriter:
     def submit_record(self, record: InjectionRecord) -> None:
         """Queue an injection record; the records of a batch go in one statement."""
         self._queue.put_nowait(_Item("injection", record=record))
+
+    def submit_job(self, turn: Callable[[], Turn | None]) -> None:
+        """Queue an extraction job; `turn()` runs on the store thread (parsing the captured
+        exchange off the request path) and the jobs of a batch go in one INSERT."""
+        self._queue.put_nowait(_Item("job", turn=turn))
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is written (tests and shutdown)."""
@@ -71,7 +82,7 @@ class StoreWriter:
             items = [item for item in batch if item is not None]
             try:
                 if items:
-                    results = await self._thread.run(_apply, self._thread.store, items)
+                    results = await self._thread.run(_apply, self._thread.store, self._jobs, items)
                     for label, ok in results:
                         if ok and label == "injection":
                             self._counters.records_written += 1
@@ -86,12 +97,12 @@ class StoreWriter:
                 return
 
 
-def _apply(store: BeliefStore, items: list[_Item]) -> list[tuple[str, bool]]:
+def _apply(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> list[tuple[str, bool]]:
     """All items in one transaction; if that fails, each on its own so one bad write costs
     only itself."""
     try:
         with store.transaction():
-            _write(store, items)
+            _write(store, jobs, items)
         return [(item.label, True) for item in items]
     except Exception:
         if len(items) == 1:
@@ -101,7 +112,7 @@ def _apply(store: BeliefStore, items: list[_Item]) -> list[tuple[str, bool]]:
     for item in items:
         try:
             with store.transaction():
-                _write(store, [item])
+                _write(store, jobs, [item])
             results.append((item.label, True))
         except Exception:
             log.exception("background %s write failed", item.label)
@@ -109,8 +120,13 @@ def _apply(store: BeliefStore, items: list[_Item]) -> list[tuple[str, bool]]:
     return results
 
 
-def _write(store: BeliefStore, items: list[_Item]) -> None:
+def _write(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> None:
     save_records(store, [item.record for item in items if item.record is not None])
+    turns = [turn for item in items if item.turn is not None and (turn := item.turn()) is not None]
+    if turns:
+        if jobs is None:
+            raise RuntimeError("an extraction job was queued but the writer has no job queue")
+        jobs.enqueue_many(turns)
     for item in items:
         if item.write is not None:
             item.write(store)

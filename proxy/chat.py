@@ -110,7 +110,7 @@ async def handle_chat(
             injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
             created_at=datetime.now(UTC),
         )
-        enqueue_turn(rt.writer, rt.jobs, captured)
+        enqueue_turn(rt.writer, captured)
     if outcome.broken:
         rt.counters.upstream_broken_streams += 1
         raise UpstreamBroke(outcome.broken)

@@ -80,9 +80,9 @@ class Runtime:
             connect_timeout=settings.upstream_connect_timeout,
             read_timeout=settings.upstream_timeout,
         )
-        writer = StoreWriter(thread, counters)
-        writer.start()
         jobs = JobQueue(store)
+        writer = StoreWriter(thread, counters, jobs)
+        writer.start()
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
             workers = ExtractionWorkers(

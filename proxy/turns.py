@@ -18,8 +18,6 @@ from datetime import datetime
 from typing import Any, Literal
 
 from beliefs.render import strip_injected
-from beliefs.store import BeliefStore
-from extractor.jobs import JobQueue
 from extractor.turn import Turn
 from proxy.background import StoreWriter
 
@@ -218,12 +216,7 @@ class CapturedTurn:
         )
 
 
-def enqueue_turn(writer: StoreWriter, jobs: JobQueue, captured: CapturedTurn) -> None:
-    """Queue the job write; the body is parsed on the store thread, off the request path."""
-
-    def write(_store: BeliefStore) -> None:
-        turn = captured.to_turn()
-        if turn is not None:
-            jobs.enqueue(turn)
-
-    writer.submit("job", write)
+def enqueue_turn(writer: StoreWriter, captured: CapturedTurn) -> None:
+    """Queue the job write; the body is parsed on the store thread, off the request path, and
+    the writer puts a batch's jobs in one statement."""
+    writer.submit_job(captured.to_turn)

@@ -90,3 +90,19 @@ def test_completion_and_writes_share_one_transaction(queue: JobQueue, store: Bel
         queue.complete(job_id, [belief.id], [])  # already done: the create rolls back too
     assert store.index.get(belief.id) is None
     assert store.execute("SELECT count(*) FROM beliefs").fetchone() == (0,)
+
+
+def test_enqueue_many_writes_every_turn_redacted_in_order(
+    queue: JobQueue, store: BeliefStore
+) -> None:
+    woken: list[int] = []
+    queue.on_enqueue(lambda: woken.append(1))
+    turns = [make_turn(f"turn {i} with key sk-proj-Zx9aQ2mP7rT4wL8kN3vB{i:04d}", request_id=f"r{i}")
+             for i in range(450)]  # fmt: skip
+    ids = queue.enqueue_many(turns)
+    assert len(ids) == len(set(ids)) == 450 and woken == [1]
+    rows = store.execute("SELECT id, request_id, turn FROM jobs ORDER BY created_at, id").fetchall()
+    by_id = {row[0]: row for row in rows}
+    assert [by_id[i][1] for i in ids] == [f"r{i}" for i in range(450)]
+    assert all("sk-proj" not in row[2] for row in rows)
+    assert queue.enqueue_many([]) == [] and woken == [1]
