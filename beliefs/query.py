@@ -76,13 +76,22 @@ def normalize_name(value: str) -> str:
 
 
 def clean_query(text: str) -> str:
-    """Remove what is not talk about things: code, paths, traces, URLs, markup, hex, numbers."""
-    text = _FENCED.sub(" ", text)
-    text = _INLINE_CODE.sub(" ", text)
-    text = _TRACE_LINE.sub(" ", text)
-    text = _URL.sub(" ", text)
-    text = _MARKUP.sub(" ", text)
-    text = _PATH.sub(" ", text)
+    """Remove what is not talk about things: code, paths, traces, URLs, markup, hex, numbers.
+
+    Each pattern runs only when the text holds a character it needs (most turns are prose).
+    """
+    if "```" in text or "~~~" in text:
+        text = _FENCED.sub(" ", text)
+    if "`" in text:
+        text = _INLINE_CODE.sub(" ", text)
+    if "at " in text or "File " in text or "Traceback" in text or ": " in text or "#" in text:
+        text = _TRACE_LINE.sub(" ", text)
+    if "://" in text or "www." in text:
+        text = _URL.sub(" ", text)
+    if "<" in text or "&" in text:
+        text = _MARKUP.sub(" ", text)
+    if "/" in text or "\\" in text:
+        text = _PATH.sub(" ", text)
     text = _LONG_HEX.sub(" ", text)
     words = [w for w in text.split() if not _BARE_NUMBER.match(w)]
     return " ".join(words)[:MAX_QUERY_CHARS]
