@@ -140,3 +140,17 @@ def test_deleted_rows_keep_their_ids_taken(db_path: Path) -> None:
         again = store.create(belief("hard", id=hard.id))
         assert [e.event for e in again.change_log] == ["created", "deleted", "created"]
         assert store.restore(soft.id) == read_back(store, soft.id)
+
+
+def test_many_rows_changed_in_one_transaction_are_each_stored_right(store: BeliefStore) -> None:
+    a, b, c = (store.create(belief(name)) for name in ("editor", "shell", "font"))
+    with store.transaction():
+        store.reinforce(a.id, aliases=["vim"])
+        store.update(b.id, {"content": "zsh", "pinned": True})
+        store.soft_delete(c.id)
+        d = store.supersede(a.id, belief("editor", content="helix"), with_history=False)
+        returned = [store.get(i, with_history=False) for i in (a.id, b.id, c.id, d.id)]
+    for row in returned:
+        assert row == read_back(store, row.id).model_copy(update={"change_log": []})
+    assert [e.event for e in store.history(a.id)] == ["created", "reinforced", "superseded_by"]
+    assert store.verify() == []
