@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -20,8 +20,6 @@ from beliefs.persona import Persona, PersonaSource
 from beliefs.rows import (
     BELIEF_COLUMNS,
     EVENT_COLUMNS,
-    INSERT_BELIEF,
-    INSERT_EVENT,
     SELECT_BELIEFS,
     SELECT_EVENTS,
     UPDATE_BELIEF,
@@ -30,6 +28,7 @@ from beliefs.rows import (
     belief_params,
     event_from_row,
     event_params,
+    stored,
     update_params,
 )
 from beliefs.rule_store import rule_set
@@ -40,7 +39,10 @@ class BeliefDatabase:
     """One DuckDB connection; not thread-safe (the server routes calls through `StoreThread`).
 
     Writes made inside `transaction()` are staged and reach `index` (and the persona cache)
-    only after the outermost commit.
+    only after the outermost commit. Belief rows, history events and other `defer`red writes
+    are held in memory and written in a few multi-row statements just before that commit (or
+    before any read of the database that must see them): single-row statements cost about a
+    millisecond each, so a transaction of many small changes pays for few of them.
     """
 
     def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
@@ -49,7 +51,16 @@ class BeliefDatabase:
         self.read_only = read_only
         self.index = BeliefIndex()
         self._depth = 0
+        # The transaction's view: id -> the row's new state (None: hard-deleted).
         self._staged: dict[str, Belief | None] = {}
+        # Ids of committed soft-deleted rows (the index holds only the others).
+        self._deleted_ids: set[str] = set()
+        # Row writes not yet sent: id -> (the row is new in this transaction, its state).
+        self._rows: dict[str, tuple[bool, Belief]] = {}
+        self._new_events: list[list[Any]] = []
+        self._deferred: dict[str, tuple[Callable[[list[Any]], None], list[Any]]] = {}
+        self._flushing = False
+        self._types: dict[str, dict[str, str]] = {}
         self._staged_personas: dict[str, Persona] = {}
         self._personas: dict[str, Persona | None] = {}
         self.rules = RuleSet()
@@ -83,7 +94,9 @@ class BeliefDatabase:
             else:
                 migrate(conn)
             store = cls(conn, path, read_only=read_only)
-            store.index.load(store._select("WHERE deleted_at IS NULL"))
+            rows = store._select("")
+            store.index.load(b for b in rows if b.deleted_at is None)
+            store._deleted_ids = {b.id for b in rows if b.deleted_at is not None}
             store._load_personas()
             store.reload_rules()
         except BaseException:
@@ -106,8 +119,51 @@ class BeliefDatabase:
         self.close()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
-        """Run SQL on the store's connection (other parts' tables live in the same file)."""
+        """Run SQL on the store's connection (other parts' tables live in the same file).
+
+        Held writes are sent first, so the statement sees everything done before it.
+        """
+        self.flush()
         return self.conn.execute(sql, list(params))
+
+    def defer(self, key: str, write: Callable[[list[Any]], None], item: Any) -> None:
+        """Have `write(items)` called once with every item deferred under `key`, inside the
+        current transaction just before its outermost commit (or before a read that must see
+        it); dropped on rollback. Outside a transaction `write([item])` runs at once.
+        """
+        if not self._depth:
+            write([item])
+            return
+        held = self._deferred.get(key)
+        if held is None:
+            self._deferred[key] = (write, [item])
+        else:
+            held[1].append(item)
+
+    def flush(self) -> None:
+        """Send the held writes now (rows first, then events, then deferred items)."""
+        if self._flushing:
+            return
+        self._flushing = True
+        try:
+            if self._rows:
+                rows, self._rows = self._rows, {}
+                inserts = [b for new, b in rows.values() if new]
+                updates = [b for new, b in rows.values() if not new]
+                # Replacement rows before the rows stamped as superseded by them.
+                if inserts:
+                    self._bulk("beliefs", BELIEF_COLUMNS, [belief_params(b) for b in inserts])
+                if updates:
+                    self._bulk_update(updates)
+            if self._new_events:
+                events, self._new_events = self._new_events, []
+                self._bulk("belief_events", EVENT_COLUMNS, events)
+            while self._deferred:
+                key = next(iter(self._deferred))
+                write, items = self._deferred.pop(key)
+                write(items)
+        finally:
+            self._flushing = False
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -125,10 +181,14 @@ class BeliefDatabase:
         self._depth = 1
         try:
             yield
+            self.flush()
             self.conn.execute("COMMIT")
         except BaseException:
             self._staged.clear()
             self._staged_personas.clear()
+            self._rows.clear()
+            self._new_events.clear()
+            self._deferred.clear()
             self._depth = 0
             # A failed COMMIT has already ended the transaction.
             with contextlib.suppress(duckdb.Error):
@@ -140,8 +200,13 @@ class BeliefDatabase:
         for belief_id, belief in staged.items():
             if belief is None:
                 self.index.remove(belief_id)
+                self._deleted_ids.discard(belief_id)
             else:
-                self.index.upsert(belief)
+                self.index.upsert(belief)  # a soft-deleted row leaves the index
+                if belief.deleted_at is None:
+                    self._deleted_ids.discard(belief_id)
+                else:
+                    self._deleted_ids.add(belief_id)
         self._personas.update(personas)
 
     # -- persona -------------------------------------------------------------------------------
@@ -184,10 +249,12 @@ class BeliefDatabase:
     # -- internals -----------------------------------------------------------------------------
 
     def _select(self, where: str, params: Sequence[Any] = ()) -> list[Belief]:
+        self.flush()
         rows = self.conn.execute(f"{SELECT_BELIEFS} {where}", list(params)).fetchall()
         return [belief_from_row(row) for row in rows]
 
     def _events(self, ids: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        self.flush()
         rows = self.conn.execute(
             SELECT_EVENTS + " WHERE belief_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY seq",
             [list(ids)],
@@ -198,61 +265,121 @@ class BeliefDatabase:
             out.setdefault(belief_id, []).append(event)
         return out
 
+    def _current(self, belief_id: str) -> Belief | None:
+        """The row's state as this transaction sees it, from memory; None if there is none.
+
+        Soft-deleted rows are read from the database (their rows may be edited directly).
+        """
+        if belief_id in self._staged:
+            return self._staged[belief_id]
+        found = self.index.get(belief_id)
+        if found is not None or belief_id not in self._deleted_ids:
+            return found
+        rows = self._select("WHERE id = ?", [belief_id])
+        return rows[0] if rows else None
+
     def _exists(self, belief_id: str) -> bool:
-        row = self.conn.execute("SELECT count(*) FROM beliefs WHERE id = ?", [belief_id]).fetchone()
-        return bool(row and row[0])
+        if belief_id in self._staged:
+            return self._staged[belief_id] is not None
+        return belief_id in self._deleted_ids or self.index.get(belief_id) is not None
 
     def _require(self, belief_id: str) -> Belief:
-        found = self._select("WHERE id = ?", [belief_id])
-        if not found:
+        found = self._current(belief_id)
+        if found is None:
             raise BeliefNotFound(
                 f"no belief with id {belief_id!r}; `tenure beliefs list` shows ids"
             )
-        return found[0]
+        return found
 
-    def _insert(self, belief: Belief) -> None:
-        self.conn.execute(INSERT_BELIEF, belief_params(belief))
-        self._stage(belief)
+    def _named(self, user_id: str, canonical_name: str) -> list[Belief]:
+        """The user's rows (not deleted) named `canonical_name`, as this transaction sees them."""
+        found = {
+            b.id: b
+            for b in self.index.by_name(user_id, canonical_name)
+            if b.canonical_name == canonical_name
+        }
+        for belief_id, belief in self._staged.items():
+            found.pop(belief_id, None)
+            if (
+                belief is not None
+                and belief.deleted_at is None
+                and belief.user_id == user_id
+                and belief.canonical_name == canonical_name
+            ):
+                found[belief_id] = belief
+        return list(found.values())
+
+    def _insert(self, belief: Belief) -> Belief:
+        """Hold the new row for the commit; returns it as it will read back."""
+        row = stored(belief)
+        self._rows[row.id] = (True, row)
+        self._staged[row.id] = row
+        return row
 
     def _insert_many(self, beliefs: Sequence[Belief]) -> None:
         """Rows and their change_logs in two statements (row-by-row inserts are ~20x slower)."""
         if not beliefs:
             return
+        self.flush()
         rows = [belief_params(b) for b in beliefs]
         self._bulk("beliefs", BELIEF_COLUMNS, rows)
         events = [event_params(b.id, e) for b in beliefs for e in b.change_log]
         if events:
             self._bulk("belief_events", EVENT_COLUMNS, events)
         for belief in beliefs:
-            self._stage(belief)
+            self._staged[belief.id] = stored(belief)
+
+    def _columns(self, table: str) -> dict[str, str]:
+        types = self._types.get(table)
+        if types is None:
+            types = self._types[table] = dict(
+                self.conn.execute(
+                    "SELECT column_name, data_type FROM information_schema.columns "
+                    "WHERE table_name = ?",
+                    [table],
+                ).fetchall()
+            )
+        return types
 
     def _bulk(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        types = dict(
-            self.conn.execute(
-                "SELECT column_name, data_type FROM information_schema.columns "
-                "WHERE table_name = ?",
-                [table],
-            ).fetchall()
-        )
-        selects = ", ".join(f"unnest(${i}::{types[c]}[])" for i, c in enumerate(columns, 1))
         quoted = ", ".join(f'"{c}"' for c in columns)
+        if len(rows) == 1:
+            marks = ", ".join("?" for _ in columns)
+            self.conn.execute(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", list(rows[0]))
+            return
+        types = self._columns(table)
+        selects = ", ".join(f"unnest(${i}::{types[c]}[])" for i, c in enumerate(columns, 1))
         self.conn.execute(
             f"INSERT INTO {table} ({quoted}) SELECT {selects}",
             [list(values) for values in zip(*rows, strict=True)],
         )
 
-    def _write(self, belief: Belief) -> None:
-        self.conn.execute(UPDATE_BELIEF, update_params(belief))
-        self._stage(belief)
-
-    def _stage(self, belief: Belief) -> None:
-        self._staged[belief.id] = (
-            None if belief.deleted_at is not None else belief.model_copy(update={"change_log": []})
+    def _bulk_update(self, beliefs: Sequence[Belief]) -> None:
+        if len(beliefs) == 1:
+            self.conn.execute(UPDATE_BELIEF, update_params(beliefs[0]))
+            return
+        types = self._columns("beliefs")
+        selects = ", ".join(
+            f'unnest(${i}::{types[c]}[]) AS "{c}"' for i, c in enumerate(BELIEF_COLUMNS, 1)
         )
+        sets = ", ".join(f'"{c}" = v."{c}"' for c in BELIEF_COLUMNS if c != "id")
+        rows = [belief_params(b) for b in beliefs]
+        self.conn.execute(
+            f"UPDATE beliefs SET {sets} FROM (SELECT {selects}) AS v WHERE beliefs.id = v.id",
+            [list(values) for values in zip(*rows, strict=True)],
+        )
+
+    def _write(self, belief: Belief) -> Belief:
+        """Hold the row's new state for the commit; returns it as it will read back."""
+        row = stored(belief)
+        held = self._rows.get(row.id)
+        self._rows[row.id] = (held is not None and held[0], row)
+        self._staged[row.id] = row
+        return row
 
     def _event(self, belief_id: str, event: str, actor: str | None, detail: dict[str, Any]) -> None:
         entry = HistoryEvent(at=utcnow(), event=event, actor=actor, detail=detail)
-        self.conn.execute(INSERT_EVENT, event_params(belief_id, entry))
+        self._new_events.append(event_params(belief_id, entry))
 
 
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")

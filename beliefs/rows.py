@@ -12,6 +12,11 @@ from beliefs.models import Belief, HistoryEvent
 BELIEF_COLUMNS: tuple[str, ...] = tuple(f for f in Belief.model_fields if f != "change_log")
 _JSON_COLUMNS = frozenset({"provenance"})
 _LIST_COLUMNS = frozenset({"aliases", "rejected_alternatives", "scope", "participants"})
+_TIME_COLUMNS = tuple(
+    c
+    for c in BELIEF_COLUMNS
+    if c.endswith("_at") and c not in ("created_at", "updated_at")  # nullable ones
+)
 
 SELECT_BELIEFS = f"SELECT {', '.join(BELIEF_COLUMNS)} FROM beliefs"
 INSERT_BELIEF = (
@@ -54,6 +59,25 @@ def belief_params(belief: Belief) -> list[Any]:
             value = list(value)
         out.append(value)
     return out
+
+
+def stored(belief: Belief) -> Belief:
+    """The belief exactly as reading its row back would return it, without the change_log.
+
+    Times come back in UTC (naive ones are taken as UTC) and provenance as the JSON it was
+    stored as, so the in-memory copy the store keeps equals a fresh read of the row.
+    """
+    update: dict[str, Any] = {
+        "created_at": as_utc(belief.created_at),
+        "updated_at": as_utc(belief.updated_at),
+        "provenance": json.loads(json.dumps(belief.provenance, sort_keys=True, default=str)),
+        "change_log": [],
+    }
+    for column in _TIME_COLUMNS:
+        update[column] = as_utc(getattr(belief, column))
+    for column in _LIST_COLUMNS:
+        update[column] = list(getattr(belief, column))
+    return belief.model_copy(update=update)
 
 
 def update_params(belief: Belief) -> list[Any]:

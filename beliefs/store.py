@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping, Sequence
+import copy
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -39,14 +40,14 @@ class BeliefStore(BeliefDatabase):
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def get(self, belief_id: str) -> Belief:
-        """The belief with its change_log (soft-deleted rows included).
+    def get(self, belief_id: str, *, with_history: bool = True) -> Belief:
+        """The belief with its change_log (soft-deleted rows included); without the log (and
+        without a query) if not `with_history`.
 
         Raises:
             BeliefNotFound: no row with that id.
         """
-        belief = self._require(belief_id)
-        return belief.model_copy(update={"change_log": self.history(belief_id)})
+        return self._returned(self._require(belief_id), with_history)
 
     def find_live(
         self, user_id: str, canonical_name: str, scope: Sequence[str] | None = None
@@ -147,8 +148,18 @@ class BeliefStore(BeliefDatabase):
 
     # -- writes --------------------------------------------------------------------------------
 
-    def create(self, belief: Belief, *, actor: str = "operator", event: str = "created") -> Belief:
+    def create(
+        self,
+        belief: Belief,
+        *,
+        actor: str = "operator",
+        event: str = "created",
+        with_history: bool = True,
+    ) -> Belief:
         """Insert a new belief.
+
+        Like every write below, returns the belief as now stored, with its change_log unless
+        `with_history` is false (callers that ignore the result save a query).
 
         Raises:
             InvalidBelief: the id exists or the belief carries a supersession link.
@@ -164,9 +175,9 @@ class BeliefStore(BeliefDatabase):
             if self._exists(belief.id):
                 raise InvalidBelief(f"belief id {belief.id} already exists; use a new id")
             self._check_name(belief)
-            self._insert(belief)
+            row = self._insert(belief)
             self._event(belief.id, event, actor, {})
-        return self.get(belief.id)
+        return self._returned(row, with_history)
 
     def update(
         self,
@@ -176,6 +187,7 @@ class BeliefStore(BeliefDatabase):
         actor: str = "operator",
         event: str = "updated",
         reason: str | None = None,
+        with_history: bool = True,
     ) -> Belief:
         """Change fields; the event records old -> new per field. No change, no event."""
         unknown = sorted(set(changes) - set(Belief.model_fields))
@@ -195,26 +207,39 @@ class BeliefStore(BeliefDatabase):
             new = _validated(data, belief_id)
             diff = _diff(old, new)
             if not diff:
-                return self.get(belief_id)
+                return self._returned(old, with_history)
             if new.superseded_by is not None and new.epistemic_status != "superseded":
                 raise InvalidBelief(
                     f"{belief_id} is superseded by {new.superseded_by}; its epistemic_status "
                     "must stay 'superseded'"
                 )
             self._check_name(new)
-            self._write(new)
+            row = self._write(new)
             detail: dict[str, Any] = {"changes": diff}
             if reason:
                 detail["reason"] = reason
             self._event(belief_id, event, actor, detail)
-        return self.get(belief_id)
+        return self._returned(row, with_history)
 
-    def pin(self, belief_id: str, pinned: bool, *, actor: str = "operator") -> Belief:
+    def pin(
+        self, belief_id: str, pinned: bool, *, actor: str = "operator", with_history: bool = True
+    ) -> Belief:
         event = "pinned" if pinned else "unpinned"
-        return self.update(belief_id, {"pinned": pinned}, actor=actor, event=event)
+        return self.update(
+            belief_id, {"pinned": pinned}, actor=actor, event=event, with_history=with_history
+        )
 
-    def set_review(self, belief_id: str, state: ReviewState, *, actor: str = "operator") -> Belief:
-        return self.update(belief_id, {"review_state": state}, actor=actor, event=state)
+    def set_review(
+        self,
+        belief_id: str,
+        state: ReviewState,
+        *,
+        actor: str = "operator",
+        with_history: bool = True,
+    ) -> Belief:
+        return self.update(
+            belief_id, {"review_state": state}, actor=actor, event=state, with_history=with_history
+        )
 
     def reinforce(
         self,
@@ -223,6 +248,7 @@ class BeliefStore(BeliefDatabase):
         aliases: Sequence[str] = (),
         at: datetime | None = None,
         actor: str = "extractor",
+        with_history: bool = True,
     ) -> Belief:
         """Count one more sighting and add new surface forms as aliases (at most 25 kept)."""
         with self.transaction():
@@ -242,10 +268,10 @@ class BeliefStore(BeliefDatabase):
                 },
                 belief_id,
             )
-            self._write(new)
+            row = self._write(new)
             detail = {"reinforcement_count": new.reinforcement_count, "aliases_added": added}
             self._event(belief_id, "reinforced", actor, detail)
-        return self.get(belief_id)
+        return self._returned(row, with_history)
 
     def supersede(
         self,
@@ -254,6 +280,7 @@ class BeliefStore(BeliefDatabase):
         *,
         reason: str | None = None,
         actor: str = "operator",
+        with_history: bool = True,
     ) -> Belief:
         """Insert `replacement`, then stamp the old row as superseded by it; one transaction.
 
@@ -269,7 +296,7 @@ class BeliefStore(BeliefDatabase):
                 raise InvalidBelief(f"belief id {replacement.id} already exists; use a new id")
             self._check_name(replacement, exclude=(old_id,))
             now = utcnow()
-            self._insert(replacement)
+            row = self._insert(replacement)
             detail: dict[str, Any] = {"belief_id": old_id, "reason": reason}
             self._event(replacement.id, "supersedes", actor, detail)
             stamped = _validated(
@@ -286,7 +313,7 @@ class BeliefStore(BeliefDatabase):
             self._write(stamped)
             detail = {"belief_id": replacement.id, "reason": reason}
             self._event(old_id, "superseded_by", actor, detail)
-        return self.get(replacement.id)
+        return self._returned(row, with_history)
 
     def merge(
         self,
@@ -295,6 +322,7 @@ class BeliefStore(BeliefDatabase):
         *,
         reason: str | None = None,
         actor: str = "operator",
+        with_history: bool = True,
     ) -> Belief:
         """Insert `survivor`, then stamp every source as superseded by it; one transaction.
 
@@ -318,7 +346,7 @@ class BeliefStore(BeliefDatabase):
                 check_supersede(old, survivor, links)
             self._check_name(survivor, exclude=ids)
             now = utcnow()
-            self._insert(survivor)
+            row = self._insert(survivor)
             for old in olds:
                 self._event(
                     survivor.id, "supersedes", actor, {"belief_id": old.id, "reason": reason}
@@ -338,32 +366,36 @@ class BeliefStore(BeliefDatabase):
                 detail = {"belief_id": survivor.id, "reason": reason}
                 self._event(old.id, "superseded_by", actor, detail)
             self._event(survivor.id, "merged_from", actor, {"belief_ids": ids, "reason": reason})
-        return self.get(survivor.id)
+        return self._returned(row, with_history)
 
-    def soft_delete(self, belief_id: str, *, actor: str = "operator") -> Belief:
+    def soft_delete(
+        self, belief_id: str, *, actor: str = "operator", with_history: bool = True
+    ) -> Belief:
         """Hide the belief (kept, restorable). Deleting a deleted belief changes nothing."""
         with self.transaction():
-            old = self._require(belief_id)
-            if old.deleted_at is None:
+            row = self._require(belief_id)
+            if row.deleted_at is None:
                 now = utcnow()
-                self._write(old.model_copy(update={"deleted_at": now, "updated_at": now}))
+                row = self._write(row.model_copy(update={"deleted_at": now, "updated_at": now}))
                 self._event(belief_id, "deleted", actor, {"hard": False})
-        return self.get(belief_id)
+        return self._returned(row, with_history)
 
-    def restore(self, belief_id: str, *, actor: str = "operator") -> Belief:
+    def restore(
+        self, belief_id: str, *, actor: str = "operator", with_history: bool = True
+    ) -> Belief:
         """Undo a soft delete.
 
         Raises:
             CanonicalNameClash: a live belief took the name while this one was deleted.
         """
         with self.transaction():
-            old = self._require(belief_id)
-            if old.deleted_at is not None:
-                new = old.model_copy(update={"deleted_at": None, "updated_at": utcnow()})
+            row = self._require(belief_id)
+            if row.deleted_at is not None:
+                new = row.model_copy(update={"deleted_at": None, "updated_at": utcnow()})
                 self._check_name(new)
-                self._write(new)
+                row = self._write(new)
                 self._event(belief_id, "restored", actor, {})
-        return self.get(belief_id)
+        return self._returned(row, with_history)
 
     def hard_delete(self, belief_id: str, *, actor: str = "operator") -> None:
         """Remove the row for good; its history stays. Predecessors are relinked past it."""
@@ -378,6 +410,7 @@ class BeliefStore(BeliefDatabase):
                 change = {"superseded_by": {"old": belief_id, "new": old.superseded_by}}
                 detail = {"changes": change, "reason": f"{belief_id} was hard-deleted"}
                 self._event(pred.id, "updated", actor, detail)
+            self.flush()
             self.conn.execute("DELETE FROM beliefs WHERE id = ?", [belief_id])
             self._event(belief_id, "deleted", actor, {"hard": True})
             self._staged[belief_id] = None
@@ -397,12 +430,22 @@ class BeliefStore(BeliefDatabase):
             self._insert_many(beliefs)
         return len(beliefs)
 
-    def _links(self, user_id: str) -> dict[str, str | None]:
-        """The user's supersession links (id -> superseded_by), without loading whole rows."""
-        rows = self.conn.execute(
-            "SELECT id, superseded_by FROM beliefs WHERE user_id = ?", [user_id]
-        ).fetchall()
-        return {row[0]: row[1] for row in rows}
+    def _links(self, user_id: str) -> Mapping[str, str | None]:
+        """The user's supersession links (id -> superseded_by), looked up as needed."""
+        return _UserLinks(self, user_id)
+
+    def _returned(self, row: Belief, with_history: bool) -> Belief:
+        """A copy of a held row for the caller (never the index's object), with its history."""
+        return row.model_copy(
+            update={
+                "aliases": list(row.aliases),
+                "rejected_alternatives": list(row.rejected_alternatives),
+                "scope": list(row.scope),
+                "participants": list(row.participants),
+                "provenance": copy.deepcopy(row.provenance),
+                "change_log": self.history(row.id) if with_history else [],
+            }
+        )
 
     def _with_default_class(self, belief: Belief) -> Belief:
         """A new belief without a memory class takes its scope's rule default, if any."""
@@ -414,10 +457,7 @@ class BeliefStore(BeliefDatabase):
     def _check_name(self, candidate: Belief, *, exclude: Sequence[str] = ()) -> None:
         if not candidate.is_live:
             return
-        others = self._select(
-            f"WHERE user_id = ? AND canonical_name = ? AND {_LIVE_SQL}",
-            [candidate.user_id, candidate.canonical_name],
-        )
+        others = self._named(candidate.user_id, candidate.canonical_name)
         holder = clash_with(candidate, [o for o in others if o.id not in exclude])
         if holder is not None:
             shared = sorted(set(candidate.scope) & set(holder.scope))
@@ -426,6 +466,33 @@ class BeliefStore(BeliefDatabase):
                 f"{candidate.canonical_name!r} in {', '.join(shared)}: {holder.id}; "
                 f"update or supersede {holder.id} instead"
             )
+
+
+class _UserLinks(Mapping[str, "str | None"]):
+    """One user's `id -> superseded_by`, read from the store's view of its rows on demand.
+
+    Checking a supersession follows a chain or two, so reading every row of the user (as a
+    query would) is wasted work.
+    """
+
+    def __init__(self, store: BeliefStore, user_id: str) -> None:
+        self.store = store
+        self.user_id = user_id
+
+    def __getitem__(self, belief_id: str) -> str | None:
+        belief = self.store._current(belief_id)
+        if belief is None or belief.user_id != self.user_id:
+            raise KeyError(belief_id)
+        return belief.superseded_by
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([b.id for b in self._rows()])
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    def _rows(self) -> builtins.list[Belief]:
+        return self.store._select("WHERE user_id = ?", [self.user_id])
 
 
 def _validated(data: dict[str, Any], belief_id: str) -> Belief:

@@ -121,17 +121,20 @@ def apply_plan(
     written = applied.written_ids
     with store.transaction():
         for belief in plan.creates:
-            store.create(belief, actor=ACTOR)
+            store.create(belief, actor=ACTOR, with_history=False)
             written.append(belief.id)
         for r in plan.reinforcements:
-            store.reinforce(r.belief_id, aliases=r.aliases, at=now, actor=ACTOR)
+            reinforced = store.reinforce(
+                r.belief_id, aliases=r.aliases, at=now, actor=ACTOR, with_history=False
+            )
             if r.rejected_alternatives:
-                old = store.get(r.belief_id).rejected_alternatives
+                old = reinforced.rejected_alternatives
                 store.update(
                     r.belief_id,
                     {"rejected_alternatives": dedupe_names([*old, *r.rejected_alternatives])},
                     actor=ACTOR,
                     event="enriched",
+                    with_history=False,
                 )
             if r.promote:
                 store.update(
@@ -140,10 +143,11 @@ def apply_plan(
                     actor=ACTOR,
                     event="promoted",
                     reason="reinforced 5 times over 48 hours",
+                    with_history=False,
                 )
             written.append(r.belief_id)
         for e in plan.enrichments:
-            old_belief = store.get(e.belief_id)
+            old_belief = store.get(e.belief_id, with_history=False)
             changes: dict[str, object] = {}
             if e.aliases:
                 changes["aliases"] = dedupe_names([*old_belief.aliases, *e.aliases])[:25]
@@ -153,10 +157,19 @@ def apply_plan(
                 )
             if e.content:
                 changes["content"] = e.content
-            store.update(e.belief_id, changes, actor=ACTOR, event="enriched", reason=e.reason)
+            store.update(
+                e.belief_id,
+                changes,
+                actor=ACTOR,
+                event="enriched",
+                reason=e.reason,
+                with_history=False,
+            )
             written.append(e.belief_id)
         for s in plan.supersessions:
-            store.supersede(s.old_id, s.replacement, reason=s.reason, actor=ACTOR)
+            store.supersede(
+                s.old_id, s.replacement, reason=s.reason, actor=ACTOR, with_history=False
+            )
             written.append(s.replacement.id)
         book = ConflictBook(store)
         for c in plan.conflicts:
@@ -179,7 +192,12 @@ def apply_plan(
         for res in plan.resolutions:
             reason = f"settled by {res.resolved_by}" if res.resolved_by else "settled in a turn"
             store.update(
-                res.belief_id, {"resolved_at": now}, actor=ACTOR, event="resolved", reason=reason
+                res.belief_id,
+                {"resolved_at": now},
+                actor=ACTOR,
+                event="resolved",
+                reason=reason,
+                with_history=False,
             )
             written.append(res.belief_id)
     applied.written_ids = list(dict.fromkeys(written))

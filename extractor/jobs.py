@@ -164,24 +164,45 @@ class JobQueue:
     def complete(self, job_id: str, written_ids: Sequence[str], skipped: Sequence[Skipped]) -> None:
         """Mark done; call inside the transaction that wrote the beliefs, so both land or neither.
 
+        Inside a transaction the mark is written with every other job completed in it, in one
+        statement just before the commit; the error below then comes from that commit.
+
         Raises:
             JobStateError: the job is not running (already done, or retried meanwhile).
         """
-        now = utcnow()
-        done = self.store.execute(
-            "UPDATE jobs SET status = 'done', written_ids = ?, skipped = ?, last_error = NULL, "
-            "claimed_by = NULL, updated_at = ?, finished_at = ? "
-            "WHERE id = ? AND status = 'running' RETURNING id",
-            [
-                json.dumps(list(written_ids)),
-                json.dumps([redact_value(s.model_dump()) for s in skipped]),
-                now,
-                now,
-                job_id,
-            ],
-        ).fetchone()
-        if done is None:
-            raise JobStateError(f"job {job_id} is not running; it was not completed twice")
+        done = (
+            job_id,
+            json.dumps(list(written_ids)),
+            json.dumps([redact_value(s.model_dump()) for s in skipped]),
+            utcnow(),
+        )
+        self.store.defer("jobs.complete", self._complete_many, done)
+
+    def _complete_many(self, items: builtins.list[tuple[str, str, str, datetime]]) -> None:
+        ids = [item[0] for item in items]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise JobStateError(f"job {twice[0]} is not running; it was not completed twice")
+        if len(items) == 1:
+            job_id, written, skipped, now = items[0]
+            rows = self.store.execute(
+                "UPDATE jobs SET status = 'done', written_ids = ?, skipped = ?, last_error = NULL, "
+                "claimed_by = NULL, updated_at = ?, finished_at = ? "
+                "WHERE id = ? AND status = 'running' RETURNING id",
+                [written, skipped, now, now, job_id],
+            ).fetchall()
+        else:
+            rows = self.store.execute(
+                "UPDATE jobs SET status = 'done', written_ids = v.written, skipped = v.skipped, "
+                "last_error = NULL, claimed_by = NULL, updated_at = v.at, finished_at = v.at "
+                "FROM (SELECT unnest(?::VARCHAR[]) AS id, unnest(?::VARCHAR[]) AS written, "
+                "unnest(?::VARCHAR[]) AS skipped, unnest(?::TIMESTAMPTZ[]) AS at) AS v "
+                "WHERE jobs.id = v.id AND jobs.status = 'running' RETURNING jobs.id",
+                [list(column) for column in zip(*items, strict=True)],
+            ).fetchall()
+        missing = [i for i in ids if i not in {row[0] for row in rows}]
+        if missing:
+            raise JobStateError(f"job {missing[0]} is not running; it was not completed twice")
 
     def fail(
         self,

@@ -30,9 +30,11 @@ def indexed(store: BeliefStore, belief_id: str) -> Belief | None:
 
 
 def same_row(store: BeliefStore, belief_id: str) -> None:
-    """The index holds exactly the stored row (without change_log)."""
-    stored = store.get(belief_id).model_copy(update={"change_log": []})
+    """The index and `get` hold exactly the row in the database (without change_log)."""
+    rows = store.list(include_superseded=True, include_deleted=True)
+    [stored] = [row for row in rows if row.id == belief_id]
     assert indexed(store, belief_id) == stored
+    assert store.get(belief_id).model_copy(update={"change_log": []}) == stored
 
 
 def test_open_creates_the_file_and_applies_migrations(db_path: Path) -> None:

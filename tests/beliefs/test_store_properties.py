@@ -39,11 +39,17 @@ class StoreMachine(RuleBasedStateMachine):
         """Run an operation; a refusal must leave every row exactly as it was."""
         before = self._rows()
         try:
-            getattr(self.store, action)(*args)
+            result = getattr(self.store, action)(*args)
         except BeliefError:
             assert self._rows() == before
             return False
+        if isinstance(result, Belief):  # what a write returns is what reading it back gives
+            assert result == self._read_back(result.id)
         return True
+
+    def _read_back(self, belief_id: str) -> Belief:
+        [row] = [b for b in self._rows() if b.id == belief_id]
+        return row.model_copy(update={"change_log": self.store.history(belief_id)})
 
     def _rows(self) -> list[Belief]:
         return self.store.list(include_superseded=True, include_deleted=True)
@@ -94,6 +100,7 @@ class StoreMachine(RuleBasedStateMachine):
         except BeliefError:
             assert before.deleted_at is not None
             return
+        assert after == self._read_back(belief_id)
         assert after.reinforcement_count == before.reinforcement_count + 1
         assert len(after.aliases) <= 25
 
@@ -109,6 +116,12 @@ class StoreMachine(RuleBasedStateMachine):
             expected = None if row.deleted_at is not None else row
             assert self.store.index.get(belief_id) == expected
         assert len(self.store.index) == sum(1 for r in rows.values() if r.deleted_at is None)
+
+    @invariant()
+    def memory_matches_database(self) -> None:
+        # Writes are checked and returned from memory; it must equal what the rows say.
+        for row in self._rows():
+            assert self.store.get(row.id, with_history=False) == row
 
 
 StoreMachine.TestCase.settings = settings(

@@ -106,3 +106,30 @@ def test_enqueue_many_writes_every_turn_redacted_in_order(
     assert [by_id[i][1] for i in ids] == [f"r{i}" for i in range(450)]
     assert all("sk-proj" not in row[2] for row in rows)
     assert queue.enqueue_many([]) == [] and woken == [1]
+
+
+def test_jobs_completed_in_one_transaction_are_all_done(queue: JobQueue) -> None:
+    ids = [queue.enqueue(make_turn(request_id=f"req-{i}")) for i in range(3)]
+    assert len(queue.claim_many(3)) == 3
+    with queue.store.transaction():
+        for i, job_id in enumerate(ids):
+            queue.complete(job_id, [f"b-{i}"], [])
+        assert queue.get(ids[0]).status == "done"  # reads inside the transaction see it
+    assert [queue.get(j).written_ids for j in ids] == [["b-0"], ["b-1"], ["b-2"]]
+    assert queue.counts()["done"] == 3
+
+
+def test_a_job_completed_twice_in_one_transaction_rolls_it_all_back(
+    queue: JobQueue, store: BeliefStore
+) -> None:
+    first, second = (queue.enqueue(make_turn(request_id=f"req-{i}")) for i in range(2))
+    queue.claim_many(2)
+    belief = Belief(user_id="alice", canonical_name="x", content="y")
+    with pytest.raises(JobStateError, match=first), store.transaction():
+        store.create(belief)
+        queue.complete(first, [belief.id], [])
+        queue.complete(second, [], [])
+        queue.complete(first, [belief.id], [])
+    assert {queue.get(first).status, queue.get(second).status} == {"running"}
+    assert store.index.get(belief.id) is None
+    assert store.execute("SELECT count(*) FROM beliefs").fetchone() == (0,)
