@@ -5,9 +5,8 @@ add a hand-off (~0.3 ms measured here) without running in parallel, and under co
 queue made every request miss the budget. The assembler bounds its own work (the query is
 clamped, the index is inverted), so a result later than `retrieval_timeout_ms` is dropped
 rather than interrupted. An error or a late result lets the request through without memory,
-logged and counted. No DuckDB call
-happens here except the first persona read of a user (through the store thread); after that
-the store serves personas from memory.
+logged and counted. No DuckDB call happens here: beliefs, rules and personas are the store's
+in-memory copies (the persona keeper schedules any regeneration in the background).
 """
 
 from __future__ import annotations
@@ -56,7 +55,7 @@ class Memory:
 
 
 class MemoryBuilder:
-    """Builds `Memory` for requests; owns the retrieval thread."""
+    """Builds `Memory` for requests, reusing it for a request that repeats exactly."""
 
     def __init__(
         self,

@@ -17,22 +17,10 @@ from proxy.errors import ProxyError
 from proxy.injections import query_injections
 from proxy.runtime import Runtime
 
-_BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
-
 
 def _runtime(request: Request) -> Runtime:
     runtime: Runtime = request.app.state.runtime
     return runtime
-
-
-def _flag(request: Request, name: str) -> bool:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return False
-    try:
-        return _BOOL[raw.lower()]
-    except KeyError:
-        raise ProxyError(400, f"{name}={raw!r}: use true or false", param=name) from None
 
 
 def _int(request: Request, name: str, default: int | None, *, low: int = 0) -> int | None:
@@ -50,30 +38,6 @@ def _int(request: Request, name: str, default: int | None, *, low: int = 0) -> i
 
 def _belief(belief: Belief) -> dict[str, Any]:
     return belief.model_dump(mode="json")
-
-
-async def list_beliefs(request: Request) -> Response:
-    """Filters: user, scope, agent, type, status, pinned, review_state, include_superseded,
-    include_deleted, with_history, limit, offset (the store's `list`)."""
-    rt = _runtime(request)
-    params = request.query_params
-    pinned = params.get("pinned")
-    beliefs = await rt.thread.run(
-        rt.store.list,
-        user_id=params.get("user"),
-        scope=params.get("scope"),
-        agent_id=params.get("agent"),
-        type=params.get("type"),
-        status=params.get("status"),
-        pinned=None if pinned is None else _flag(request, "pinned"),
-        review_state=params.get("review_state"),
-        include_superseded=_flag(request, "include_superseded"),
-        include_deleted=_flag(request, "include_deleted"),
-        with_history=_flag(request, "with_history"),
-        limit=_int(request, "limit", None, low=1),
-        offset=_int(request, "offset", 0) or 0,
-    )
-    return JSONResponse([_belief(b) for b in beliefs])
 
 
 async def get_belief(request: Request) -> Response:
@@ -143,7 +107,6 @@ async def not_found(request: Request) -> Response:
 def api_routes() -> list[BaseRoute]:
     return [
         Route("/healthz", healthz, methods=["GET"]),
-        Route("/api/beliefs", list_beliefs, methods=["GET"]),
         Route("/api/beliefs/{belief_id}", get_belief, methods=["GET"]),
         Route("/api/beliefs/{belief_id}/chain", belief_chain, methods=["GET"]),
         Route("/api/beliefs/{belief_id}/history", belief_history, methods=["GET"]),

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -15,6 +14,7 @@ from beliefs.models import SCOPE_PATTERN
 from beliefs.persona import Persona
 from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
+from proxy.belief_input import read_json
 from proxy.errors import ProxyError, bad_field
 from proxy.runtime import Runtime
 
@@ -24,19 +24,6 @@ _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no":
 def _runtime(request: Request) -> Runtime:
     runtime: Runtime = request.app.state.runtime
     return runtime
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if not raw:
-        return {}
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        raise bad_field("body", "the body is not JSON; send a JSON object") from None
-    if not isinstance(body, dict):
-        raise bad_field("body", "the body must be a JSON object")
-    return body
 
 
 def _option(request: Request, body: dict[str, Any], name: str) -> Any:
@@ -60,7 +47,7 @@ def _user(request: Request) -> str:
 async def run_compaction(request: Request) -> Response:
     """Body or query: user, scope, dry_run, force. 409 while a run is in progress."""
     rt = _runtime(request)
-    body = await _body(request)
+    body = await read_json(request)
     user, scope = _option(request, body, "user"), _option(request, body, "scope")
     for name, value in (("user", user), ("scope", scope)):
         if value is not None and not isinstance(value, str):
@@ -116,7 +103,7 @@ async def put_persona(request: Request) -> Response:
     """Body `{"text": "..."}`: an operator persona, which generation never overwrites."""
     rt = _runtime(request)
     user = _user(request)
-    text = (await _body(request)).get("text")
+    text = (await read_json(request)).get("text")
     if not isinstance(text, str) or not text.strip():
         raise bad_field("text", 'send {"text": "..."} with the persona text')
     if len(text.strip()) > MAX_PERSONA_CHARS:

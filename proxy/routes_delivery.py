@@ -16,32 +16,19 @@ from beliefs.render import system_block, user_block
 from beliefs.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
 from beliefs.rules import Rule
 from beliefs.search import Hit
+from proxy.belief_input import read_json
 from proxy.delivery import build_context, context_request
 from proxy.errors import ProxyError, bad_field
 from proxy.identity import parse_scopes
 from proxy.placement import place_openai
 from proxy.runtime import Runtime
 
-MAX_JSON_BYTES = 64 * 1024
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
 
 
 def _runtime(request: Request) -> Runtime:
     runtime: Runtime = request.app.state.runtime
     return runtime
-
-
-async def _json_object(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_JSON_BYTES:
-        raise ProxyError(413, f"body of {len(raw)} bytes is over {MAX_JSON_BYTES}")
-    try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ProxyError(400, f"body is not valid JSON ({exc}); send a JSON object") from None
-    if not isinstance(data, dict):
-        raise ProxyError(400, f"body must be a JSON object, not {type(data).__name__}")
-    return data
 
 
 def _rule_json(rule: Rule) -> dict[str, Any]:
@@ -84,7 +71,7 @@ def _rule_fields(data: dict[str, Any]) -> dict[str, Any]:
 
 async def add_rule(request: Request) -> Response:
     """Add a rule. Body: pattern (required), bonus (0-1), template, memory_class."""
-    data = _rule_fields(await _json_object(request))
+    data = _rule_fields(await read_json(request))
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
@@ -96,7 +83,7 @@ async def add_rule(request: Request) -> Response:
 
 async def edit_rule(request: Request) -> Response:
     """Change any of pattern, bonus, template, memory_class (null clears the last two)."""
-    data = _rule_fields(await _json_object(request))
+    data = _rule_fields(await read_json(request))
     try:  # each field on its own first, so a bad value is named before the rule is looked up
         Rule.model_validate({"pattern": "user:universal", **data})
     except ValidationError as exc:
