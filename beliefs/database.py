@@ -119,7 +119,7 @@ class BeliefDatabase:
         self.close()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
-        """Run SQL on the store's connection (other parts' tables live in the same file).
+        """Run SQL on the store's connection (gateway and extractor tables share the file).
 
         Held writes are sent first, so the statement sees everything done before it.
         """

@@ -1,4 +1,4 @@
-"""`/api/openapi.json` describes every API route the server mounts, other parts' included."""
+"""`/api/openapi.json` describes every API route the server mounts, whichever package defines it."""
 
 from __future__ import annotations
 
