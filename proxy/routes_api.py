@@ -15,12 +15,7 @@ from starlette.routing import BaseRoute, Route
 from beliefs.models import Belief
 from proxy.errors import ProxyError
 from proxy.injections import query_injections
-from proxy.runtime import Runtime
-
-
-def _runtime(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
-    return runtime
+from proxy.runtime import runtime_of
 
 
 def _int(request: Request, name: str, default: int | None, *, low: int = 0) -> int | None:
@@ -41,26 +36,26 @@ def _belief(belief: Belief) -> dict[str, Any]:
 
 
 async def get_belief(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     belief = await rt.thread.run(rt.store.get, request.path_params["belief_id"])
     return JSONResponse(_belief(belief))
 
 
 async def belief_chain(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     chain = await rt.thread.run(rt.store.chain, request.path_params["belief_id"])
     return JSONResponse([_belief(b) for b in chain])
 
 
 async def belief_history(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     events = await rt.thread.run(rt.store.history, request.path_params["belief_id"])
     return JSONResponse([e.model_dump(mode="json") for e in events])
 
 
 async def list_injections(request: Request) -> Response:
     """Filters: request_id, user, belief_id, limit (newest first)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     params = request.query_params
     records = await rt.thread.run(
         query_injections,
@@ -76,7 +71,7 @@ async def list_injections(request: Request) -> Response:
 async def healthz(request: Request) -> Response:
     """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
     when the store fails."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     status, store_ok = "ok", True
     try:
         await asyncio.wait_for(rt.thread.run(lambda: rt.store.execute("SELECT 1").fetchone()), 2)

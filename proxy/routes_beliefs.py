@@ -29,7 +29,7 @@ from proxy.belief_input import (
 from proxy.belief_search import Filters, Found, prefix_search, text_search
 from proxy.errors import ProxyError, bad_field
 from proxy.injections import query_injections
-from proxy.runtime import Runtime
+from proxy.runtime import Runtime, runtime_of
 
 T = TypeVar("T")
 _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
@@ -40,11 +40,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 SEARCH_LIMIT = 50
 PREFIX_LIMIT = 10
-
-
-def _runtime(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
-    return runtime
 
 
 def belief_json(belief: Belief) -> dict[str, Any]:
@@ -121,7 +116,7 @@ async def list_beliefs(request: Request) -> Response:
     `q` with `prefix=true`: type-ahead over names (`match.field`, `match.term`).
     `ids=a,b`: exactly those beliefs, in any state.
     """
-    rt = _runtime(request)
+    rt = runtime_of(request)
     params = request.query_params
     filters = _filters(request)
     ids = [i.strip() for i in params.get("ids", "").split(",") if i.strip()]
@@ -164,7 +159,7 @@ async def create_belief(request: Request) -> Response:
     participants, expires_in_days (a positive number: it stops being delivered that many days
     from now).
     """
-    rt = _runtime(request)
+    rt = runtime_of(request)
     body = with_expiry(check_fields(await read_json(request), CREATABLE))
     if "canonical_name" not in body:
         raise bad_field("canonical_name", "canonical_name is required: name the belief")
@@ -184,7 +179,7 @@ async def patch_belief(request: Request) -> Response:
     """Edit fields: content, canonical_name, aliases, rejected_alternatives, why_it_matters,
     scope, epistemic_status, pinned, delivery, expires_in_days (null clears the expiry). One
     history event per call (user_edited)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     belief_id = request.path_params["belief_id"]
     body = check_fields(await read_json(request), EDITABLE)
     if not body:
@@ -204,7 +199,7 @@ async def patch_belief(request: Request) -> Response:
 
 async def delete_belief(request: Request) -> Response:
     """Soft delete: the belief stops being delivered and is hidden; `undo` restores it."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     belief_id = request.path_params["belief_id"]
     deleted = await rt.thread.run(rt.store.soft_delete, belief_id)
     undo = {"method": "POST", "path": f"/api/beliefs/{belief_id}/restore"}
@@ -213,7 +208,7 @@ async def delete_belief(request: Request) -> Response:
 
 async def restore_belief(request: Request) -> Response:
     """Undo a soft delete (409 if a live belief took its name meanwhile)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     restored = await _clash_is_409(rt, rt.store.restore, request.path_params["belief_id"])
     return JSONResponse(belief_json(restored))
 
@@ -221,7 +216,7 @@ async def restore_belief(request: Request) -> Response:
 async def review_belief(request: Request) -> Response:
     """Body `{"state": "confirmed" | "rejected" | "pending"}`; rejected stops delivery, never
     deletes."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     body = check_fields(await read_json(request), {"state": "str"})
     state = body.get("state")
     if state not in REVIEW_STATES:
@@ -232,7 +227,7 @@ async def review_belief(request: Request) -> Response:
 
 async def belief_injections(request: Request) -> Response:
     """The requests the belief was injected into, newest first (`limit`, default 50)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     belief_id = request.path_params["belief_id"]
     limit = _int(request, "limit", 50, low=1) or 50
 
@@ -260,7 +255,7 @@ GROUP BY user_id ORDER BY user_id
 async def facets(request: Request) -> Response:
     """Counts of live beliefs per scope (total, pinned, pending) and per user (`user` narrows
     the scope counts)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     user = request.query_params.get("user") or None
 
     def read(store: BeliefStore) -> dict[str, Any]:

@@ -16,14 +16,9 @@ from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from proxy.belief_input import read_json
 from proxy.errors import ProxyError, bad_field
-from proxy.runtime import Runtime
+from proxy.runtime import Runtime, runtime_of
 
 _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
-
-
-def _runtime(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
-    return runtime
 
 
 def _option(request: Request, body: dict[str, Any], name: str) -> Any:
@@ -40,13 +35,13 @@ def _flag(request: Request, body: dict[str, Any], name: str) -> bool:
 
 
 def _user(request: Request) -> str:
-    user = request.query_params.get("user") or _runtime(request).settings.default_user
+    user = request.query_params.get("user") or runtime_of(request).settings.default_user
     return user
 
 
 async def run_compaction(request: Request) -> Response:
     """Body or query: user, scope, dry_run, force. 409 while a run is in progress."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     body = await read_json(request)
     user, scope = _option(request, body, "user"), _option(request, body, "scope")
     for name, value in (("user", user), ("scope", scope)):
@@ -69,7 +64,7 @@ async def run_compaction(request: Request) -> Response:
 
 async def compaction_runs(request: Request) -> Response:
     """Newest first; `?user=`, `?limit=` (1-200, default 20)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     raw = request.query_params.get("limit", "20")
     if not raw.isdigit() or not 1 <= int(raw) <= 200:
         raise bad_field("limit", f"limit={raw!r}: use a whole number from 1 to 200")
@@ -94,14 +89,14 @@ def persona_json(rt: Runtime, user_id: str, persona: Persona | None) -> dict[str
 
 
 async def get_persona(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     user = _user(request)
     return JSONResponse(persona_json(rt, user, rt.store.get_persona(user)))
 
 
 async def put_persona(request: Request) -> Response:
     """Body `{"text": "..."}`: an operator persona, which generation never overwrites."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     user = _user(request)
     text = (await read_json(request)).get("text")
     if not isinstance(text, str) or not text.strip():
@@ -116,7 +111,7 @@ async def put_persona(request: Request) -> Response:
 
 async def regenerate_persona(request: Request) -> Response:
     """Regenerate now (model if configured, else the summary); an operator persona stays."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     user = _user(request)
     persona = await rt.persona.refresh(user, force=True)
     if persona is None:

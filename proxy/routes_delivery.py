@@ -21,14 +21,9 @@ from proxy.delivery import build_context, context_request
 from proxy.errors import ProxyError, bad_field
 from proxy.identity import parse_scopes
 from proxy.placement import place_openai
-from proxy.runtime import Runtime
+from proxy.runtime import runtime_of
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
-
-
-def _runtime(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
-    return runtime
 
 
 def _rule_json(rule: Rule) -> dict[str, Any]:
@@ -43,7 +38,7 @@ def _validation(exc: ValidationError) -> ProxyError:
 
 async def list_rules(request: Request) -> Response:
     """Every live rule, with its template's label and its warnings (a bonus above 0.3)."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     rules = await rt.thread.run(lambda: load_rules(rt.store.conn))
     return JSONResponse([_rule_json(r) for r in rules])
 
@@ -76,7 +71,7 @@ async def add_rule(request: Request) -> Response:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
         raise _validation(exc) from None
-    rt = _runtime(request)
+    rt = runtime_of(request)
     await rt.thread.run(create_rule, rt.store, rule)
     return JSONResponse(_rule_json(rule), status_code=201)
 
@@ -88,14 +83,14 @@ async def edit_rule(request: Request) -> Response:
         Rule.model_validate({"pattern": "user:universal", **data})
     except ValidationError as exc:
         raise _validation(exc) from None
-    rt = _runtime(request)
+    rt = runtime_of(request)
     rule = await rt.thread.run(update_rule, rt.store, request.path_params["rule_id"], data)
     return JSONResponse(_rule_json(rule))
 
 
 async def remove_rule(request: Request) -> Response:
     """Retire a rule; a deleted shipped default is never added back by an upgrade."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     await rt.thread.run(delete_rule, rt.store, request.path_params["rule_id"])
     return Response(status_code=204)
 
@@ -122,7 +117,7 @@ def _required(request: Request, name: str) -> str:
 
 async def recall_beliefs(request: Request) -> Response:
     """Explicit recall: never gated by delivery, trust, inject_scopes or review state."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     params = request.query_params
     raw_flag = params.get("include_superseded", "false").lower()
     if raw_flag not in _BOOL:
@@ -162,7 +157,7 @@ def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, 
 
 async def preview(request: Request) -> Response:
     """Exactly what a request with this identity, model and text would receive."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     params = request.query_params
     user_id = params.get("user") or rt.settings.default_user
     scopes = _scopes(request) or tuple(rt.settings.default_scopes)

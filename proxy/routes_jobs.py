@@ -12,12 +12,7 @@ from starlette.routing import BaseRoute, Route
 from extractor.conflicts import CONFLICT_STATUSES, RESOLUTIONS, Conflict, ConflictBook
 from extractor.jobs import JOB_STATUSES, Job
 from proxy.errors import bad_field
-from proxy.runtime import Runtime
-
-
-def _runtime(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
-    return runtime
+from proxy.runtime import runtime_of
 
 
 def _choice(request: Request, name: str, accepted: tuple[str, ...]) -> str | None:
@@ -44,27 +39,27 @@ def conflict_json(conflict: Conflict) -> dict[str, Any]:
 
 async def list_jobs(request: Request) -> Response:
     """Newest first; `?status=pending|running|done|failed`, `?limit=`."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     status = _choice(request, "status", JOB_STATUSES)
     jobs = await rt.thread.run(rt.jobs.list, status, _limit(request))
     return JSONResponse([job_json(j) for j in jobs])
 
 
 async def get_job(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     job = await rt.thread.run(rt.jobs.get, request.path_params["job_id"])
     return JSONResponse(job_json(job))
 
 
 async def retry_job(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     job = await rt.thread.run(rt.jobs.retry, request.path_params["job_id"])
     return JSONResponse(job_json(job))
 
 
 async def list_conflicts(request: Request) -> Response:
     """Newest first; `?status=open|resolved`, `?user=`, `?limit=`."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     status = _choice(request, "status", CONFLICT_STATUSES)
     book = ConflictBook(rt.store)
     conflicts = await rt.thread.run(
@@ -76,14 +71,14 @@ async def list_conflicts(request: Request) -> Response:
 
 
 async def get_conflict(request: Request) -> Response:
-    rt = _runtime(request)
+    rt = runtime_of(request)
     conflict = await rt.thread.run(ConflictBook(rt.store).get, request.path_params["conflict_id"])
     return JSONResponse(conflict_json(conflict))
 
 
 async def resolve_conflict(request: Request) -> Response:
     """Body `{"resolution": "keep_existing" | "take_new" | "keep_both"}`."""
-    rt = _runtime(request)
+    rt = runtime_of(request)
     try:
         body = json.loads(await request.body() or b"{}")
     except ValueError:

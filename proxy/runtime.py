@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+from starlette.requests import Request
 
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -132,3 +133,9 @@ class Runtime:
 
     def breaker_state(self) -> dict[str, Any] | None:
         return self.workers.breaker_state() if self.workers is not None else None
+
+
+def runtime_of(request: Request) -> Runtime:
+    """The running gateway's resources, from an API route's request."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime

@@ -3,20 +3,8 @@
 from __future__ import annotations
 
 from beliefs.models import Belief
+from tests.proxy.beliefs_seed import POSTGRES, USER
 
-USER = "alice"
-
-POSTGRES = Belief(
-    id="b-postgres",
-    user_id=USER,
-    type="decision",
-    canonical_name="postgres",
-    aliases=["pg", "postgresql"],
-    rejected_alternatives=["mysql"],
-    content="The billing service stores everything in PostgreSQL 16.",
-    why_it_matters="Write SQL for PostgreSQL 16; never suggest MySQL.",
-    scope=["domain:code"],
-)
 KUBERNETES = Belief(
     id="b-k8s",
     user_id=USER,
