@@ -174,8 +174,14 @@ def assemble(
     def ok(belief: Belief) -> bool:
         return deliverable(belief, request, now)
 
+    # The verdict for a belief object holds while it is the indexed one, unless it can expire.
+    verdicts = standing.searchable.setdefault(pinned_cap, {})
+
     def searchable(belief: Belief) -> bool:
-        return (
+        known = verdicts.get(belief.id)
+        if known is not None and known[0] is belief:
+            return known[1]
+        verdict = (
             belief.type != "open_question"
             and belief.subtype != "expertise"
             and belief.id not in pinned_ids
@@ -183,6 +189,9 @@ def assemble(
             and ok(belief)
             and in_scopes(belief, search_scopes)
         )
+        if belief.expires_at is None:
+            verdicts[belief.id] = (belief, verdict)
+        return verdict
 
     def question_ok(belief: Belief) -> bool:
         return ok(belief) and in_scopes(belief, search_scopes)
@@ -230,6 +239,8 @@ class _Standing:
     valid_until: datetime | None
     # (persona, pinned cap, token counter) -> rendered system block and its token count
     blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
+    # pinned cap -> belief id -> (the belief object judged, whether search may return it)
+    searchable: dict[int, dict[str, tuple[Belief, bool]]] = field(default_factory=dict)
 
 
 def _standing(
@@ -255,6 +266,7 @@ def _standing(
             cached.valid_until is None or now < cached.valid_until
         ):
             return cached
+        version = index.version
         postings = index.user(request.user_id)
         always = [postings.docs[i].belief for i in postings.pinned]
     search_scopes = covering((*scopes, UNIVERSAL))
@@ -281,7 +293,8 @@ def _standing(
     expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
     standing = _Standing(pinned, questions, covered, min(expiries) if expiries else None)
     with index.lock:
-        index.derived[key] = standing
+        if index.version == version:  # a write meanwhile: serve it once, do not keep it
+            index.derived[key] = standing
     return standing
 
 

@@ -43,12 +43,17 @@ class UserPostings:
     alias_docs: int = 0
     alias_len_sum: int = 0
     names: dict[str, set[str]] = field(default_factory=dict)  # canonical token -> ids
+    name_sizes: dict[int, int] = field(default_factory=dict)  # canonical tokens by word count
     pinned: set[str] = field(default_factory=set)  # pinned or delivery=always
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
         self.docs[bid] = doc
-        self.canonical.setdefault(doc.canonical, set()).add(bid)
+        if doc.canonical not in self.canonical:
+            self.canonical[doc.canonical] = set()
+            words = doc.canonical.count(" ") + 1
+            self.name_sizes[words] = self.name_sizes.get(words, 0) + 1
+        self.canonical[doc.canonical].add(bid)
         self.names.setdefault(doc.canonical, set()).add(bid)
         for token in doc.aliases:
             posting = self.aliases.get(token)
@@ -70,6 +75,11 @@ class UserPostings:
         if doc is None:
             return
         _discard(self.canonical, doc.canonical, bid)
+        if doc.canonical not in self.canonical:
+            words = doc.canonical.count(" ") + 1
+            self.name_sizes[words] -= 1
+            if not self.name_sizes[words]:
+                del self.name_sizes[words]
         _discard(self.names, doc.canonical, bid)
         for token in doc.aliases:
             posting = self.aliases.get(token)

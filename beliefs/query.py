@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_QUERY_CHARS = 1000
@@ -63,6 +64,7 @@ _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
 _POSSESSIVE = re.compile(r"(?:'|’)s$")
+_POSSESSIVE_ENDS = ("'s", "’s")
 
 
 def normalize_name(value: str) -> str:
@@ -100,15 +102,18 @@ def clean_query(text: str) -> str:
 def query_words(cleaned: str) -> list[str]:
     """Words of a cleaned query, lower-cased, edge punctuation and possessives stripped."""
     out: list[str] = []
-    for raw in cleaned.split():
-        word = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT).lower()
-        word = _POSSESSIVE.sub("", word).rstrip(_TRAIL_PUNCT)
-        if word and any(ch.isalnum() for ch in word):
+    for raw in cleaned.lower().split():
+        word = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
+        if word.endswith(_POSSESSIVE_ENDS):
+            word = word[:-2].rstrip(_TRAIL_PUNCT)
+        if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
+            continue
+        if word.isalnum() or any(ch.isalnum() for ch in word):
             out.append(word)
     return out
 
 
-def ngrams(words: list[str], n: int) -> list[str]:
+def ngrams(words: Sequence[str], n: int) -> list[str]:
     return [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
 
 
@@ -116,33 +121,44 @@ def ngrams(words: list[str], n: int) -> list[str]:
 class QueryTerms:
     """What a turn's text is matched with.
 
-    `words` single words; `phrases` adjacent word n-grams (2..MAX_NGRAM) of the raw word
-    sequence (for aliases); `canonical_phrases` n-grams of the stop-worded sequence (for
-    canonical names).
+    `words` the distinct single words; `sequence` all words in order and `content` the same
+    without stop words. Alias phrases are adjacent word n-grams (2..MAX_NGRAM) of `sequence`,
+    canonical-name phrases n-grams of `content`; search asks only for the lengths its index
+    holds (`phrases_of`), the properties give every length.
     """
 
     cleaned: str
     words: tuple[str, ...]
-    phrases: tuple[str, ...]
-    canonical_phrases: tuple[str, ...]
+    sequence: tuple[str, ...]
+    content: tuple[str, ...]
 
     @property
     def empty(self) -> bool:
         return not self.words
 
+    def phrases_of(self, n: int) -> list[str]:
+        """Distinct n-word phrases of the whole word sequence (for aliases)."""
+        return list(dict.fromkeys(ngrams(self.sequence, n)))
+
+    def canonical_phrases_of(self, n: int) -> list[str]:
+        """Distinct n-word phrases of the stop-worded sequence (for canonical names)."""
+        return list(dict.fromkeys(ngrams(self.content, n)))
+
+    @property
+    def phrases(self) -> tuple[str, ...]:
+        return tuple(p for n in range(2, MAX_NGRAM + 1) for p in self.phrases_of(n))
+
+    @property
+    def canonical_phrases(self) -> tuple[str, ...]:
+        return tuple(p for n in range(2, MAX_NGRAM + 1) for p in self.canonical_phrases_of(n))
+
 
 def parse_query(text: str) -> QueryTerms:
     cleaned = clean_query(text)
     words = query_words(cleaned)
-    content = [w for w in words if w not in STOP_WORDS]
-    phrases: list[str] = []
-    canonical: list[str] = []
-    for n in range(2, MAX_NGRAM + 1):
-        phrases.extend(ngrams(words, n))
-        canonical.extend(ngrams(content, n))
     return QueryTerms(
         cleaned=cleaned,
         words=tuple(dict.fromkeys(words)),
-        phrases=tuple(dict.fromkeys(phrases)),
-        canonical_phrases=tuple(dict.fromkeys(canonical)),
+        sequence=tuple(words),
+        content=tuple(w for w in words if w not in STOP_WORDS),
     )

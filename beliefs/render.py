@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from beliefs.memo import BeliefMemo
 from beliefs.models import Belief
 
 if TYPE_CHECKING:
@@ -89,8 +90,16 @@ def belief_line(belief: Belief, *, aliases: bool = False) -> str:
     return f"{line} (stored {stored}; trust: {TRUST_LABELS.get(belief.trust, 'external')})"
 
 
+def _line_with_aliases(belief: Belief) -> str:
+    return belief_line(belief, aliases=True)
+
+
+_RELEVANT_LINES = BeliefMemo(_line_with_aliases)
+
+
 def relevant_line(hit: Hit) -> str:
-    return belief_line(hit.belief, aliases=True)
+    """A hit's line (with aliases and ruled-out names), rendered once per belief object."""
+    return _RELEVANT_LINES.get(hit.belief)
 
 
 def system_block(context: Context) -> str:

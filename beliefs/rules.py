@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from beliefs.memo import BeliefMemo
 from beliefs.models import Belief, MemoryClass, utcnow
 
 PLACEHOLDER = "{{content}}"
@@ -116,9 +117,13 @@ class RuleSet:
     """The live rules, applied per caller."""
 
     rules: tuple[Rule, ...] = ()
-    _bonus: dict[tuple[str, tuple[str, ...]], float] = field(
-        default_factory=dict, compare=False, repr=False
+    # Every request weighs each candidate: the answers per belief object are kept.
+    _per_belief: BeliefMemo[tuple[float, Rule | None]] = field(
+        init=False, compare=False, repr=False
     )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_per_belief", BeliefMemo(self._work_out))
 
     def matching(self, scopes: Iterable[str], user_id: str) -> list[Rule]:
         scopes = list(scopes)
@@ -126,16 +131,19 @@ class RuleSet:
 
     def bonus(self, belief: Belief) -> float:
         """1 + the sum of the bonuses of every rule matching one of the belief's scopes."""
-        key = (belief.user_id, tuple(belief.scope))
-        cached = self._bonus.get(key)
-        if cached is None:
-            cached = 1.0 + sum(r.bonus for r in self.matching(belief.scope, belief.user_id))
-            self._bonus[key] = cached
-        return cached
+        entry = self._per_belief.values.get(belief.id)  # `get` inlined: every candidate
+        if entry is not None and entry[0] is belief:
+            return entry[1][0]
+        return self._per_belief.work_out(belief)[0]
 
     def template_rule(self, belief: Belief) -> Rule | None:
-        candidates = [r for r in self.matching(belief.scope, belief.user_id) if r.template]
-        return _longest(candidates)
+        """The rule whose instruction template a hit on `belief` is grouped under."""
+        return self._per_belief.get(belief)[1]
+
+    def _work_out(self, belief: Belief) -> tuple[float, Rule | None]:
+        matching = self.matching(belief.scope, belief.user_id)
+        bonus = 1.0 + sum(r.bonus for r in matching)
+        return bonus, _longest([r for r in matching if r.template])
 
     def memory_class(self, scopes: Sequence[str], user_id: str) -> MemoryClass | None:
         rule = _longest([r for r in self.matching(scopes, user_id) if r.memory_class])

@@ -10,12 +10,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache, partial
 from typing import cast
 
-from beliefs.index import FUZZY_PREFIX, BeliefIndex, UserPostings
+from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.models import MAX_ALIASES, Belief
-from beliefs.query import QueryTerms
+from beliefs.query import MAX_NGRAM, QueryTerms
 
 K1 = 1.2
 B = 0.75
@@ -41,11 +42,34 @@ class Clause:
         return {"field": self.field, "term": self.term, "score": round(self.score, 4)}
 
 
-@dataclass
 class Hit:
-    belief: Belief
-    score: float
-    clauses: list[Clause] = field(default_factory=list)
+    """A belief that matched, its score and why (the clauses are worked out when first read:
+    the proxy never reads them, the recall API and the evaluation do)."""
+
+    __slots__ = ("_clauses", "_explain", "belief", "score")
+
+    def __init__(
+        self,
+        belief: Belief,
+        score: float,
+        clauses: list[Clause] | None = None,
+        *,
+        explain: Callable[[], list[Clause]] | None = None,
+    ) -> None:
+        self.belief = belief
+        self.score = score
+        self._clauses = clauses
+        self._explain = explain
+
+    @property
+    def clauses(self) -> list[Clause]:
+        if self._clauses is None:
+            self._clauses = self._explain() if self._explain is not None else []
+            self._explain = None
+        return self._clauses
+
+    def __repr__(self) -> str:
+        return f"Hit({self.belief.id!r}, {self.score:.4f})"
 
 
 def idf(n_docs: int, doc_freq: int) -> float:
@@ -84,15 +108,23 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
     # Canonical names are one token each: field length 1 for every document.
     tf_norm = 1.0 / (1.0 + K1)
     matched: Matched = {}
+    phrases = [
+        p for size in _phrase_sizes(postings.name_sizes) for p in terms.canonical_phrases_of(size)
+    ]
     for words, boost in (
         (terms.words, BOOST_CANONICAL_WORD),
-        (terms.canonical_phrases, BOOST_CANONICAL_PHRASE),
+        (phrases, BOOST_CANONICAL_PHRASE),
     ):
         for word in words:
             ids = postings.canonical.get(word)
             if ids and word not in matched:
                 matched[word] = (boost * idf(n, len(ids)) * tf_norm, "canonical_name", word)
     return matched
+
+
+def _phrase_sizes(sizes: dict[int, int]) -> list[int]:
+    """The phrase lengths worth forming: those some indexed token has (in ascending order)."""
+    return [n for n in range(2, MAX_NGRAM + 1) if n in sizes]
 
 
 TermMatches = dict[str, tuple[tuple[str, int], ...]]  # query term -> (alias token, edits)
@@ -127,12 +159,14 @@ def _match_aliases(
 ) -> Matched:
     """Alias tokens the query names, each with its best-scoring query term."""
     matched: Matched = {}
-    sizes = postings.sizes
-    for words, boost in ((terms.words, BOOST_ALIAS_WORD), (terms.phrases, BOOST_ALIAS_PHRASE)):
-        for query in words:
-            if query.count(" ") + 1 not in sizes:
-                continue  # no alias has that many words
-            for token, edits in _alias_matches(postings, query, cache):
+    words = terms.words if 1 in postings.sizes else ()
+    phrases = [p for size in _phrase_sizes(postings.sizes) for p in terms.phrases_of(size)]
+    for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
+        for query in queries:
+            found = cache.get(query)
+            if found is None:
+                found = _alias_matches(postings, query, cache)
+            for token, edits in found:
                 df = len(postings.aliases[token])
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
@@ -147,25 +181,29 @@ def _accumulate(postings: UserPostings, canonical: Matched, aliases: Matched) ->
     for token, (base, _, _) in canonical.items():
         for bid in postings.canonical[token]:
             scores[bid] = get(bid, 0.0) + base
-    avgdl = postings.avg_alias_len
-    norms = [1.0 / (1.0 + K1 * (1.0 - B + B * dl / avgdl)) for dl in range(MAX_ALIASES * 2 + 1)]
+    norms = _length_norms(postings.avg_alias_len)
     for token, (base, _, _) in aliases.items():
         for bid, dl in postings.aliases[token].items():
             scores[bid] = get(bid, 0.0) + base * norms[dl]
     return scores
 
 
+@lru_cache(maxsize=256)
+def _length_norms(avgdl: float) -> tuple[float, ...]:
+    """BM25's length normalisation for every possible alias count, given the average."""
+    return tuple(1.0 / (1.0 + K1 * (1.0 - B + B * dl / avgdl)) for dl in range(MAX_ALIASES * 2 + 1))
+
+
 def _clauses(
-    postings: UserPostings, bid: str, canonical: Matched, aliases: Matched
+    doc: IndexedDoc, avg_alias_len: float, canonical: Matched, aliases: Matched
 ) -> list[Clause]:
-    """Rebuild why one document matched (only for the hits that are returned)."""
-    doc = postings.docs[bid]
+    """Rebuild why one document matched (only for hits whose clauses are read)."""
     out: list[Clause] = []
     if doc.canonical in canonical:
         base, fld, label = canonical[doc.canonical]
         out.append(Clause(fld, label, base))
     dl = len(doc.aliases)
-    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / postings.avg_alias_len))
+    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / avg_alias_len))
     for token, fld in doc.aliases.items():
         if token in aliases:
             base, _, label = aliases[token]
@@ -203,34 +241,57 @@ def search(
         scores = _accumulate(postings, canonical, aliases)
         docs = postings.docs
         if weight is not None:
-            scores = {bid: s * weight(docs[bid].belief) for bid, s in scores.items()}
+            factors = _factors(index, user_id, weight)
+            known = factors.get
+            for bid, score in scores.items():
+                factor = known(bid)
+                if factor is None:
+                    factor = factors[bid] = weight(docs[bid].belief)
+                scores[bid] = score * factor
+        avg_alias_len = postings.avg_alias_len
         hits: list[Hit] = []
         for score, bid in _ranked(scores, min_score, limit):
-            belief = docs[bid].belief
-            if not accept(belief):
+            doc = docs[bid]
+            if not accept(doc.belief):
                 continue
-            hits.append(Hit(belief, score, _clauses(postings, bid, canonical, aliases)))
+            explain = partial(_clauses, doc, avg_alias_len, canonical, aliases)
+            hits.append(Hit(doc.belief, score, explain=explain))
             if limit is not None and len(hits) >= limit:
                 break
     hits.sort(key=_rank_key)
     return hits
 
 
+def _factors(
+    index: BeliefIndex, user_id: str, weight: Callable[[Belief], float]
+) -> dict[str, float]:
+    """The weight of each of the user's beliefs seen so far, kept until the index or the
+    weighing (its owner: the rule set) changes. Caller holds the index lock."""
+    owner = getattr(weight, "__self__", weight)
+    key = ("weights", user_id)
+    cached = index.derived.get(key)
+    if isinstance(cached, tuple) and cached[0] is owner:
+        return cast(dict[str, float], cached[1])
+    factors: dict[str, float] = {}
+    index.derived[key] = (owner, factors)
+    return factors
+
+
 def _ranked(
     scores: dict[str, float], min_score: float, limit: int | None
 ) -> Iterator[tuple[float, str]]:
-    """Candidates best first; a partial selection first, since most callers need few."""
-    pairs = [(s, bid) for bid, s in scores.items() if s >= min_score]
+    """Candidates best first (ties by id); a partial selection first, since most callers
+    need few."""
+    pairs = [(-s, bid) for bid, s in scores.items() if s >= min_score]
     if limit is not None and len(pairs) > 4 * limit:
-        top = heapq.nsmallest(4 * limit, pairs, key=_pair_key)
-        yield from top
+        top = heapq.nsmallest(4 * limit, pairs)
+        for negated, bid in top:
+            yield -negated, bid
         chosen = set(top)
         pairs = [p for p in pairs if p not in chosen]
-    yield from sorted(pairs, key=_pair_key)
-
-
-def _pair_key(pair: tuple[float, str]) -> tuple[float, str]:
-    return (-pair[0], pair[1])
+    pairs.sort()
+    for negated, bid in pairs:
+        yield -negated, bid
 
 
 def _rank_key(hit: Hit) -> tuple[float, float, str]:

@@ -47,6 +47,7 @@ def create_app(
         finally:
             await runtime.close()
 
+    proxy = ProxyEndpoint()
     routes = [
         *delivery_routes(),
         *openapi_routes(),
@@ -56,12 +57,12 @@ def create_app(
         *api_routes(),
         *ui_routes(settings),
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
-        Route("/{path:path}", ProxyEndpoint(), methods=None),
+        Route("/{path:path}", proxy, methods=None),
     ]
     return Starlette(
         routes=routes,
         middleware=[
-            Middleware(GatewayMiddleware, api_key=settings.api_key),
+            Middleware(GatewayMiddleware, api_key=settings.api_key, proxy=proxy),
             Middleware(
                 BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
             ),

@@ -29,9 +29,13 @@ class GatewayMiddleware:
     """Stamps `X-Tenure-Request-Id` on every response (errors too), checks `TENURE_API_KEY`,
     and turns errors into the OpenAI envelope (`/api`: JSON) — never a traceback."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None) -> None:
+    def __init__(self, app: ASGIApp, api_key: str | None, proxy: ASGIApp | None = None) -> None:
         self.app = app
         self.api_key = api_key
+        # Proxy calls skip the rest of the stack: the router would first try every API and
+        # UI route (~60 regex matches), and the browser guard and HTTP-exception layer have
+        # nothing to do for them.
+        self.proxy = proxy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -62,8 +66,9 @@ class GatewayMiddleware:
             )
             await send_error(stamped, error, path=path)
             return
+        app = self.proxy if self.proxy is not None and is_proxy_path(path) else self.app
         try:
-            await self.app(scope, receive, stamped)
+            await app(scope, receive, stamped)
         except ClientGone:
             return
         except UpstreamBroke:
@@ -84,6 +89,11 @@ class GatewayMiddleware:
                 type="server_error",
             )
             await send_error(stamped, error, path=path)
+
+
+def is_proxy_path(path: str) -> bool:
+    """Paths only the proxy serves (the router sends the rest of them there too)."""
+    return path.startswith(("/v1/", "/scope/")) or path in ("/chat/completions", "/messages")
 
 
 async def send_login_redirect(send: Send, scope: Scope) -> None:

@@ -56,6 +56,7 @@ def serve(settings: Settings) -> None:
             log_level=settings.log_level,
             access_log=settings.log_level == "debug",
             server_header=False,
+            proxy_headers=False,  # nothing reads the client address; skip the header rewrite
             date_header=False,
             lifespan="on",
         )

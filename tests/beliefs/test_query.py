@@ -64,3 +64,10 @@ def test_phrases_and_stop_worded_canonical_phrases() -> None:
 
 def test_whitespace_only_query_is_empty() -> None:
     assert parse_query("   \n\t ").empty
+
+
+def test_numbers_in_brackets_are_numbers_too() -> None:
+    terms = parse_query("deploy the billing service (turn 2024) again [42], v2 and 3.11")
+    assert "2024" not in terms.words and "42" not in terms.words and "3.11" not in terms.words
+    assert "v2" in terms.words
+    assert "turn again" in terms.phrases  # the number is gone from the word sequence

@@ -60,6 +60,31 @@ def test_bonuses_reorder_hits_and_stack() -> None:
     assert faq == pytest.approx(base * 1.3)  # 0.2 + 0.1 stack
 
 
+def test_bonuses_and_templates_follow_an_edited_belief_and_new_rules() -> None:
+    index = index_of(
+        belief("chat", "kafka_chat", ["kafka", "chatter"], scope=["domain:chat"]),
+        belief("faq", "kafka_faq", ["kafka", "queue"], scope=["domain:faq"]),
+        filler=40,
+    )
+    request = ContextRequest("u1", ("domain:chat", "domain:faq"), "kafka")
+    rules = RuleSet((Rule(pattern="domain:faq", bonus=0.2, template="FAQ:\n{{content}}"),))
+    first = assemble(index, request, rules=rules)
+    assert [h.belief.id for h in first.relevant] == ["faq", "chat"]
+    assert "FAQ:" in user_block(first)
+    # The same id, now in the other scope: its remembered weight and template must not stick.
+    moved = index.get("faq")
+    assert moved is not None
+    index.upsert(moved.model_copy(update={"scope": ["domain:chat"]}))
+    again = assemble(index, request, rules=rules)
+    assert [h.belief.id for h in again.relevant] == ["chat", "faq"]
+    assert "FAQ:" not in user_block(again)
+    # A new rule set (the operator edited the rules) weighs afresh.
+    chat_rules = RuleSet((Rule(pattern="domain:chat", bonus=0.5),))
+    scores = {h.belief.id: h.score for h in assemble(index, request, rules=chat_rules).relevant}
+    plain = {h.belief.id: h.score for h in assemble(index, request).relevant}
+    assert scores["chat"] == pytest.approx(plain["chat"] * 1.5)
+
+
 def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
     index = index_of(
         belief("l1", "gdpr_retention", ["retention"], scope=["domain:legal/eu"]),
