@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from itertools import pairwise
 from typing import cast
 
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
@@ -258,7 +259,10 @@ def search(
             hits.append(Hit(doc.belief, score, explain=explain))
             if limit is not None and len(hits) >= limit:
                 break
-    hits.sort(key=_rank_key)
+    # Hits come best score first; only equal (rounded) scores need the recency tie-break.
+    rounded = [round(h.score, 9) for h in hits]
+    if any(a == b for a, b in pairwise(rounded)):
+        hits.sort(key=_rank_key)
     return hits
 
 

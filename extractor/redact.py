@@ -95,9 +95,15 @@ _COMPILED = tuple(
 )
 
 
+# Any trigger at all: most strings of a turn (keys, roles, prose) have none and cost one scan.
+_ANY_TRIGGER = re.compile("|".join(re.escape(t) for triggers in _TRIGGERS for t in triggers))
+
+
 def redact(text: str) -> str:
     """Replace every secret-looking span in `text` with `[REDACTED]`."""
     lower = text.lower()
+    if _ANY_TRIGGER.search(lower) is None:
+        return text
     for pattern, replace, triggers in _COMPILED:
         if any(t in lower for t in triggers):
             text = pattern.sub(replace, text)

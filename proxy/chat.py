@@ -7,7 +7,6 @@ then record the injection and hand the finished turn to extraction in the backgr
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +21,7 @@ from proxy.identity import Identity, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
 from proxy.replies import send_bytes, send_events
-from proxy.request_body import check_chat, parse_object, read_body
+from proxy.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.runtime import Runtime
 from proxy.translate import litellm_exchange
 from proxy.turns import CapturedTurn, WireFormat, enqueue_turn
@@ -79,7 +78,7 @@ async def handle_chat(
     if memory is not None:
         place = placement.place_anthropic if anthropic else placement.place_openai
         body = place(body, memory.system_block, memory.user_block)
-        payload = json.dumps(body).encode()
+        payload = dump_object(body)
     injected = memory.count if memory is not None else 0
     extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
     extract = not (identity.incognito or identity.no_extract or not state.extract)
@@ -161,7 +160,7 @@ async def _forward(
         scope["headers"], api_key=key, anthropic=anthropic, forward_credentials=not settings.api_key
     )
     return await exchange(
-        rt.session,
+        rt.upstream,
         "POST",
         base + ("/messages" if anthropic else "/chat/completions"),
         headers=forwarded,

@@ -6,6 +6,8 @@ get 128k tokens, the most common size today.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 DEFAULT_WINDOW = 128_000
 
 _WINDOWS: dict[str, int] = {
@@ -33,6 +35,7 @@ _WINDOWS: dict[str, int] = {
 _BY_LENGTH = sorted(_WINDOWS, key=len, reverse=True)
 
 
+@lru_cache(maxsize=1024)
 def context_window(model: str) -> int:
     """Tokens of context of `model` (longest known prefix), else `DEFAULT_WINDOW`."""
     name = model.rsplit("/", 1)[-1].lower()

