@@ -10,7 +10,7 @@ __all__ = ["Settings", "SettingsError", "create_app"]
 
 
 def __getattr__(name: str) -> Any:
-    # The app pulls in starlette and aiohttp; CLI commands that only need settings skip that.
+    # The app pulls in starlette and uvicorn; CLI commands that only need settings skip that.
     if name == "create_app":
         from proxy.app import create_app
 

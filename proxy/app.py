@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import aiohttp
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
@@ -25,17 +24,18 @@ from proxy.routes_proxy import ProxyEndpoint
 from proxy.runtime import Runtime
 from proxy.settings import Settings
 from proxy.ui import ui_routes
+from proxy.upstream_pool import UpstreamPool
 
 
 def create_app(
     settings: Settings,
     *,
     store: BeliefStore | None = None,
-    upstream: aiohttp.ClientSession | None = None,
+    upstream: UpstreamPool | None = None,
     llm: Any = None,
 ) -> Starlette:
     """The gateway. Collaborators default to the real thing: the DuckDB store at
-    `settings.db_path`, a pooled aiohttp session, the extraction model from settings. Given
+    `settings.db_path`, the pooled upstream client, the extraction model from settings. Given
     ones are used as they are and left open at shutdown."""
 
     @asynccontextmanager

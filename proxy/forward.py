@@ -1,5 +1,5 @@
-"""Byte-level pass-through to an OpenAI-compatible (or Anthropic) upstream over one pooled
-aiohttp session, and the relay of its reply — JSON or SSE — as the bytes arrive."""
+"""Byte-level pass-through to an OpenAI-compatible (or Anthropic) upstream over the pooled
+upstream client, and the relay of its reply — JSON or SSE — as the bytes arrive."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import aiohttp
 from starlette.types import Receive, Send
 
 from proxy.errors import ProxyError
+from proxy.upstream_pool import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 log = logging.getLogger("tenure.proxy")
 
@@ -37,18 +37,10 @@ _CLIENT_CREDENTIALS = ("authorization", "x-api-key")
 _DECODABLE = ("gzip", "deflate", "identity")
 
 
-def new_session(*, connect_timeout: float, read_timeout: float) -> aiohttp.ClientSession:
-    """The pooled upstream client: raw bytes (no decompression), no cookies shared between
-    clients, no headers of its own."""
-    return aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30),
-        timeout=aiohttp.ClientTimeout(
-            total=None, sock_connect=connect_timeout, sock_read=read_timeout
-        ),
-        auto_decompress=False,
-        cookie_jar=aiohttp.DummyCookieJar(),
-        skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
-    )
+def new_pool(*, connect_timeout: float, read_timeout: float) -> UpstreamPool:
+    """The pooled upstream client: raw bytes (no decompression), no cookies, no headers of
+    its own but `Host` and `Content-Length`."""
+    return UpstreamPool(connect_timeout=connect_timeout, read_timeout=read_timeout)
 
 
 def upstream_headers(
@@ -89,7 +81,7 @@ def _accept_encoding(headers: Iterable[Header]) -> str:
     return ""
 
 
-def response_headers(resp: aiohttp.ClientResponse, extra: Iterable[Header]) -> list[Header]:
+def response_headers(resp: UpstreamResponse, extra: Iterable[Header]) -> list[Header]:
     """The upstream's headers as sent (status, rate limits, retry-after …) plus Tenure's."""
     out = [
         (name.lower(), value)
@@ -101,37 +93,29 @@ def response_headers(resp: aiohttp.ClientResponse, extra: Iterable[Header]) -> l
 
 
 async def open_upstream(
-    session: aiohttp.ClientSession,
+    pool: UpstreamPool,
     method: str,
     url: str,
     headers: list[tuple[str, str]],
     body: bytes | None,
-) -> aiohttp.ClientResponse:
-    """Send the request and wait for the response head (one retry on a dropped connection).
+) -> UpstreamResponse:
+    """Send the request and wait for the response head (the pool sends it once more when a
+    pooled connection turns out to be closed).
 
     Raises:
         ProxyError: 502 when the upstream cannot be reached, 504 when it does not answer in time.
     """
     try:
-        try:
-            return await session.request(
-                method, url, headers=headers, data=body, allow_redirects=False
-            )
-        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
-            # Most likely a pooled connection the upstream closed while it sat idle; the
-            # request did not get through, so it is sent once more on a fresh connection.
-            return await session.request(
-                method, url, headers=headers, data=body, allow_redirects=False
-            )
-    except TimeoutError as exc:
+        return await pool.request(method, url, headers, body)
+    except UpstreamTimeout as exc:
         raise ProxyError(
             504,
-            f"upstream {url} did not answer in time ({type(exc).__name__}); "
+            f"upstream {url} did not answer in time ({exc}); "
             "check TENURE_UPSTREAM_URL or raise TENURE_UPSTREAM_TIMEOUT",
             type="upstream_timeout",
             code="upstream_timeout",
         ) from None
-    except aiohttp.ClientError as exc:
+    except UpstreamError as exc:
         raise ProxyError(
             502,
             f"upstream {url} could not be reached ({exc}); check TENURE_UPSTREAM_URL",
@@ -145,7 +129,7 @@ class UpstreamBroke(Exception):
 
 
 async def relay(
-    resp: aiohttp.ClientResponse,
+    resp: UpstreamResponse,
     send: Send,
     headers: list[Header],
     capture: list[bytes] | None,
@@ -158,11 +142,11 @@ async def relay(
     """
     await send({"type": "http.response.start", "status": resp.status, "headers": headers})
     try:
-        async for chunk in resp.content.iter_any():
+        async for chunk in resp.chunks():
             if capture is not None:
                 capture.append(chunk)
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
-    except (aiohttp.ClientError, TimeoutError) as exc:
+    except UpstreamError as exc:
         raise UpstreamBroke(f"upstream failed mid-response: {type(exc).__name__}: {exc}") from exc
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
@@ -181,7 +165,7 @@ class Exchange:
 
 
 async def exchange(
-    session: aiohttp.ClientSession,
+    pool: UpstreamPool,
     method: str,
     url: str,
     *,
@@ -211,9 +195,9 @@ async def exchange(
 
     watcher = asyncio.create_task(_wait_for_disconnect(receive))
     watcher.add_done_callback(on_disconnect)
-    resp: aiohttp.ClientResponse | None = None
+    resp: UpstreamResponse | None = None
     try:
-        resp = await open_upstream(session, method, url, headers, body)
+        resp = await open_upstream(pool, method, url, headers, body)
         outcome.status = resp.status
         outcome.content_type = resp.headers.get("content-type", "")
         outcome.content_encoding = resp.headers.get("content-encoding", "")

@@ -40,7 +40,7 @@ async def handle_passthrough(
         await _models_with_routes(rt, url, headers, extra, send)
         return
     outcome = await exchange(
-        rt.session,
+        rt.upstream,
         method,
         url,
         headers=headers,
@@ -59,7 +59,7 @@ async def handle_passthrough(
 async def _models_with_routes(
     rt: Runtime, url: str, headers: list[tuple[str, str]], extra: list[Header], send: Send
 ) -> None:
-    resp = await open_upstream(rt.session, "GET", url, headers, None)
+    resp = await open_upstream(rt.upstream, "GET", url, headers, None)
     async with resp:
         raw = await resp.read()
         names = list(rt.settings.models)

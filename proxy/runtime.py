@@ -8,7 +8,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
 from starlette.requests import Request
 
 from beliefs.store import BeliefStore
@@ -20,9 +19,10 @@ from proxy.background import StoreWriter
 from proxy.chat_commands import LOAD_SQL, ChatStates
 from proxy.compaction_setup import compaction_parts
 from proxy.counters import Counters
-from proxy.forward import new_session
+from proxy.forward import new_pool
 from proxy.memory import MemoryBuilder
 from proxy.settings import Settings
+from proxy.upstream_pool import UpstreamPool
 
 log = logging.getLogger("tenure.proxy")
 
@@ -38,7 +38,7 @@ class Runtime:
     settings: Settings
     store: BeliefStore
     thread: StoreThread
-    session: aiohttp.ClientSession
+    upstream: UpstreamPool
     writer: StoreWriter
     memory: MemoryBuilder
     chat_states: ChatStates
@@ -49,7 +49,7 @@ class Runtime:
     compactor: Compactor
     scheduler: CompactionScheduler
     owns_store: bool
-    owns_session: bool
+    owns_upstream: bool
     own_llm: Any = None
 
     @classmethod
@@ -58,7 +58,7 @@ class Runtime:
         settings: Settings,
         *,
         store: BeliefStore | None = None,
-        upstream: aiohttp.ClientSession | None = None,
+        upstream: UpstreamPool | None = None,
         llm: Any = None,
     ) -> Runtime:
         """Open the store (unless given), the upstream pool, the writer and the workers.
@@ -77,7 +77,7 @@ class Runtime:
         counters = Counters()
         chat_states = ChatStates()
         chat_states.load(await thread.run(lambda: store.execute(LOAD_SQL).fetchall()))
-        session = upstream or new_session(
+        pool = upstream or new_pool(
             connect_timeout=settings.upstream_connect_timeout,
             read_timeout=settings.upstream_timeout,
         )
@@ -96,7 +96,7 @@ class Runtime:
             settings=settings,
             store=store,
             thread=thread,
-            session=session,
+            upstream=pool,
             writer=writer,
             memory=MemoryBuilder(store, thread, settings, counters, persona=parts.persona),
             chat_states=chat_states,
@@ -107,7 +107,7 @@ class Runtime:
             compactor=parts.compactor,
             scheduler=parts.scheduler,
             owns_store=owns_store,
-            owns_session=upstream is None,
+            owns_upstream=upstream is None,
             own_llm=parts.own_llm,
         )
 
@@ -124,8 +124,8 @@ class Runtime:
             except Exception:
                 log.exception("extraction workers did not stop cleanly")
         await self.writer.stop()
-        if self.owns_session:
-            await self.session.close()
+        if self.owns_upstream:
+            await self.upstream.close()
         self.thread.close()
         if self.owns_store:
             with contextlib.suppress(Exception):

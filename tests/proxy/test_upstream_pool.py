@@ -1,0 +1,298 @@
+"""The pooled upstream client against real sockets: a scripted raw HTTP server per test."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from proxy.upstream_pool import (
+    UpstreamBroken,
+    UpstreamPool,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+    target_of,
+)
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 answering each connection with `handler`; it records the
+    request heads it read and how many connections it accepted."""
+
+    def __init__(self, handler: Handler, tls: ssl.SSLContext | None = None) -> None:
+        self.handler = handler
+        self.tls = tls
+        self.connections = 0
+        self.heads: list[bytes] = []
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> RawServer:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        port = self.server.sockets[0].getsockname()[1]
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{port}"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            await self.handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    async def read_request(self, reader: asyncio.StreamReader) -> bytes:
+        head = await reader.readuntil(b"\r\n\r\n")
+        self.heads.append(head)
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                await reader.readexactly(int(line.split(b":")[1]))
+        return head
+
+
+def run(coro: Awaitable[None]) -> None:
+    asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def pool(**timeouts: float) -> UpstreamPool:
+    return UpstreamPool(
+        connect_timeout=timeouts.get("connect", 2.0), read_timeout=timeouts.get("read", 2.0)
+    )
+
+
+JSON_REPLY = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n"
+
+
+def test_keep_alive_reuses_one_connection_and_sends_host_and_length() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while True:
+                await server.read_request(reader)
+                writer.write(JSON_REPLY + b'{"ok":true}')
+
+        async with RawServer(handler) as server:
+            authority = server.url.removeprefix("http://")
+            client = pool()
+            for _ in range(3):
+                resp = await client.request(
+                    "POST", server.url + "/v1/chat/completions", [("x-a", "1")], b"{}"
+                )
+                async with resp:
+                    assert resp.status == 200 and await resp.read() == b'{"ok":true}'
+                    assert resp.headers["content-type"] == "application/json"
+            await client.close()
+        assert server.connections == 1
+        head = server.heads[0].decode()
+        assert head.startswith("POST /v1/chat/completions HTTP/1.1\r\n")
+        assert f"Host: {authority}" in head
+        assert "x-a: 1" in head and "Content-Length: 2" in head
+
+    run(main())
+
+
+def test_a_pooled_connection_the_upstream_closed_is_replaced_once() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(JSON_REPLY + b'{"ok":true}')
+            await writer.drain()
+            # then the connection is closed (idle timeout on the upstream's side)
+
+        async with RawServer(handler) as server:
+            client = pool()
+            for _ in range(2):
+                async with await client.request("GET", server.url + "/v1/models", [], None) as r:
+                    assert await r.read() == b'{"ok":true}'
+                await asyncio.sleep(0.05)
+            await client.close()
+        assert server.connections == 2 and len(server.heads) == 2
+
+    run(main())
+
+
+def test_chunked_and_until_close_bodies_arrive_whole() -> None:
+    async def main() -> None:
+        async def chunked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for part in (b"data: one\n\n", b"data: two\n\n"):
+                writer.write(b"%x\r\n%s\r\n" % (len(part), part))
+                await writer.drain()
+                await asyncio.sleep(0.01)
+            writer.write(b"0\r\n\r\n")
+
+        async with RawServer(chunked) as server:
+            client = pool()
+            resp = await client.request("POST", server.url + "/v1/x", [], b"")
+            parts = [chunk async for chunk in resp.chunks()]
+            resp.release()
+            assert b"".join(parts) == b"data: one\n\ndata: two\n\n" and len(parts) == 2
+
+        async def until_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nall of it")
+
+        async with RawServer(until_close) as server:
+            resp = await client.request("GET", server.url + "/v1/x", [], None)
+            assert await resp.read() == b"all of it"
+            resp.release()
+            await client.close()
+
+    run(main())
+
+
+def test_a_reply_cut_short_is_broken_and_the_connection_dropped() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part")
+
+        async with RawServer(handler) as server:
+            client = pool()
+            resp = await client.request("GET", server.url + "/v1/x", [], None)
+            with pytest.raises(UpstreamBroken, match="mid-reply"):
+                await resp.read()
+            resp.release()
+            assert not client._idle.get(target_of(server.url + "/").origin)
+            await client.close()
+
+    run(main())
+
+
+def test_garbage_refused_and_silent_upstreams_fail_clearly() -> None:
+    async def main() -> None:
+        async def garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
+
+        async with RawServer(garbage) as server:
+            with pytest.raises(UpstreamBroken, match="not HTTP"):
+                await pool().request("GET", server.url + "/v1/x", [], None)
+
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            await asyncio.sleep(5)
+
+        async with RawServer(silent) as server:
+            with pytest.raises(UpstreamTimeout, match=r"no reply within 0\.2 s"):
+                await pool(read=0.2).request("GET", server.url + "/v1/x", [], None)
+
+        closed = RawServer(garbage)
+        async with closed:
+            url = closed.url
+        with pytest.raises(UpstreamUnreachable, match="cannot connect"):
+            await pool().request("GET", url + "/v1/x", [], None)
+
+    run(main())
+
+
+def test_a_slow_body_times_out_between_chunks() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf!")
+            await asyncio.sleep(5)
+
+        async with RawServer(handler) as server:
+            resp = await pool(read=0.2).request("GET", server.url + "/v1/x", [], None)
+            with pytest.raises(UpstreamTimeout, match="no reply bytes"):
+                await resp.read()
+            resp.close()
+
+    run(main())
+
+
+def test_interim_replies_head_requests_and_odd_targets() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while True:
+                head = await server.read_request(reader)
+                if head.startswith(b"HEAD"):
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n")
+                else:
+                    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n" + JSON_REPLY + b'{"ok":true}')
+
+        async with RawServer(handler) as server:
+            client = pool()
+            resp = await client.request("POST", server.url + "/v1/files/ä b?x=1", [], b"")
+            assert resp.status == 200 and await resp.read() == b'{"ok":true}'
+            resp.release()
+            head = await client.request("HEAD", server.url + "/v1/files", [], None)
+            assert head.status == 200 and await head.read() == b""
+            head.release()
+            await client.close()
+        assert server.heads[0].startswith(b"POST /v1/files/%C3%A4%20b?x=1 HTTP/1.1")
+
+    run(main())
+
+
+def test_headers_that_cannot_be_sent_are_refused_before_connecting() -> None:
+    async def main() -> None:
+        client = pool()
+        with pytest.raises(UpstreamUnreachable, match="line break"):
+            await client.request("GET", "http://127.0.0.1:9/v1", [("x-a", "1\r\nx-b: 2")], None)
+        with pytest.raises(UpstreamUnreachable, match="HTTP headers cannot carry"):
+            await client.request("GET", "http://127.0.0.1:9/v1", [("x-a", "→")], None)
+        with pytest.raises(UpstreamUnreachable, match="not an http"):
+            await client.request("GET", "ftp://example.org/v1", [], None)
+
+    run(main())
+
+
+def test_cancelling_a_waiting_request_hangs_up_on_the_upstream() -> None:
+    async def main() -> None:
+        hung_up = asyncio.Event()
+
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            if not await reader.read(1):  # EOF: the client closed the connection
+                hung_up.set()
+
+        async with RawServer(handler) as server:
+            task = asyncio.create_task(pool().request("GET", server.url + "/v1/x", [], None))
+            await asyncio.sleep(0.1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.wait_for(hung_up.wait(), 2)
+
+    run(main())
+
+
+TLS = Path(__file__).resolve().parents[1] / "fakes" / "tls"  # a self-signed 127.0.0.1 cert
+
+
+def test_https_upstreams_are_verified_and_kept_alive() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while True:
+                await server.read_request(reader)
+                writer.write(JSON_REPLY + b'{"ok":true}')
+
+        served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        served.load_cert_chain(TLS / "cert.pem", TLS / "key.pem")
+        async with RawServer(handler, tls=served) as server:
+            trusting = ssl.create_default_context(cafile=str(TLS / "cert.pem"))
+            client = UpstreamPool(connect_timeout=2, read_timeout=2, ssl_context=trusting)
+            for _ in range(2):
+                async with await client.request("GET", server.url + "/v1/models", [], None) as r:
+                    assert await r.read() == b'{"ok":true}'
+            await client.close()
+            assert server.connections == 1
+            with pytest.raises(UpstreamUnreachable, match="CERTIFICATE_VERIFY_FAILED"):
+                await pool().request("GET", server.url + "/v1/models", [], None)
+
+    run(main())
