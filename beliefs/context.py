@@ -174,13 +174,11 @@ def assemble(
     def ok(belief: Belief) -> bool:
         return deliverable(belief, request, now)
 
-    # The verdict for a belief object holds while it is the indexed one, unless it can expire.
+    # Verdicts hold for the index version the standing layers were built at (search checks),
+    # except for beliefs that can expire.
     verdicts = standing.searchable.setdefault(pinned_cap, {})
 
     def searchable(belief: Belief) -> bool:
-        known = verdicts.get(belief.id)
-        if known is not None and known[0] is belief:
-            return known[1]
         verdict = (
             belief.type != "open_question"
             and belief.subtype != "expertise"
@@ -190,7 +188,7 @@ def assemble(
             and in_scopes(belief, search_scopes)
         )
         if belief.expires_at is None:
-            verdicts[belief.id] = (belief, verdict)
+            verdicts[belief.id] = verdict
         return verdict
 
     def question_ok(belief: Belief) -> bool:
@@ -205,6 +203,7 @@ def assemble(
         min_score=MIN_SCORE,
         weight=weight,
         limit=room + SHED_LOOKAHEAD,
+        verdicts=(standing.version, verdicts),
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
     relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
@@ -237,10 +236,11 @@ class _Standing:
     questions: list[Belief]
     covered_by_persona: frozenset[str]
     valid_until: datetime | None
+    version: int  # the index version they were built from
     # (persona, pinned cap, token counter) -> rendered system block and its token count
     blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
-    # pinned cap -> belief id -> (the belief object judged, whether search may return it)
-    searchable: dict[int, dict[str, tuple[Belief, bool]]] = field(default_factory=dict)
+    # pinned cap -> belief id -> whether search may return it
+    searchable: dict[int, dict[str, bool]] = field(default_factory=dict)
 
 
 def _standing(
@@ -291,7 +291,7 @@ def _standing(
     )[:MAX_OPEN_QUESTIONS]
     covered = frozenset(b.id for b in always if covered_by_persona(b))
     expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
-    standing = _Standing(pinned, questions, covered, min(expiries) if expiries else None)
+    standing = _Standing(pinned, questions, covered, min(expiries) if expiries else None, version)
     with index.lock:
         if index.version == version:  # a write meanwhile: serve it once, do not keep it
             index.derived[key] = standing

@@ -28,6 +28,7 @@ class IndexedDoc:
     belief: Belief
     canonical: str
     aliases: dict[str, str]  # token -> field ("alias" | "rejected_alternative")
+    recency: float = 0.0  # minus the last reinforcement's timestamp: ties rank newest first
 
 
 @dataclass
@@ -174,8 +175,12 @@ def index_doc(belief: Belief) -> IndexedDoc:
         token = normalize_name(name)
         if token:
             aliases.setdefault(token, "rejected_alternative")
+    reinforced = belief.last_reinforced_at or belief.updated_at
     return IndexedDoc(
-        belief=belief, canonical=normalize_name(belief.canonical_name), aliases=aliases
+        belief=belief,
+        canonical=normalize_name(belief.canonical_name),
+        aliases=aliases,
+        recency=-reinforced.timestamp(),
     )
 
 

@@ -222,8 +222,12 @@ def search(
     min_score: float = MIN_SCORE,
     weight: Callable[[Belief], float] | None = None,
     limit: int | None = None,
+    verdicts: tuple[int, dict[str, bool]] | None = None,
 ) -> list[Hit]:
     """Scored hits for `terms` among the user's beliefs that `accept` lets through.
+
+    `verdicts`: (index version, belief id -> what `accept` said) the caller remembers; used
+    only while the index is at that version, it spares looking at beliefs judged before.
 
     `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses).
     Only the best `limit` accepted hits are returned (all when None). Ties break on most
@@ -243,27 +247,34 @@ def search(
         docs = postings.docs
         if weight is not None:
             factors = _factors(index, user_id, weight)
-            known = factors.get
+            factor_of = factors.get
             for bid, score in scores.items():
-                factor = known(bid)
+                factor = factor_of(bid)
                 if factor is None:
                     factor = factors[bid] = weight(docs[bid].belief)
                 scores[bid] = score * factor
+        known: dict[str, bool] = {}
+        if verdicts is not None and verdicts[0] == index.version:
+            known = verdicts[1]
         avg_alias_len = postings.avg_alias_len
-        hits: list[Hit] = []
+        # (-rounded score, -recency, id): best first, ties to the most recently reinforced
+        chosen: list[tuple[float, float, str, IndexedDoc, float]] = []
         for score, bid in _ranked(scores, min_score, limit):
+            verdict = known.get(bid)
+            if verdict is False:
+                continue  # rejected before: not even looked at (most candidates are)
             doc = docs[bid]
-            if not accept(doc.belief):
+            if verdict is None and not accept(doc.belief):
                 continue
-            explain = partial(_clauses, doc, avg_alias_len, canonical, aliases)
-            hits.append(Hit(doc.belief, score, explain=explain))
-            if limit is not None and len(hits) >= limit:
+            chosen.append((-round(score, 9), doc.recency, bid, doc, score))
+            if limit is not None and len(chosen) >= limit:
                 break
-    # Hits come best score first; only equal (rounded) scores need the recency tie-break.
-    rounded = [round(h.score, 9) for h in hits]
-    if any(a == b for a, b in pairwise(rounded)):
-        hits.sort(key=_rank_key)
-    return hits
+    if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
+        chosen.sort(key=_rank_key)
+    return [
+        Hit(doc.belief, score, explain=partial(_clauses, doc, avg_alias_len, canonical, aliases))
+        for _, _, _, doc, score in chosen
+    ]
 
 
 def _factors(
@@ -298,6 +309,5 @@ def _ranked(
         yield -negated, bid
 
 
-def _rank_key(hit: Hit) -> tuple[float, float, str]:
-    reinforced = hit.belief.last_reinforced_at or hit.belief.updated_at
-    return (-round(hit.score, 9), -reinforced.timestamp(), hit.belief.id)
+def _rank_key(entry: tuple[float, float, str, IndexedDoc, float]) -> tuple[float, float, str]:
+    return entry[0], entry[1], entry[2]

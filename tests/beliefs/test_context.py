@@ -191,6 +191,25 @@ def test_cached_standing_layers_follow_writes() -> None:
     assert later.pinned == []
 
 
+def test_remembered_verdicts_follow_writes_and_expiry() -> None:
+    index = index_of(
+        belief("redis", "cache_store", ["redis"], scope=["domain:ops"]),
+        belief("pg", "main_database", ["postgres"]),
+        filler=40,
+    )
+    assert relevant(ctx(index, "redis and postgres")) == ["pg"]  # redis: another scope
+    index.upsert(belief("redis", "cache_store", ["redis"]))  # moved into domain:code
+    assert sorted(relevant(ctx(index, "redis and postgres"))) == ["pg", "redis"]
+    index.upsert(belief("pg", "main_database", ["postgres"], review_state="rejected"))
+    assert relevant(ctx(index, "redis and postgres")) == ["redis"]
+    soon = NOW + timedelta(minutes=5)
+    index.upsert(belief("pg", "main_database", ["postgres"], expires_at=soon))
+    assert sorted(relevant(ctx(index, "redis and postgres"))) == ["pg", "redis"]
+    request = ContextRequest("u1", ("domain:code",), "redis and postgres")
+    later = assemble(index, request, now=soon + timedelta(seconds=1))
+    assert relevant(later) == ["redis"]
+
+
 def test_trust_tiers_stable_sort_hits_and_inject_scopes_gate() -> None:
     index = index_of(
         belief("ext", "kafka_ext", ["kafka"], source_type="import", scope=["project:alpha"]),
