@@ -167,6 +167,32 @@ async def concurrent(
     return total / (time.perf_counter() - started), latencies
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """CPU time (user + system, all threads) of a process; this process when `pid` is None."""
+    if pid is None:
+        return time.process_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU microseconds per request of the client (this process), the stand-in upstream and
+    the proxy over one load phase."""
+
+    def __init__(self, pids: dict[str, int | None]) -> None:
+        self.pids = pids
+
+    async def run(
+        self, call: Callable[[int], Awaitable[float]], total: int, workers: int
+    ) -> tuple[float, list[float], dict[str, float]]:
+        before = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+        rps, latencies = await concurrent(call, total, workers)
+        used = {
+            name: (cpu_seconds(pid) - before[name]) / total * 1e6 for name, pid in self.pids.items()
+        }
+        return rps, latencies, used
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.3f}"
 
@@ -182,7 +208,9 @@ async def drain(session: aiohttp.ClientSession, proxy_base: str) -> None:
         await asyncio.sleep(0.2)
 
 
-async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -> dict[str, Any]:
+async def measure(
+    direct_base: str, proxy_base: str, args: argparse.Namespace, meter: CpuMeter
+) -> dict[str, Any]:
     queries = make_queries(500)
     # Idle connections are dropped before the servers' own keep-alive timeout (uvicorn: 5 s).
     connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=2)
@@ -221,11 +249,18 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
             ttft_proxy.append(await proxy.first_event(i))
 
         rounds: list[tuple[float, float, list[float], list[float]]] = []
+        cpu: dict[str, list[dict[str, float]]] = {"direct": [], "proxy": [], "bare": []}
         for _ in range(args.rounds):
             await drain(session, proxy_base)
-            rps_d, lat_d = await concurrent(direct.call, args.concurrent_requests, args.workers)
-            rps_p, lat_p = await concurrent(proxy.call, args.concurrent_requests, args.workers)
+            rps_d, lat_d, cpu_d = await meter.run(
+                direct.call, args.concurrent_requests, args.workers
+            )
+            rps_p, lat_p, cpu_p = await meter.run(
+                proxy.call, args.concurrent_requests, args.workers
+            )
             rounds.append((rps_d, rps_p, lat_d, lat_p))
+            cpu["direct"].append(cpu_d)
+            cpu["proxy"].append(cpu_p)
 
         # The same through the proxy without memory or extraction: the gateway's own share.
         bare = Load(session, proxy_base, queries, {"X-Tenure-Incognito": "1"})
@@ -236,7 +271,8 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
             bare_direct.append(await direct.call(i))
             bare_seq.append(await bare.call(i))
         bare_rps_d, _ = await concurrent(direct.call, args.concurrent_requests, args.workers)
-        bare_rps, _ = await concurrent(bare.call, args.concurrent_requests, args.workers)
+        bare_rps, _, cpu_b = await meter.run(bare.call, args.concurrent_requests, args.workers)
+        cpu["bare"].append(cpu_b)
     injected = proxy.injected
     return {
         "seq": (seq_direct, seq_proxy),
@@ -244,6 +280,7 @@ async def measure(direct_base: str, proxy_base: str, args: argparse.Namespace) -
         "rounds": rounds,
         "bare": (bare_direct, bare_seq, bare_rps_d, bare_rps),
         "loop": (loop_direct, loop_proxy),
+        "cpu": cpu,
         "injected_mean": sum(injected) / max(1, len(injected)),
         "injected_zero": sum(1 for n in injected if n == 0),
     }
@@ -299,6 +336,24 @@ def report(result: dict[str, Any], health: dict[str, Any], args: argparse.Namesp
         f"{ms(percentile(loop_p, 50) - percentile(loop_d, 50))} ms, p99 "
         f"{ms(percentile(loop_p, 99) - percentile(loop_d, 99))} ms"
     )
+    cpu = {
+        phase: {name: sum(r[name] for r in rows) / len(rows) for name in rows[0]}
+        for phase, rows in result["cpu"].items()
+    }
+    print(f"\nCPU per request at {args.workers} concurrent, µs: client / upstream / proxy")
+    for label, phase in (
+        ("direct", "direct"),
+        ("through the proxy, with memory", "proxy"),
+        ("through the proxy, without memory", "bare"),
+    ):
+        row = cpu[phase]
+        proxy_cpu = f"{row['proxy']:.0f}" if phase != "direct" else "-"
+        print(f"  {label:34} {row['client']:5.0f} / {row['upstream']:5.0f} / {proxy_cpu:>5}")
+    direct_total = cpu["direct"]["client"] + cpu["direct"]["upstream"]
+    print(
+        f"  the machine's cores are shared: 50 % of direct needs all three together at most "
+        f"2 x {direct_total:.0f} = {2 * direct_total:.0f} µs per request"
+    )
     checks = [
         ("added p50 <= 1 ms", added50 <= 0.001, f"{added50 * 1000:.3f} ms"),
         ("added p99 <= 5 ms", added99 <= 0.005, f"{added99 * 1000:.3f} ms"),
@@ -343,11 +398,13 @@ def main() -> None:
         try:
             wait_healthy(f"http://127.0.0.1:{proxy_port}/healthz", proxy)
             print("measuring …", flush=True)
+            meter = CpuMeter({"client": None, "upstream": upstream.pid, "proxy": proxy.pid})
             result = asyncio.run(
                 measure(
                     f"http://127.0.0.1:{upstream_port}/v1",
                     f"http://127.0.0.1:{proxy_port}/v1",
                     args,
+                    meter,
                 )
             )
             with urllib.request.urlopen(f"http://127.0.0.1:{proxy_port}/healthz") as resp:
