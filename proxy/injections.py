@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from beliefs.errors import BeliefNotFound
 from beliefs.store import BeliefStore
+from beliefs.timeline import state_at
 
 MAX_LIMIT = 1000
 _COLUMNS = (
@@ -123,3 +125,49 @@ def _record(row: Sequence[Any]) -> InjectionRecord:
         persona=bool(row[10]),
         approx_tokens=int(row[11]),
     )
+
+
+def as_injected(
+    store: BeliefStore, records: Sequence[InjectionRecord]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """request id -> belief id -> the belief's name and text as that request received them.
+
+    A belief edited since is rolled back through its history to the request's time, so an
+    audit shows what the model read (`edited_since` says the text changed since); one no
+    longer stored (hard-deleted) is `{"stored": false}`. Store thread.
+    """
+    ids = sorted({belief_id for record in records for belief_id in record.belief_ids})
+    current: dict[str, Any] = {}
+    for belief_id in ids:
+        try:
+            current[belief_id] = store.get(belief_id, with_history=False)
+        except BeliefNotFound:
+            current[belief_id] = None
+    logged: dict[str, Any] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for record in records:
+        views: dict[str, dict[str, Any]] = {}
+        for belief_id in record.belief_ids:
+            belief = current[belief_id]
+            if belief is None:
+                views[belief_id] = {"stored": False}
+                continue
+            edited = belief.updated_at > record.created_at
+            if edited:
+                if belief_id not in logged:
+                    logged[belief_id] = store.get(belief_id)  # with its change log
+                full = logged[belief_id]
+                then = state_at(full, record.created_at, full.change_log)
+            else:
+                then = belief
+            views[belief_id] = {
+                "stored": True,
+                "canonical_name": then.canonical_name,
+                "content": then.content,
+                "why_it_matters": then.why_it_matters,
+                "edited_since": edited
+                and (then.content, then.why_it_matters, then.canonical_name)
+                != (belief.content, belief.why_it_matters, belief.canonical_name),
+            }
+        out[record.request_id] = views
+    return out

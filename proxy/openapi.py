@@ -30,7 +30,7 @@ QUERY: dict[tuple[str, str], list[str]] = {
         "offset",
     ],
     ("GET", "/api/facets"): ["user"],
-    ("GET", "/api/injections"): ["request_id", "user", "belief_id", "limit"],
+    ("GET", "/api/injections"): ["request_id", "user", "belief_id", "limit", "as_injected"],
     ("GET", "/api/beliefs/{belief_id}/injections"): ["limit"],
     ("GET", "/api/jobs"): ["status", "limit"],
     ("GET", "/api/conflicts"): ["status", "user", "limit"],

@@ -14,21 +14,9 @@ from starlette.routing import BaseRoute, Route
 
 from beliefs.models import Belief
 from proxy.errors import ProxyError
-from proxy.injections import query_injections
+from proxy.injections import as_injected, query_injections
+from proxy.query_params import query_flag, query_int
 from proxy.runtime import runtime_of
-
-
-def _int(request: Request, name: str, default: int | None, *, low: int = 0) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = low - 1
-    if value < low:
-        raise ProxyError(400, f"{name}={raw!r}: use a whole number >= {low}", param=name)
-    return value
 
 
 def _belief(belief: Belief) -> dict[str, Any]:
@@ -54,7 +42,8 @@ async def belief_history(request: Request) -> Response:
 
 
 async def list_injections(request: Request) -> Response:
-    """Filters: request_id, user, belief_id, limit (newest first)."""
+    """Filters: request_id, user, belief_id, limit (newest first). `as_injected=true` adds
+    each belief's name and text as the request received them."""
     rt = runtime_of(request)
     params = request.query_params
     records = await rt.thread.run(
@@ -63,9 +52,14 @@ async def list_injections(request: Request) -> Response:
         request_id=params.get("request_id"),
         user_id=params.get("user"),
         belief_id=params.get("belief_id"),
-        limit=_int(request, "limit", 50, low=1) or 50,
+        limit=query_int(request, "limit", 50, low=1) or 50,
     )
-    return JSONResponse([r.as_json() for r in records])
+    out = [r.as_json() for r in records]
+    if query_flag(request, "as_injected"):
+        views = await rt.thread.run(as_injected, rt.store, records)
+        for record in out:
+            record["as_injected"] = views.get(record["request_id"], {})
+    return JSONResponse(out)
 
 
 async def healthz(request: Request) -> Response:

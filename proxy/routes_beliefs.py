@@ -29,10 +29,10 @@ from proxy.belief_input import (
 from proxy.belief_search import Filters, Found, prefix_search, text_search
 from proxy.errors import ProxyError, bad_field
 from proxy.injections import query_injections
+from proxy.query_params import query_flag, query_int
 from proxy.runtime import Runtime, runtime_of
 
 T = TypeVar("T")
-_BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "type": get_args(BeliefType),
     "status": get_args(EpistemicStatus),
@@ -46,30 +46,11 @@ def belief_json(belief: Belief) -> dict[str, Any]:
     return belief.model_dump(mode="json")
 
 
-def _flag(request: Request, name: str) -> bool | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return None
-    try:
-        return _BOOL[raw.lower()]
-    except KeyError:
-        raise bad_field(name, f"{name}={raw!r}: use true or false") from None
-
-
 def _choice(request: Request, name: str) -> str | None:
     raw = request.query_params.get(name) or None
     if raw is not None and raw not in _CHOICES[name]:
         raise bad_field(name, f"{name}={raw!r}: use one of {', '.join(_CHOICES[name])}")
     return raw
-
-
-def _int(request: Request, name: str, default: int | None, *, low: int) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    if not raw.isdigit() or int(raw) < low:
-        raise bad_field(name, f"{name}={raw!r}: use a whole number >= {low}")
-    return int(raw)
 
 
 def _filters(request: Request) -> Filters:
@@ -80,9 +61,9 @@ def _filters(request: Request) -> Filters:
         agent_id=params.get("agent") or None,
         type=_choice(request, "type"),
         status=_choice(request, "status"),
-        pinned=_flag(request, "pinned"),
+        pinned=query_flag(request, "pinned"),
         review_state=_choice(request, "review_state"),
-        include_superseded=bool(_flag(request, "include_superseded")),
+        include_superseded=bool(query_flag(request, "include_superseded")),
     )
 
 
@@ -123,8 +104,8 @@ async def list_beliefs(request: Request) -> Response:
     if ids:
         return JSONResponse([belief_json(b) for b in await rt.thread.run(_by_ids, rt.store, ids)])
     q = params.get("q", "").strip()
-    prefix = bool(_flag(request, "prefix"))
-    offset = _int(request, "offset", 0, low=0) or 0
+    prefix = bool(query_flag(request, "prefix"))
+    offset = query_int(request, "offset", 0, low=0) or 0
     if not q:
         beliefs = await rt.thread.run(
             rt.store.list,
@@ -136,13 +117,13 @@ async def list_beliefs(request: Request) -> Response:
             pinned=filters.pinned,
             review_state=filters.review_state,
             include_superseded=filters.include_superseded,
-            include_deleted=bool(_flag(request, "include_deleted")),
-            with_history=bool(_flag(request, "with_history")),
-            limit=_int(request, "limit", None, low=1),
+            include_deleted=bool(query_flag(request, "include_deleted")),
+            with_history=bool(query_flag(request, "with_history")),
+            limit=query_int(request, "limit", None, low=1),
             offset=offset,
         )
         return JSONResponse([belief_json(b) for b in beliefs])
-    limit = _int(request, "limit", PREFIX_LIMIT if prefix else SEARCH_LIMIT, low=1) or 1
+    limit = query_int(request, "limit", PREFIX_LIMIT if prefix else SEARCH_LIMIT, low=1) or 1
     users = [filters.user_id] if filters.user_id else await rt.thread.run(_users, rt.store)
     find = prefix_search if prefix else text_search
     found: list[Found] = find(rt.store.index, users, q, filters, offset + limit)
@@ -229,7 +210,7 @@ async def belief_injections(request: Request) -> Response:
     """The requests the belief was injected into, newest first (`limit`, default 50)."""
     rt = runtime_of(request)
     belief_id = request.path_params["belief_id"]
-    limit = _int(request, "limit", 50, low=1) or 50
+    limit = query_int(request, "limit", 50, low=1) or 50
 
     def read(store: BeliefStore) -> list[dict[str, Any]]:
         store.get(belief_id)  # 404 for an unknown id

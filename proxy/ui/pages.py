@@ -204,26 +204,14 @@ class Pages:
         api = Api(request)
         params = request.query_params
         filters = {k: params.get(k, "").strip() for k in ("user", "belief_id", "request_id")}
-        records = _listed(await api.get("/api/injections", limit=100, **filters))
-        beliefs: dict[str, Any] = {}
-        if records:
-            ids = sorted({i for r in records for i in r.get("belief_ids", [])})
-            if ids:
-                found = _listed(await api.get("/api/beliefs", ids=",".join(ids))) or []
-                beliefs = {b["id"]: b for b in found}
-        changed = {
-            (r["request_id"], i)
-            for r in records or []
-            for i in r.get("belief_ids", [])
-            if i in beliefs and _later(beliefs[i].get("updated_at"), r.get("created_at"))
-        }
+        records = _listed(
+            await api.get("/api/injections", limit=100, as_injected="true", **filters)
+        )
         return self._page(
             request,
             "audit.html",
-            changed=changed,
             active="audit",
             records=records,
-            beliefs=beliefs,
             filters=filters,
             base_url=_base_url(request),
         )

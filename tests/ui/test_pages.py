@@ -256,10 +256,10 @@ def test_deleted_beliefs_can_be_listed_and_restored_later(ui: UI) -> None:
     assert 'action="/beliefs/b-tabs/restore"' in ui.client.get("/beliefs/b-tabs").text
 
 
-def test_audit_marks_beliefs_edited_after_the_request(ui: UI) -> None:
+def test_audit_shows_the_text_each_request_received_after_later_edits(ui: UI) -> None:
     record = InjectionRecord(
-        request_id="req_old",
-        created_at=datetime(2020, 1, 1, tzinfo=UTC),
+        request_id="req_before",
+        created_at=utcnow(),
         user_id="alice",
         agent_id=None,
         scopes=("domain:code",),
@@ -271,10 +271,26 @@ def test_audit_marks_beliefs_edited_after_the_request(ui: UI) -> None:
         approx_tokens=10,
     )
     ui.on_store(lambda s: save_records(s, [record]))
+    page = ui.client.get("/audit").text
+    assert "Deploys run on a managed Kubernetes cluster." in page
+    assert ">edited since</span>" not in page
+    resp = ui.form(
+        "/beliefs/b-k8s/edit",
+        {"canonical_name": "kubernetes", "content": "Deploys moved to Nomad."},
+    )
+    assert resp.status_code == 303, resp.text
+    after = replace(record, request_id="req_after", created_at=utcnow())
+    ui.on_store(lambda s: save_records(s, [after]))
+    page = text(ui.client.get("/audit").text)
+    # req_after (newest, first) got the new text; req_before still shows what it received.
+    assert page.index("Deploys moved to Nomad.") < page.index("req_before")
+    assert "Deploys run on a managed Kubernetes cluster." in page.split("req_before")[1]
     assert ui.client.get("/audit").text.count(">edited since</span>") == 1
-    later = replace(record, request_id="req_new", created_at=datetime(2100, 1, 1, tzinfo=UTC))
-    ui.on_store(lambda s: save_records(s, [later]))
-    assert ui.client.get("/audit").text.count(">edited since</span>") == 1
+    api = ui.client.get("/api/injections", params={"as_injected": "true"}).json()
+    views = {r["request_id"]: r["as_injected"]["b-k8s"] for r in api}
+    assert views["req_before"]["content"] == "Deploys run on a managed Kubernetes cluster."
+    assert views["req_before"]["edited_since"] and not views["req_after"]["edited_since"]
+    assert ui.client.get("/api/injections", params={"as_injected": "maybe"}).status_code == 400
 
 
 def test_an_imported_id_with_odd_characters_still_works(make_ui: Callable[..., UI]) -> None:
