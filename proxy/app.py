@@ -11,7 +11,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from beliefs.store import BeliefStore
-from proxy.auth import is_loopback
+from proxy.auth import FailedAttempts, is_loopback
 from proxy.csrf import BrowserGuard
 from proxy.middleware import GatewayMiddleware
 from proxy.openapi import openapi_routes
@@ -59,13 +59,16 @@ def create_app(
         # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
         Route("/{path:path}", proxy, methods=None),
     ]
-    return Starlette(
+    failures = FailedAttempts()  # wrong access keys per address, shared with the login form
+    app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(GatewayMiddleware, api_key=settings.api_key, proxy=proxy),
+            Middleware(GatewayMiddleware, api_key=settings.api_key, proxy=proxy, failures=failures),
             Middleware(
                 BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
             ),
         ],
         lifespan=lifespan,
     )
+    app.state.failed_logins = failures
+    return app

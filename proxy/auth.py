@@ -7,8 +7,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import math
 import secrets
-from collections.abc import Iterable
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from starlette.requests import cookie_parser
 
@@ -86,3 +90,58 @@ def host_name(header: str) -> str:
     if header.startswith("["):
         return header[1 : header.find("]")] if "]" in header else header
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class FailedAttempts:
+    """Wrong access keys per client address: after `limit` within `window_s` seconds that
+    address is refused (429) until the oldest of them is `window_s` old, right key or not, so
+    the key cannot be guessed at speed. Other addresses are not affected."""
+
+    def __init__(
+        self,
+        limit: int = 10,
+        window_s: float = 60.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_clients: int = 10_000,
+    ) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._clock = clock
+        self._max_clients = max_clients
+        self._failures: dict[str, deque[float]] = {}
+
+    def retry_after(self, client: str) -> int | None:
+        """Seconds until `client` may try again, or None when it may now."""
+        failures = self._recent(client)
+        if failures is None or len(failures) < self.limit:
+            return None
+        return max(1, math.ceil(failures[0] + self.window_s - self._clock()))
+
+    def failed(self, client: str) -> None:
+        failures = self._recent(client)
+        if failures is None:
+            if len(self._failures) >= self._max_clients:
+                self._failures.pop(next(iter(self._failures)))  # the longest-known address
+            failures = self._failures[client] = deque(maxlen=self.limit)
+        failures.append(self._clock())
+
+    def _recent(self, client: str) -> deque[float] | None:
+        failures = self._failures.get(client)
+        if failures is None:
+            return None
+        cutoff = self._clock() - self.window_s
+        while failures and failures[0] <= cutoff:
+            failures.popleft()
+        if not failures:
+            del self._failures[client]
+            return None
+        return failures
+
+
+def client_address(scope: Mapping[str, Any]) -> str:
+    """The peer's address (the socket's, never a forwarded-for header)."""
+    client = scope.get("client")
+    if isinstance(client, (tuple, list)) and client:
+        return str(client[0])
+    return "unknown"

@@ -9,7 +9,14 @@ from urllib.parse import urlencode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefs.errors import BeliefError
-from proxy.auth import authorized, is_ui_page, needs_key
+from proxy.auth import (
+    SESSION_COOKIE,
+    FailedAttempts,
+    authorized,
+    client_address,
+    is_ui_page,
+    needs_key,
+)
 from proxy.errors import ProxyError
 from proxy.forward import UpstreamBroke
 from proxy.replies import send_bytes, send_error
@@ -29,9 +36,16 @@ class GatewayMiddleware:
     """Stamps `X-Tenure-Request-Id` on every response (errors too), checks `TENURE_API_KEY`,
     and turns errors into the OpenAI envelope (`/api`: JSON) — never a traceback."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None, proxy: ASGIApp | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        api_key: str | None,
+        proxy: ASGIApp | None = None,
+        failures: FailedAttempts | None = None,
+    ) -> None:
         self.app = app
         self.api_key = api_key
+        self.failures = failures or FailedAttempts()
         # Proxy calls skip the rest of the stack: the router would first try every API and
         # UI route (~60 regex matches), and the browser guard and HTTP-exception layer have
         # nothing to do for them.
@@ -54,18 +68,26 @@ class GatewayMiddleware:
             await send(message)
 
         path: str = scope["path"]
-        if needs_key(path, self.api_key) and not authorized(scope["headers"], self.api_key or ""):
-            if is_ui_page(path) and scope["method"] in ("GET", "HEAD"):
-                await send_login_redirect(stamped, scope)
+        if needs_key(path, self.api_key):
+            client = client_address(scope)
+            wait = self.failures.retry_after(client)
+            if wait is not None:
+                await send_error(stamped, too_many_failures(wait), path=path, retry_after=wait)
                 return
-            error = ProxyError(
-                401,
-                "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY>",
-                type="authentication_error",
-                code="invalid_api_key",
-            )
-            await send_error(stamped, error, path=path)
-            return
+            if not authorized(scope["headers"], self.api_key or ""):
+                if is_ui_page(path) and scope["method"] in ("GET", "HEAD"):
+                    await send_login_redirect(stamped, scope)
+                    return
+                if _presented_credentials(scope["headers"]):
+                    self.failures.failed(client)
+                error = ProxyError(
+                    401,
+                    "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY>",
+                    type="authentication_error",
+                    code="invalid_api_key",
+                )
+                await send_error(stamped, error, path=path)
+                return
         app = self.proxy if self.proxy is not None and is_proxy_path(path) else self.app
         try:
             await app(scope, receive, stamped)
@@ -89,6 +111,24 @@ class GatewayMiddleware:
                 type="server_error",
             )
             await send_error(stamped, error, path=path)
+
+
+def too_many_failures(wait: int) -> ProxyError:
+    return ProxyError(
+        429,
+        f"too many wrong access keys from this address; try again in {wait} s",
+        type="rate_limit_error",
+        code="too_many_failed_logins",
+    )
+
+
+def _presented_credentials(headers: list[tuple[bytes, bytes]]) -> bool:
+    """A key or session was sent (and was wrong); a bare request is no guess at the key."""
+    return any(
+        name in (b"authorization", b"x-api-key")
+        or (name == b"cookie" and SESSION_COOKIE.encode() in value)
+        for name, value in headers
+    )
 
 
 def is_proxy_path(path: str) -> bool:

@@ -57,10 +57,14 @@ async def send_json(
     await send_bytes(send, status, json.dumps(payload, default=str).encode(), headers=headers)
 
 
-async def send_error(send: Send, error: ProxyError, *, path: str) -> None:
-    """The error in the envelope the path's clients expect."""
+async def send_error(
+    send: Send, error: ProxyError, *, path: str, retry_after: int | None = None
+) -> None:
+    """The error in the envelope the path's clients expect (`retry_after`: seconds, sent as
+    the `Retry-After` header)."""
     if path.startswith("/api/"):
         body = api_envelope(error.status, error.message, type=error.type, field=error.param)
     else:
         body = openai_envelope(error, anthropic=path.rstrip("/").endswith("/messages"))
-    await send_bytes(send, error.status, body)
+    headers = [(b"retry-after", str(retry_after).encode())] if retry_after is not None else []
+    await send_bytes(send, error.status, body, headers=headers)

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from proxy.auth import SESSION_COOKIE, new_session
+from proxy.auth import SESSION_COOKIE, FailedAttempts, client_address, new_session
 from proxy.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
 from proxy.runtime import Runtime
 from proxy.ui.api import Api, ApiResult
@@ -248,7 +248,21 @@ class Forms:
         key = rt.settings.api_key
         if not key:
             return RedirectResponse(target, status_code=303)
+        failures: FailedAttempts = request.app.state.failed_logins
+        client = client_address(request.scope)
+        wait = failures.retry_after(client)
+        if wait is not None:
+            refused = self.pages.renderer.page(
+                request,
+                "login.html",
+                status=429,
+                next=target,
+                error=f"Too many wrong keys from this address. Try again in {wait} s.",
+            )
+            refused.headers["retry-after"] = str(wait)
+            return refused
         if not hmac.compare_digest(_text(form, "key").encode(), key.encode()):
+            failures.failed(client)
             return self.pages.renderer.page(
                 request,
                 "login.html",

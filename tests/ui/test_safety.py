@@ -133,6 +133,19 @@ def test_login_only_redirects_to_this_server(make_ui: Callable[..., UI]) -> None
         assert resp.headers["location"] == "/beliefs"
 
 
+def test_the_login_form_refuses_an_address_that_keeps_guessing(
+    make_ui: Callable[..., UI],
+) -> None:
+    ui = make_ui(api_key="k")
+    token = ui.csrf("/login")
+    for _ in range(10):
+        resp = ui.client.post("/login", data={"csrf_token": token, "key": "guess"})
+        assert resp.status_code == 401
+    resp = ui.client.post("/login", data={"csrf_token": token, "key": "k"}, follow_redirects=False)
+    assert resp.status_code == 429 and int(resp.headers["retry-after"]) >= 1
+    assert "Too many wrong keys" in resp.text and "set-cookie" not in resp.headers
+
+
 def test_a_foreign_host_name_is_refused_on_a_loopback_bind(ui: UI) -> None:
     """DNS rebinding: a page at evil.example re-pointed at 127.0.0.1 is same-origin with
     itself, so only the Host header tells; the API and pages answer loopback names only."""
