@@ -296,3 +296,34 @@ def test_https_upstreams_are_verified_and_kept_alive() -> None:
                 await pool().request("GET", server.url + "/v1/models", [], None)
 
     run(main())
+
+
+def test_a_large_reply_is_relayed_whole_while_the_reader_lags() -> None:
+    """Over the buffer limit the socket is paused, then resumed as the reader catches up."""
+    payload = bytes(range(256)) * (12 * 1024)  # 3 MiB
+
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(payload))
+            writer.write(payload)
+            await writer.drain()
+            await server.read_request(reader)  # the connection is reused afterwards
+            writer.write(JSON_REPLY + b'{"ok":true}')
+
+        async with RawServer(handler) as server:
+            client = pool()
+            resp = await client.request("GET", server.url + "/v1/files/big", [], None)
+            received = bytearray()
+            async for chunk in resp.chunks():
+                if not received:
+                    await asyncio.sleep(0.2)  # a slow client: the rest piles up meanwhile
+                received += chunk
+            resp.release()
+            assert bytes(received) == payload
+            async with await client.request("GET", server.url + "/v1/models", [], None) as r:
+                assert await r.read() == b'{"ok":true}'
+            await client.close()
+        assert server.connections == 1
+
+    run(main())
