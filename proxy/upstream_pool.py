@@ -180,6 +180,7 @@ class _Connection(asyncio.Protocol):
         self.origin = origin
         self.read_timeout = pool.read_timeout
         self.transport: asyncio.Transport | None = None
+        self.lost: asyncio.Future[None] | None = None  # done once the socket is closed
         self.closed = False
         self.idle_since = time.monotonic()
         self.received_any = False
@@ -195,6 +196,7 @@ class _Connection(asyncio.Protocol):
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.lost = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:
         if self._parser is None:
@@ -210,6 +212,8 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.lost is not None and not self.lost.done():
+            self.lost.set_result(None)
         if self._parser is None:
             return
         if self._head is not None and not self._head.done():
@@ -381,11 +385,17 @@ class UpstreamPool:
         return await self._exchange(await self._connect(target), head, body, head_only)
 
     async def close(self) -> None:
+        """Close the idle connections and wait (briefly) until their sockets are closed."""
         self._closed = True
-        for connections in self._idle.values():
-            for connection in connections:
-                connection._close()
+        idle = [connection for connections in self._idle.values() for connection in connections]
         self._idle.clear()
+        for connection in idle:
+            if connection.transport is not None:
+                connection.closed = True
+                connection.transport.abort()  # idle: nothing to flush, no TLS goodbye to wait for
+        lost = [c.lost for c in idle if c.lost is not None and not c.lost.done()]
+        if lost:
+            await asyncio.wait(lost, timeout=1.0)
 
     async def _exchange(
         self, connection: _Connection, head: bytes, body: bytes | None, head_only: bool

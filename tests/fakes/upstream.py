@@ -20,11 +20,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -69,10 +71,22 @@ class Recorded:
         return json.loads(self.body) if self.body else None
 
 
+TLS_DIR = Path(__file__).resolve().parent / "tls"  # a self-signed cert for 127.0.0.1
+
+
+def tls_context() -> ssl.SSLContext:
+    """The server side of https on 127.0.0.1 (clients trust `TLS_DIR / "cert.pem"`)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(TLS_DIR / "cert.pem", TLS_DIR / "key.pem")
+    return context
+
+
 class FakeUpstream:
     """Start with `with FakeUpstream() as upstream:`; `upstream.url` ends in `/v1`."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        """`tls`: serve https with this context (e.g. `tls_context()`'s self-signed cert)."""
+        self.tls = tls
         self.requests: list[Recorded] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -112,17 +126,17 @@ class FakeUpstream:
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=False)
         await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        await web.SockSite(self._runner, sock, ssl_context=self.tls).start()
 
     # -- scripting ----------------------------------------------------------------------------
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.base}/v1"
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def queue(self, *replies: Reply) -> None:
         """Answer the next matching requests with these replies, in order."""

@@ -21,6 +21,7 @@ from beliefs.store import BeliefStore
 from proxy.app import create_app
 from proxy.runtime import Runtime
 from proxy.settings import Settings
+from proxy.upstream_pool import UpstreamPool
 from tests.fakes.upstream import FakeUpstream
 
 T = TypeVar("T")
@@ -29,10 +30,17 @@ T = TypeVar("T")
 class Gateway:
     """A running gateway; `url` is its base (no /v1), `v1` the OpenAI base URL."""
 
-    def __init__(self, settings: Settings, store: BeliefStore, llm: Any = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: BeliefStore,
+        llm: Any = None,
+        upstream: UpstreamPool | None = None,
+    ) -> None:
         self.settings = settings
         self.store = store
-        self._app = create_app(settings, store=store, llm=llm)
+        self._pool = upstream  # given ones are the test's to close
+        self._app = create_app(settings, store=store, llm=llm, upstream=upstream)
         self._clients: list[openai.OpenAI | anthropic.Anthropic] = []
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -108,6 +116,8 @@ class Gateway:
             return
         for client in self._clients:
             client.close()
+        if self._pool is not None:
+            self.call(self._pool.close())
         self._server.should_exit = True
         self._thread.join(10)
         self._loop.close()
@@ -119,7 +129,11 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
     started: list[tuple[Gateway, BeliefStore]] = []
 
     def make(
-        beliefs: list[Belief] | None = None, persona: str = "", llm: Any = None, **overrides: Any
+        beliefs: list[Belief] | None = None,
+        persona: str = "",
+        llm: Any = None,
+        pool: UpstreamPool | None = None,
+        **overrides: Any,
     ) -> Gateway:
         # A generous retrieval budget: a loaded test machine must not drop memory by chance.
         values: dict[str, Any] = {
@@ -136,7 +150,7 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
         if persona:
             for user in {b.user_id for b in beliefs or []} or {settings.default_user}:
                 store.set_persona(user, persona, source="operator")
-        gateway = Gateway(settings, store, llm)
+        gateway = Gateway(settings, store, llm, pool)
         started.append((gateway, store))
         return gateway
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import pytest
 
@@ -16,6 +15,7 @@ from proxy.upstream_pool import (
     UpstreamUnreachable,
     target_of,
 )
+from tests.fakes.upstream import TLS_DIR, tls_context
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -272,9 +272,6 @@ def test_cancelling_a_waiting_request_hangs_up_on_the_upstream() -> None:
     run(main())
 
 
-TLS = Path(__file__).resolve().parents[1] / "fakes" / "tls"  # a self-signed 127.0.0.1 cert
-
-
 def test_https_upstreams_are_verified_and_kept_alive() -> None:
     async def main() -> None:
         async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -282,10 +279,8 @@ def test_https_upstreams_are_verified_and_kept_alive() -> None:
                 await server.read_request(reader)
                 writer.write(JSON_REPLY + b'{"ok":true}')
 
-        served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        served.load_cert_chain(TLS / "cert.pem", TLS / "key.pem")
-        async with RawServer(handler, tls=served) as server:
-            trusting = ssl.create_default_context(cafile=str(TLS / "cert.pem"))
+        async with RawServer(handler, tls=tls_context()) as server:
+            trusting = ssl.create_default_context(cafile=str(TLS_DIR / "cert.pem"))
             client = UpstreamPool(connect_timeout=2, read_timeout=2, ssl_context=trusting)
             for _ in range(2):
                 async with await client.request("GET", server.url + "/v1/models", [], None) as r:
