@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import pytest
+import uvloop
 
 from proxy.upstream_pool import (
     UpstreamBroken,
@@ -63,8 +65,10 @@ class RawServer:
         return head
 
 
-def run(coro: Awaitable[None]) -> None:
-    asyncio.run(coro)  # type: ignore[arg-type]
+def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """On asyncio's own loop (the tests' gateways) and on uvloop (`tenure serve`)."""
+    asyncio.run(main())
+    uvloop.run(main())
 
 
 def pool(**timeouts: float) -> UpstreamPool:
@@ -100,7 +104,7 @@ def test_keep_alive_reuses_one_connection_and_sends_host_and_length() -> None:
         assert f"Host: {authority}" in head
         assert "x-a: 1" in head and "Content-Length: 2" in head
 
-    run(main())
+    run(main)
 
 
 def test_a_pooled_connection_the_upstream_closed_is_replaced_once() -> None:
@@ -120,7 +124,7 @@ def test_a_pooled_connection_the_upstream_closed_is_replaced_once() -> None:
             await client.close()
         assert server.connections == 2 and len(server.heads) == 2
 
-    run(main())
+    run(main)
 
 
 def test_chunked_and_until_close_bodies_arrive_whole() -> None:
@@ -151,7 +155,7 @@ def test_chunked_and_until_close_bodies_arrive_whole() -> None:
             resp.release()
             await client.close()
 
-    run(main())
+    run(main)
 
 
 def test_a_reply_cut_short_is_broken_and_the_connection_dropped() -> None:
@@ -169,7 +173,7 @@ def test_a_reply_cut_short_is_broken_and_the_connection_dropped() -> None:
             assert not client._idle.get(target_of(server.url + "/").origin)
             await client.close()
 
-    run(main())
+    run(main)
 
 
 def test_garbage_refused_and_silent_upstreams_fail_clearly() -> None:
@@ -196,7 +200,7 @@ def test_garbage_refused_and_silent_upstreams_fail_clearly() -> None:
         with pytest.raises(UpstreamUnreachable, match="cannot connect"):
             await pool().request("GET", url + "/v1/x", [], None)
 
-    run(main())
+    run(main)
 
 
 def test_a_slow_body_times_out_between_chunks() -> None:
@@ -212,7 +216,7 @@ def test_a_slow_body_times_out_between_chunks() -> None:
                 await resp.read()
             resp.close()
 
-    run(main())
+    run(main)
 
 
 def test_interim_replies_head_requests_and_odd_targets() -> None:
@@ -236,7 +240,7 @@ def test_interim_replies_head_requests_and_odd_targets() -> None:
             await client.close()
         assert server.heads[0].startswith(b"POST /v1/files/%C3%A4%20b?x=1 HTTP/1.1")
 
-    run(main())
+    run(main)
 
 
 def test_headers_that_cannot_be_sent_are_refused_before_connecting() -> None:
@@ -249,7 +253,7 @@ def test_headers_that_cannot_be_sent_are_refused_before_connecting() -> None:
         with pytest.raises(UpstreamUnreachable, match="not an http"):
             await client.request("GET", "ftp://example.org/v1", [], None)
 
-    run(main())
+    run(main)
 
 
 def test_cancelling_a_waiting_request_hangs_up_on_the_upstream() -> None:
@@ -269,7 +273,7 @@ def test_cancelling_a_waiting_request_hangs_up_on_the_upstream() -> None:
                 await task
             await asyncio.wait_for(hung_up.wait(), 2)
 
-    run(main())
+    run(main)
 
 
 def test_https_upstreams_are_verified_and_kept_alive() -> None:
@@ -290,7 +294,7 @@ def test_https_upstreams_are_verified_and_kept_alive() -> None:
             with pytest.raises(UpstreamUnreachable, match="CERTIFICATE_VERIFY_FAILED"):
                 await pool().request("GET", server.url + "/v1/models", [], None)
 
-    run(main())
+    run(main)
 
 
 def test_a_large_reply_is_relayed_whole_while_the_reader_lags() -> None:
@@ -321,4 +325,4 @@ def test_a_large_reply_is_relayed_whole_while_the_reader_lags() -> None:
             await client.close()
         assert server.connections == 1
 
-    run(main())
+    run(main)
