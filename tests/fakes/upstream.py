@@ -169,7 +169,7 @@ class FakeUpstream:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         rec = Recorded(
             method=request.method,
-            path=request.path_qs,
+            path=request.raw_path,  # as sent: escapes kept, query included
             headers={k.lower(): v for k, v in request.headers.items()},
             body=await request.read(),
         )

@@ -48,6 +48,8 @@ def test_any_path_method_and_query_string_pass_through(
     assert (upstream.last().method, upstream.last().path) == ("DELETE", "/v1/files/file-1")
     raw = httpx.get(gateway.url + "/models")
     assert raw.content == bytes(upstream.last().sent)
+    httpx.get(gateway.v1 + "/files/dir%2Fname%20one/content?q=a%26b")
+    assert upstream.last().path == "/v1/files/dir%2Fname%20one/content?q=a%26b"
 
 
 def test_models_list_adds_routed_models(
