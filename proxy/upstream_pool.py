@@ -92,6 +92,7 @@ class UpstreamResponse:
         self._done = False
         self._error: UpstreamError | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._handed_back = False
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """Body bytes as they arrive.
@@ -118,10 +119,16 @@ class UpstreamResponse:
         return b"".join([chunk async for chunk in self.chunks()])
 
     def release(self) -> None:
-        self._connection.finish(self._done and self._error is None)
+        self._hand_back(self._done and self._error is None)
 
     def close(self) -> None:
-        self._connection.finish(False)
+        self._hand_back(False)
+
+    def _hand_back(self, reusable: bool) -> None:
+        # Once only: after that the connection may already carry another exchange.
+        if not self._handed_back:
+            self._handed_back = True
+            self._connection.finish(reusable)
 
     async def __aenter__(self) -> UpstreamResponse:
         return self

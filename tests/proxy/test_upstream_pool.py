@@ -97,6 +97,9 @@ def test_keep_alive_reuses_one_connection_and_sends_host_and_length() -> None:
                 async with resp:
                     assert resp.status == 200 and await resp.read() == b'{"ok":true}'
                     assert resp.headers["content-type"] == "application/json"
+            resp.close()  # late, after release: must not touch the pooled connection
+            async with await client.request("GET", server.url + "/v1/x", [], None) as again:
+                assert await again.read() == b'{"ok":true}'
             await client.close()
         assert server.connections == 1
         head = server.heads[0].decode()
