@@ -58,6 +58,14 @@ def new_job_id() -> str:
 _INSERT_CHUNK = 200
 
 
+_INSERT_PENDING = (
+    "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
+    "SELECT r.id, 'pending', r.user_id, r.request_id, r.turn, ?, ? FROM "
+    "(SELECT unnest(?::STRUCT(id VARCHAR, user_id VARCHAR, request_id VARCHAR, turn VARCHAR)[])"
+    " AS r)"
+)
+
+
 class JobQueue:
     """Enqueue, claim, complete and fail jobs; every call runs on the store's thread.
 
@@ -102,16 +110,12 @@ class JobQueue:
             for job_id, turn in zip(ids, turns, strict=True)
         ]
         for start in range(0, len(rows), _INSERT_CHUNK):
-            chunk = rows[start : start + _INSERT_CHUNK]
-            values = ", ".join("(?, 'pending', ?, ?, ?, ?, ?)" for _ in chunk)
-            params: list[object] = []
-            for job_id, user_id, request_id, turn_json in chunk:
-                params += [job_id, user_id, request_id, turn_json, now, now]
-            self.store.execute(
-                "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
-                f"VALUES {values}",
-                params,
-            )
+            chunk = [
+                {"id": job_id, "user_id": user_id, "request_id": request_id, "turn": turn_json}
+                for job_id, user_id, request_id, turn_json in rows[start : start + _INSERT_CHUNK]
+            ]
+            # One list-of-structs parameter: binding four per row cost more than the insert.
+            self.store.execute(_INSERT_PENDING, [now, now, chunk])
         if ids:
             self._notify()
         return ids

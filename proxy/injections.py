@@ -70,16 +70,24 @@ class InjectionRecord:
         }
 
 
-_PLACEHOLDERS = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# One row as a struct, fields in `_COLUMNS` order.
+_ROW = (
+    "STRUCT(request_id VARCHAR, created_at TIMESTAMPTZ, user_id VARCHAR, agent_id VARCHAR, "
+    "scopes VARCHAR[], model VARCHAR, endpoint VARCHAR, query VARCHAR, layers VARCHAR, "
+    "belief_ids VARCHAR[], persona BOOLEAN, approx_tokens INTEGER)"
+)
+_INSERT = f"INSERT INTO injections ({_COLUMNS}) SELECT r.* FROM (SELECT unnest(?::{_ROW}[]) AS r)"
+_FIELDS = tuple(name.strip() for name in _COLUMNS.split(","))
 
 
 def save_records(store: BeliefStore, records: Sequence[InjectionRecord]) -> None:
-    """One multi-row INSERT (DuckDB's cost is per statement, not per row); store thread."""
+    """All records in one statement with one parameter, the rows as a list of structs: binding
+    twelve parameters per row cost more than the insert itself (~120 vs ~85 µs a row); store
+    thread."""
     if not records:
         return
-    values = ", ".join([_PLACEHOLDERS] * len(records))
-    params = [value for record in records for value in record.row()]
-    store.execute(f"INSERT INTO injections ({_COLUMNS}) VALUES {values}", params)
+    rows = [dict(zip(_FIELDS, record.row(), strict=True)) for record in records]
+    store.execute(_INSERT, [rows])
 
 
 def query_injections(
