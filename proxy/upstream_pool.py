@@ -2,9 +2,10 @@
 
 The proxy only ever sends one request with a byte body and relays the reply as it arrives, so
 it speaks HTTP/1.1 itself over asyncio with httptools' response parser (the C parser uvicorn
-uses on the server side). A general client (aiohttp) cost ~150 µs more per request here: half
-of what the gateway may add in all. Replies are never decompressed (bodies pass through as
-sent); chunked replies arrive de-chunked, as every HTTP client hands them over.
+uses on the server side). Against the same server a general client (aiohttp) took 300–317 µs
+per round trip here and this one 215–230 µs: ~85 µs of the ~1 ms the gateway may add in all.
+Replies are never decompressed (bodies pass through as sent); chunked replies arrive
+de-chunked, as every HTTP client hands them over.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Target:
     host: str
     port: int
     authority: str  # the Host header: host[:port] as written, brackets kept
-    path: str  # path and query
+    path: str  # path and query, escaped for the request line
 
     @property
     def origin(self) -> tuple[str, str, int]:
@@ -72,7 +73,7 @@ def target_of(url: str) -> Target:
         raise UpstreamUnreachable(f"{url!r} has a bad port") from None
     authority = parts.netloc.rpartition("@")[2]
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return Target(scheme, parts.hostname, port, authority, path)
+    return Target(scheme, parts.hostname, port, authority, quote(path, safe=_PATH_SAFE))
 
 
 class UpstreamResponse:
@@ -464,10 +465,7 @@ def _request_head(
     """Raises:
     UpstreamUnreachable: a header cannot be sent (a line break, or not Latin-1).
     """
-    lines = [
-        f"{method} {quote(target.path, safe=_PATH_SAFE)} HTTP/1.1",
-        f"Host: {target.authority}",
-    ]
+    lines = [f"{method} {target.path} HTTP/1.1", f"Host: {target.authority}"]
     for name, value in headers:
         if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
             raise UpstreamUnreachable(f"header {name!r} holds a line break; it cannot be sent")
