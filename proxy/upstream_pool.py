@@ -234,12 +234,6 @@ class _Connection(asyncio.Protocol):
         elif self._response is not None and not self._complete:
             self._response._finish(UpstreamBroken("the upstream closed the connection mid-reply"))
 
-    def pause_writing(self) -> None:  # pragma: no cover - request bodies are small
-        pass
-
-    def resume_writing(self) -> None:  # pragma: no cover
-        pass
-
     # httptools callbacks
     def on_header(self, name: bytes, value: bytes) -> None:
         assert self._response is not None
