@@ -36,14 +36,13 @@ class UserPostings:
     """Postings of one user's beliefs: BM25 statistics are per user."""
 
     docs: dict[str, IndexedDoc] = field(default_factory=dict)
-    canonical: dict[str, set[str]] = field(default_factory=dict)
+    canonical: dict[str, set[str]] = field(default_factory=dict)  # canonical token -> ids
     aliases: dict[str, dict[str, int]] = field(default_factory=dict)  # token -> {id: length}
     deletes: dict[str, set[str]] = field(default_factory=dict)  # one-word tokens only
     ends: dict[tuple[int, str, str], set[str]] = field(default_factory=dict)  # phrase tokens
     sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
     alias_docs: int = 0
     alias_len_sum: int = 0
-    names: dict[str, set[str]] = field(default_factory=dict)  # canonical token -> ids
     name_sizes: dict[int, int] = field(default_factory=dict)  # canonical tokens by word count
     pinned: set[str] = field(default_factory=set)  # pinned or delivery=always
 
@@ -52,18 +51,15 @@ class UserPostings:
         self.docs[bid] = doc
         if doc.canonical not in self.canonical:
             self.canonical[doc.canonical] = set()
-            words = doc.canonical.count(" ") + 1
-            self.name_sizes[words] = self.name_sizes.get(words, 0) + 1
+            _count(self.name_sizes, doc.canonical, 1)
         self.canonical[doc.canonical].add(bid)
-        self.names.setdefault(doc.canonical, set()).add(bid)
         for token in doc.aliases:
             posting = self.aliases.get(token)
             if posting is None:
                 posting = self.aliases[token] = {}
                 for key in _fuzzy_keys(token):
                     self._fuzzy(key).add(token)
-                words = token.count(" ") + 1
-                self.sizes[words] = self.sizes.get(words, 0) + 1
+                _count(self.sizes, token, 1)
             posting[bid] = len(doc.aliases)
         if doc.aliases:
             self.alias_docs += 1
@@ -77,11 +73,7 @@ class UserPostings:
             return
         _discard(self.canonical, doc.canonical, bid)
         if doc.canonical not in self.canonical:
-            words = doc.canonical.count(" ") + 1
-            self.name_sizes[words] -= 1
-            if not self.name_sizes[words]:
-                del self.name_sizes[words]
-        _discard(self.names, doc.canonical, bid)
+            _count(self.name_sizes, doc.canonical, -1)
         for token in doc.aliases:
             posting = self.aliases.get(token)
             if posting is None:
@@ -89,10 +81,7 @@ class UserPostings:
             posting.pop(bid, None)
             if not posting:
                 del self.aliases[token]
-                words = token.count(" ") + 1
-                self.sizes[words] -= 1
-                if not self.sizes[words]:
-                    del self.sizes[words]
+                _count(self.sizes, token, -1)
                 for key in _fuzzy_keys(token):
                     bucket = self._fuzzy(key)
                     bucket.discard(token)
@@ -155,6 +144,16 @@ def _fuzzy_keys(token: str) -> list[str | tuple[int, str, str]]:
     if len(words) > 1:
         return [(len(words), "first", words[0]), (len(words), "last", words[-1])]
     return list(deletion_variants(token))
+
+
+def _count(sizes: dict[int, int], token: str, change: int) -> None:
+    """Keep `sizes` (distinct tokens by word count) in step; counts that reach 0 go."""
+    words = token.count(" ") + 1
+    left = sizes.get(words, 0) + change
+    if left:
+        sizes[words] = left
+    else:
+        sizes.pop(words, None)
 
 
 def _discard(mapping: dict[str, set[str]], key: str, value: str) -> None:
@@ -235,7 +234,7 @@ class BeliefIndex:
     def by_name(self, user_id: str, name: str) -> list[Belief]:
         with self.lock:
             postings = self.user(user_id)
-            ids = postings.names.get(normalize_name(name), set())
+            ids = postings.canonical.get(normalize_name(name), set())
             return [postings.docs[i].belief for i in ids]
 
     def __len__(self) -> int:

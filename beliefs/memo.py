@@ -21,22 +21,18 @@ MAX_REMEMBERED = 200_000  # entries kept; replaced objects are dropped in bulk p
 class BeliefMemo(Generic[T]):
     """`get(belief, compute)`: compute(belief) once per belief object."""
 
-    __slots__ = ("_compute", "values")
+    __slots__ = ("_compute", "_values")
 
     def __init__(self, compute: Callable[[Belief], T]) -> None:
         self._compute = compute
-        self.values: dict[str, tuple[Belief, T]] = {}  # id -> (belief object, value)
+        self._values: dict[str, tuple[Belief, T]] = {}  # id -> (belief object, value)
 
     def get(self, belief: Belief) -> T:
-        entry = self.values.get(belief.id)
+        entry = self._values.get(belief.id)
         if entry is not None and entry[0] is belief:
             return entry[1]
-        return self.work_out(belief)
-
-    def work_out(self, belief: Belief) -> T:
-        """Compute and remember (callers on a hot path inline `get`'s lookup)."""
         value = self._compute(belief)
-        if len(self.values) >= MAX_REMEMBERED:
-            self.values.clear()
-        self.values[belief.id] = (belief, value)
+        if len(self._values) >= MAX_REMEMBERED:
+            self._values.clear()
+        self._values[belief.id] = (belief, value)
         return value

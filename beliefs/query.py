@@ -63,8 +63,11 @@ _LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
-_POSSESSIVE = re.compile(r"(?:'|’)s$")
 _POSSESSIVE_ENDS = ("'s", "’s")
+
+
+def _without_possessive(word: str) -> str:
+    return word[:-2] if word.endswith(_POSSESSIVE_ENDS) else word
 
 
 def normalize_name(value: str) -> str:
@@ -73,7 +76,7 @@ def normalize_name(value: str) -> str:
     Underscores read as spaces, lower-cased, English possessive stripped, whitespace collapsed.
     """
     text = value.replace("_", " ").lower()
-    words = [_POSSESSIVE.sub("", w) for w in text.split()]
+    words = [_without_possessive(w) for w in text.split()]
     return " ".join(w for w in words if w)
 
 
@@ -104,8 +107,7 @@ def query_words(cleaned: str) -> list[str]:
     out: list[str] = []
     for raw in cleaned.lower().split():
         word = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
-        if word.endswith(_POSSESSIVE_ENDS):
-            word = word[:-2].rstrip(_TRAIL_PUNCT)
+        word = _without_possessive(word).rstrip(_TRAIL_PUNCT)
         if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
             continue
         if word.isalnum() or any(ch.isalnum() for ch in word):

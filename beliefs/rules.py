@@ -131,10 +131,7 @@ class RuleSet:
 
     def bonus(self, belief: Belief) -> float:
         """1 + the sum of the bonuses of every rule matching one of the belief's scopes."""
-        entry = self._per_belief.values.get(belief.id)  # `get` inlined: every candidate
-        if entry is not None and entry[0] is belief:
-            return entry[1][0]
-        return self._per_belief.work_out(belief)[0]
+        return self._per_belief.get(belief)[0]
 
     def template_rule(self, belief: Belief) -> Rule | None:
         """The rule whose instruction template a hit on `belief` is grouped under."""

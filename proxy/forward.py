@@ -37,12 +37,6 @@ _CLIENT_CREDENTIALS = ("authorization", "x-api-key")
 _DECODABLE = ("gzip", "deflate", "identity")
 
 
-def new_pool(*, connect_timeout: float, read_timeout: float) -> UpstreamPool:
-    """The pooled upstream client: raw bytes (no decompression), no cookies, no headers of
-    its own but `Host` and `Content-Length`."""
-    return UpstreamPool(connect_timeout=connect_timeout, read_timeout=read_timeout)
-
-
 def upstream_headers(
     headers: Iterable[Header],
     *,

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from beliefs.errors import BeliefNotFound
+from beliefs.models import Belief
 from beliefs.store import BeliefStore
 from beliefs.timeline import state_at
 
@@ -145,13 +146,13 @@ def as_injected(
     longer stored (hard-deleted) is `{"stored": false}`. Store thread.
     """
     ids = sorted({belief_id for record in records for belief_id in record.belief_ids})
-    current: dict[str, Any] = {}
+    current: dict[str, Belief | None] = {}
     for belief_id in ids:
         try:
             current[belief_id] = store.get(belief_id, with_history=False)
         except BeliefNotFound:
             current[belief_id] = None
-    logged: dict[str, Any] = {}
+    logged: dict[str, Belief] = {}  # beliefs edited since, with their change log
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for record in records:
         views: dict[str, dict[str, Any]] = {}

@@ -14,6 +14,7 @@ from proxy.auth import (
     FailedAttempts,
     authorized,
     client_address,
+    cookies_of,
     is_ui_page,
     needs_key,
 )
@@ -124,11 +125,9 @@ def too_many_failures(wait: int) -> ProxyError:
 
 def _presented_credentials(headers: list[tuple[bytes, bytes]]) -> bool:
     """A key or session was sent (and was wrong); a bare request is no guess at the key."""
-    return any(
-        name in (b"authorization", b"x-api-key")
-        or (name == b"cookie" and SESSION_COOKIE.encode() in value)
-        for name, value in headers
-    )
+    if any(name in (b"authorization", b"x-api-key") for name, _ in headers):
+        return True
+    return SESSION_COOKIE in cookies_of(headers)
 
 
 def is_proxy_path(path: str) -> bool:

@@ -31,9 +31,6 @@ class ProxyEndpoint:
         counters.in_flight += 1  # extraction yields to live requests (see ExtractionWorkers)
         try:
             url_scope, rest = split_path(scope["path"])
-            raw_path: bytes | None = scope.get("raw_path")
-            # Upstream paths go as the client wrote them: an escaped "/" (%2F) stays escaped.
-            upstream_rest = split_path(raw_path.decode("latin-1"))[1] if raw_path else rest
             if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
                 request = ChatRequest(
                     wire="openai" if rest == "chat/completions" else "anthropic",
@@ -42,6 +39,10 @@ class ProxyEndpoint:
                 )
                 await handle_chat(runtime, request, scope, receive, send)
             else:
-                await handle_passthrough(runtime, upstream_rest, scope, receive, send)
+                # Upstream paths go as the client wrote them: "%2F" stays escaped.
+                raw_path: bytes | None = scope.get("raw_path")
+                if raw_path:
+                    rest = split_path(raw_path.decode("latin-1"))[1]
+                await handle_passthrough(runtime, rest, scope, receive, send)
         finally:
             counters.in_flight -= 1

@@ -19,7 +19,6 @@ from proxy.background import StoreWriter
 from proxy.chat_commands import LOAD_SQL, ChatStates
 from proxy.compaction_setup import compaction_parts
 from proxy.counters import Counters
-from proxy.forward import new_pool
 from proxy.memory import MemoryBuilder
 from proxy.settings import Settings
 from proxy.upstream_pool import UpstreamPool
@@ -77,7 +76,7 @@ class Runtime:
         counters = Counters()
         chat_states = ChatStates()
         chat_states.load(await thread.run(lambda: store.execute(LOAD_SQL).fetchall()))
-        pool = upstream or new_pool(
+        pool = upstream or UpstreamPool(
             connect_timeout=settings.upstream_connect_timeout,
             read_timeout=settings.upstream_timeout,
         )
