@@ -12,27 +12,23 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from beliefs.models import Belief
 from proxy.errors import ProxyError
 from proxy.injections import as_injected, query_injections
 from proxy.query_params import query_flag, query_int
+from proxy.routes_beliefs import belief_json
 from proxy.runtime import runtime_of
-
-
-def _belief(belief: Belief) -> dict[str, Any]:
-    return belief.model_dump(mode="json")
 
 
 async def get_belief(request: Request) -> Response:
     rt = runtime_of(request)
     belief = await rt.thread.run(rt.store.get, request.path_params["belief_id"])
-    return JSONResponse(_belief(belief))
+    return JSONResponse(belief_json(belief))
 
 
 async def belief_chain(request: Request) -> Response:
     rt = runtime_of(request)
     chain = await rt.thread.run(rt.store.chain, request.path_params["belief_id"])
-    return JSONResponse([_belief(b) for b in chain])
+    return JSONResponse([belief_json(b) for b in chain])
 
 
 async def belief_history(request: Request) -> Response:

@@ -16,9 +16,8 @@ from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from proxy.belief_input import read_json
 from proxy.errors import ProxyError, bad_field
+from proxy.query_params import BOOLEANS
 from proxy.runtime import Runtime, runtime_of
-
-_BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 def _option(request: Request, body: dict[str, Any], name: str) -> Any:
@@ -29,8 +28,8 @@ def _flag(request: Request, body: dict[str, Any], name: str) -> bool:
     value = _option(request, body, name)
     if value is None or isinstance(value, bool):
         return bool(value)
-    if str(value).lower() in _BOOL:
-        return _BOOL[str(value).lower()]
+    if str(value).lower() in BOOLEANS:
+        return BOOLEANS[str(value).lower()]
     raise bad_field(name, f"{name}={value!r}: use true or false")
 
 
