@@ -5,7 +5,9 @@ Starts the stand-in provider (instant replies) and `tenure serve` as separate pr
 
 - sequential non-streaming requests, direct and proxied alternately (added latency p50/p99);
 - sequential streaming requests (added time to the first SSE event);
-- 64 concurrent clients, direct then proxied (throughput ratio).
+- 64 concurrent clients, direct then proxied (throughput ratio);
+- the ceiling: 64 concurrent clients sending the proxy's placed bodies straight to the provider,
+  and the CPU each process spends per request, so the proxy's share is visible.
 
 Every proxied request carries memory (persona, pinned and relevant beliefs found for a varied
 turn text). Targets on a 2-core machine: added p50 <= 1 ms, p99 <= 5 ms, added time to first
@@ -38,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
 from bench.corpus import make_corpus, make_queries
+from proxy.placement import place_openai
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "bench-user"
@@ -151,6 +154,34 @@ class Load:
         return ttft
 
 
+class Placed(Load):
+    """Straight to the stand-in provider, each body carrying the memory the proxy would place
+    for its turn (fetched from the proxy's prompt preview beforehand)."""
+
+    def __init__(self, session: aiohttp.ClientSession, base: str, bodies: list[bytes]) -> None:
+        super().__init__(session, base, [])
+        self.bodies = bodies
+
+    def body(self, i: int, *, stream: bool = False) -> bytes:
+        return self.bodies[i % len(self.bodies)]
+
+
+async def placed_bodies(
+    session: aiohttp.ClientSession, proxy_base: str, queries: list[str]
+) -> list[bytes]:
+    """Request bodies exactly as the proxy forwards them (memory placed), one per query."""
+    preview = proxy_base.removesuffix("/v1") + "/api/prompts/preview"
+    out = []
+    for i, text in enumerate(queries):
+        query = f"{text} (turn {i})"
+        params = {"user": USER, "scope": SCOPES, "model": "gpt-4o-mini", "query": query}
+        async with session.get(preview, params=params) as resp:
+            blocks = await resp.json()
+        placed = place_openai(json.loads(body(query)), blocks["system_block"], blocks["user_block"])
+        out.append(json.dumps(placed).encode())
+    return out
+
+
 async def concurrent(
     call: Callable[[int], Awaitable[float]], total: int, workers: int
 ) -> tuple[float, list[float]]:
@@ -249,7 +280,12 @@ async def measure(
             ttft_proxy.append(await proxy.first_event(i))
 
         rounds: list[tuple[float, float, list[float], list[float]]] = []
-        cpu: dict[str, list[dict[str, float]]] = {"direct": [], "proxy": [], "bare": []}
+        cpu: dict[str, list[dict[str, float]]] = {
+            "direct": [],
+            "proxy": [],
+            "bare": [],
+            "placed": [],
+        }
         for _ in range(args.rounds):
             await drain(session, proxy_base)
             rps_d, lat_d, cpu_d = await meter.run(
@@ -273,6 +309,12 @@ async def measure(
         bare_rps_d, _ = await concurrent(direct.call, args.concurrent_requests, args.workers)
         bare_rps, _, cpu_b = await meter.run(bare.call, args.concurrent_requests, args.workers)
         cpu["bare"].append(cpu_b)
+
+        # The ceiling: the provider reading the longer prompts, with no proxy in between.
+        placed = Placed(session, direct_base, await placed_bodies(session, proxy_base, queries))
+        placed_rps_d, _ = await concurrent(direct.call, args.concurrent_requests, args.workers)
+        placed_rps, _, cpu_m = await meter.run(placed.call, args.concurrent_requests, args.workers)
+        cpu["placed"].append(cpu_m)
     injected = proxy.injected
     return {
         "seq": (seq_direct, seq_proxy),
@@ -280,6 +322,7 @@ async def measure(
         "rounds": rounds,
         "bare": (bare_direct, bare_seq, bare_rps_d, bare_rps),
         "loop": (loop_direct, loop_proxy),
+        "placed": (placed_rps_d, placed_rps, len(placed.bodies[0]), len(body(queries[0]))),
         "cpu": cpu,
         "injected_mean": sum(injected) / max(1, len(injected)),
         "injected_zero": sum(1 for n in injected if n == 0),
@@ -343,16 +386,27 @@ def report(result: dict[str, Any], health: dict[str, Any], args: argparse.Namesp
     print(f"\nCPU per request at {args.workers} concurrent, µs: client / upstream / proxy")
     for label, phase in (
         ("direct", "direct"),
+        ("direct, memory placed in the body", "placed"),
         ("through the proxy, with memory", "proxy"),
         ("through the proxy, without memory", "bare"),
     ):
         row = cpu[phase]
-        proxy_cpu = f"{row['proxy']:.0f}" if phase != "direct" else "-"
+        proxy_cpu = f"{row['proxy']:.0f}" if phase in ("proxy", "bare") else "-"
         print(f"  {label:34} {row['client']:5.0f} / {row['upstream']:5.0f} / {proxy_cpu:>5}")
     direct_total = cpu["direct"]["client"] + cpu["direct"]["upstream"]
+    placed_total = cpu["placed"]["client"] + cpu["placed"]["upstream"]
     print(
         f"  the machine's cores are shared: 50 % of direct needs all three together at most "
         f"2 x {direct_total:.0f} = {2 * direct_total:.0f} µs per request"
+    )
+    placed_rps_d, placed_rps, placed_len, plain_len = result["placed"]
+    print(
+        f"\nthe ceiling: the same load sent straight to the stand-in provider with the memory "
+        f"already placed\n  (bodies {placed_len} bytes instead of {plain_len}): "
+        f"{placed_rps:.0f} vs {placed_rps_d:.0f} req/s ({placed_rps / placed_rps_d * 100:.0f} % of direct) with no "
+        f"proxy at all.\n  Client and provider then use {placed_total:.0f} µs per request, which "
+        f"leaves a proxy {2 * direct_total - placed_total:.0f} µs for 50 %; without memory it "
+        f"uses {cpu['bare']['proxy']:.0f}."
     )
     checks = [
         ("added p50 <= 1 ms", added50 <= 0.001, f"{added50 * 1000:.3f} ms"),
