@@ -175,6 +175,10 @@ class UpstreamResponse:
         self._wake()
 
 
+class _SurplusReply(Exception):
+    """Raised inside the parser to stop it at bytes that follow a complete reply."""
+
+
 def _expire(waiter: asyncio.Future[None], message: str) -> None:
     if not waiter.done():
         waiter.set_exception(UpstreamTimeout(message))
@@ -207,12 +211,16 @@ class _Connection(asyncio.Protocol):
         self.lost = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:
-        if self._parser is None:
-            self._close()  # bytes nobody asked for: the connection is unusable
+        if self._parser is None or self._complete:
+            self._surplus()  # bytes nobody asked for
             return
         self.received_any = True
         try:
             self._parser.feed_data(data)
+        except httptools.HttpParserCallbackError:
+            if not self._complete:
+                raise
+            self._surplus()  # bytes past the end of the reply, in the same packet
         except httptools.HttpParserUpgrade:
             self._fail(UpstreamBroken("the upstream switched protocols"))
         except httptools.HttpParserError as exc:
@@ -230,11 +238,22 @@ class _Connection(asyncio.Protocol):
                 UpstreamUnreachable(f"the upstream closed the connection before answering{reason}")
             )
         elif self._until_eof and self._response is not None:
-            self._response._finish(None)  # a body delimited by the end of the connection
+            # A body delimited by the end of the connection: whole only if it closed cleanly.
+            broken = UpstreamBroken(f"the upstream's connection failed mid-reply: {exc}")
+            self._response._finish(None if exc is None else broken)
         elif self._response is not None and not self._complete:
             self._response._finish(UpstreamBroken("the upstream closed the connection mid-reply"))
 
+    def _surplus(self) -> None:
+        """Bytes after the reply's end: the reply stands as framed, the connection is unusable."""
+        self._keep_alive = False
+        self._close()
+
     # httptools callbacks
+    def on_message_begin(self) -> None:
+        if self._complete:  # a second reply to one request: stop parsing here
+            raise _SurplusReply
+
     def on_header(self, name: bytes, value: bytes) -> None:
         assert self._response is not None
         self._response.raw_headers.append((name, value))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
+import struct
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -327,5 +329,61 @@ def test_a_large_reply_is_relayed_whole_while_the_reader_lags() -> None:
                 assert await r.read() == b'{"ok":true}'
             await client.close()
         assert server.connections == 1
+
+    run(main)
+
+
+def test_a_reply_ended_by_a_reset_connection_is_broken_not_whole() -> None:
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\npartial")
+            await writer.drain()
+            await asyncio.sleep(0.05)
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()  # a reset, not an orderly close
+
+        async with RawServer(handler) as server:
+            client = pool()
+            resp = await client.request("GET", server.url + "/v1/x", [], None)
+            with pytest.raises(UpstreamBroken, match="failed mid-reply"):
+                await resp.read()
+            resp.close()
+            await client.close()
+
+    run(main)
+
+
+def test_bytes_after_the_reply_do_not_join_it_and_the_connection_is_dropped() -> None:
+    async def main() -> None:
+        second = b"HTTP/1.1 500 Oops\r\nContent-Length: 9\r\n\r\n INJECTED"
+
+        async def same_packet(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                + second
+            )
+            await reader.read()
+
+        async def later_packet(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(JSON_REPLY + b'{"ok":true}')
+            await writer.drain()
+            await asyncio.sleep(0.05)
+            writer.write(second)
+            await reader.read()
+
+        for handler, body in ((same_packet, b"hello"), (later_packet, b'{"ok":true}')):
+            async with RawServer(handler) as server:
+                client = pool()
+                resp = await client.request("GET", server.url + "/v1/x", [], None)
+                await asyncio.sleep(0.1)  # let the surplus arrive while the reply is held
+                assert await resp.read() == body
+                assert resp.status == 200 and b"Oops" not in repr(resp.raw_headers).encode()
+                resp.release()
+                assert not client._idle.get(target_of(server.url + "/").origin)
+                await client.close()
 
     run(main)
