@@ -16,7 +16,14 @@ from starlette.types import Receive, Scope, Send
 
 from proxy import placement, synthetic
 from proxy.chat_commands import SAVE_SQL, ChatCommand, ChatState, apply_command, parse_command
-from proxy.forward import Exchange, Header, UpstreamBroke, exchange, upstream_headers
+from proxy.forward import (
+    Exchange,
+    Header,
+    UpstreamBroke,
+    exchange,
+    upstream_headers,
+    with_query,
+)
 from proxy.identity import Identity, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
@@ -162,7 +169,7 @@ async def _forward(
     return await exchange(
         rt.upstream,
         "POST",
-        base + ("/messages" if anthropic else "/chat/completions"),
+        with_query(base + ("/messages" if anthropic else "/chat/completions"), scope),
         headers=forwarded,
         body=payload,
         receive=receive,

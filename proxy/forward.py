@@ -8,7 +8,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from starlette.types import Receive, Send
+from starlette.types import Receive, Scope, Send
 
 from proxy.errors import ProxyError
 from proxy.upstream_pool import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
@@ -49,10 +49,14 @@ def upstream_headers(
     With `api_key` the upstream key replaces the client's; without it the client's
     `Authorization` / `x-api-key` is forwarded only when `forward_credentials` (no gateway key).
     """
+    headers = list(headers)
+    listed = _connection_listed(headers)
     out: list[tuple[str, str]] = []
     for raw_name, raw_value in headers:
         name = raw_name.decode("latin-1").lower()
         if name in _NOT_FORWARDED or name.startswith("x-tenure-") or name == "x-agent-id":
+            continue
+        if name in listed:
             continue
         if name in _CLIENT_CREDENTIALS and (api_key or not forward_credentials):
             continue
@@ -65,25 +69,57 @@ def upstream_headers(
     return out
 
 
+def _values(headers: Iterable[Header], name: bytes) -> list[str]:
+    """The comma-separated items of every `name` header line (a header may be repeated)."""
+    return [
+        item.strip()
+        for raw_name, raw_value in headers
+        if raw_name.lower() == name
+        for item in raw_value.decode("latin-1").split(",")
+        if item.strip()
+    ]
+
+
+def _connection_listed(headers: Iterable[Header]) -> frozenset[str]:
+    """Header names the `Connection` header marks as this hop's only (RFC 9110 §7.6.1)."""
+    return frozenset(item.lower() for item in _values(headers, b"connection"))
+
+
 def _accept_encoding(headers: Iterable[Header]) -> str:
-    """The client's Accept-Encoding restricted to encodings the proxy can read back."""
-    for raw_name, raw_value in headers:
-        if raw_name.lower() == b"accept-encoding":
-            wanted = [p.strip() for p in raw_value.decode("latin-1").split(",")]
-            kept = [p for p in wanted if p.split(";")[0].strip().lower() in _DECODABLE]
-            return ", ".join(kept)
-    return ""
+    """The client's Accept-Encoding restricted to encodings the proxy can read back; `identity`
+    when the client named only others (no header at all would allow any encoding)."""
+    wanted = _values(headers, b"accept-encoding")
+    kept = [p for p in wanted if p.split(";")[0].strip().lower() in _DECODABLE]
+    if wanted and not kept:
+        return "identity"
+    return ", ".join(kept)
+
+
+# Replies that never have a body: a Content-Length there describes another reply, and the
+# server would hold the (empty) body against it.
+_BODILESS = (204, 304)
 
 
 def response_headers(resp: UpstreamResponse, extra: Iterable[Header]) -> list[Header]:
     """The upstream's headers as sent (status, rate limits, retry-after …) plus Tenure's."""
-    out = [
-        (name.lower(), value)
-        for name, value in resp.raw_headers
-        if name.decode("latin-1").lower() not in _HOP_BY_HOP
-    ]
+    listed = _connection_listed(resp.raw_headers)
+    bodiless = resp.status in _BODILESS
+    out = []
+    for name, value in resp.raw_headers:
+        lower = name.decode("latin-1").lower()
+        if lower in _HOP_BY_HOP or lower in listed:
+            continue
+        if bodiless and lower == "content-length":
+            continue
+        out.append((name.lower(), value))
     out.extend(extra)
     return out
+
+
+def with_query(url: str, scope: Scope) -> str:
+    """`url` with the client's query string, as the client wrote it."""
+    query: bytes = scope.get("query_string", b"")
+    return f"{url}?{query.decode('latin-1')}" if query else url
 
 
 async def open_upstream(

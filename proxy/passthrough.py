@@ -7,7 +7,15 @@ import json
 
 from starlette.types import Receive, Scope, Send
 
-from proxy.forward import Header, exchange, open_upstream, response_headers, upstream_headers
+from proxy.forward import (
+    Header,
+    UpstreamBroke,
+    exchange,
+    open_upstream,
+    response_headers,
+    upstream_headers,
+    with_query,
+)
 from proxy.replies import send_bytes
 from proxy.request_body import read_body
 from proxy.runtime import Runtime
@@ -26,9 +34,7 @@ async def handle_passthrough(
         key = settings.anthropic_upstream_api_key or settings.upstream_api_key
     else:
         base, key = settings.upstream_url, settings.upstream_api_key
-    url = f"{base}/{rest}"
-    if scope.get("query_string"):
-        url += "?" + scope["query_string"].decode("latin-1")
+    url = with_query(f"{base}/{rest}", scope)
     headers = upstream_headers(
         scope["headers"],
         api_key=key,
@@ -54,6 +60,9 @@ async def handle_passthrough(
         rt.counters.upstream_errors += 1
     if outcome.disconnected:
         rt.counters.client_disconnects += 1
+    if outcome.broken:
+        rt.counters.upstream_broken_streams += 1
+        raise UpstreamBroke(outcome.broken)
 
 
 async def _models_with_routes(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.types import Receive, Scope, Send
 
 from proxy.chat import ChatRequest, handle_chat
+from proxy.errors import ProxyError
 from proxy.middleware import REQUEST_ID
 from proxy.passthrough import handle_passthrough
 from proxy.runtime import Runtime
@@ -19,6 +20,18 @@ def split_path(path: str) -> tuple[str | None, str]:
     if rest == "v1" or rest.startswith("v1/"):
         rest = rest[3:]
     return url_scope or None, rest.strip("/")
+
+
+def _check_segments(rest: str) -> None:
+    """Refuse `.` and `..` segments: an upstream that resolves them would serve a path
+    outside its configured base URL, with the gateway's upstream key."""
+    if any(segment in (".", "..") for segment in rest.split("/")):
+        raise ProxyError(
+            400,
+            f"the path /{rest} has a '.' or '..' segment; the gateway forwards only paths "
+            "below the upstream base URL — send the path without them",
+            code="invalid_path",
+        )
 
 
 class ProxyEndpoint:
@@ -39,6 +52,7 @@ class ProxyEndpoint:
                 )
                 await handle_chat(runtime, request, scope, receive, send)
             else:
+                _check_segments(rest)
                 # Upstream paths go as the client wrote them: "%2F" stays escaped.
                 raw_path: bytes | None = scope.get("raw_path")
                 if raw_path:

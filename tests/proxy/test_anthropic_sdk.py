@@ -134,3 +134,16 @@ def test_tool_use_and_tool_result_turn(gw: Gateway, upstream: FakeUpstream) -> N
     assert turns[0]["tool_calls"][0]["function"]["name"] == "run_sql"
     assert json.loads(turns[0]["tool_calls"][0]["function"]["arguments"]) == {"sql": "select 1"}
     assert turns[1]["user_message"] == ""  # a tool-result turn adds nothing the user said
+
+
+def test_query_string_goes_upstream(gw: Gateway, upstream: FakeUpstream) -> None:
+    client(gw).messages.create(
+        model="claude-sonnet-4",
+        max_tokens=100,
+        messages=[{"role": "user", "content": QUESTION}],
+        extra_headers=ALICE,
+        extra_query={"beta": "true"},
+    )
+    rec = upstream.last()
+    assert rec.path == "/v1/messages?beta=true"
+    assert "<tenure-memory" in str(rec.json["messages"][-1]["content"])

@@ -317,3 +317,18 @@ def test_a_repeated_request_sees_a_belief_written_in_between(
     gw.on_store(lambda store: store.create(pooler))
     client(gw).chat.completions.create(model="m", messages=messages, extra_headers=ALICE)
     assert "b-pgbouncer" in sent_messages(upstream)[-1]["content"]
+
+
+def test_query_string_goes_upstream_with_memory_placed(gw: Gateway, upstream: FakeUpstream) -> None:
+    # Azure-style upstreams need `api-version` on every call.
+    sdk = openai.OpenAI(
+        base_url=gw.v1, api_key="sk-client", default_query={"api-version": "2024-06-01"}
+    )
+    sdk.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": QUESTION}],
+        extra_headers=ALICE,
+    )
+    rec = upstream.last()
+    assert rec.path == "/v1/chat/completions?api-version=2024-06-01"
+    assert "<tenure-memory" in rec.json["messages"][-1]["content"]
