@@ -8,9 +8,10 @@ class BeliefError(Exception):
 
     status: int = 400
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.field = field  # the request field at fault, when there is one
 
 
 class BeliefNotFound(BeliefError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -161,8 +162,13 @@ class Belief(BaseModel):
 
 
 def normalize_canonical_name(value: str) -> str:
-    """Canonical names are snake_case: lower-cased, runs of non-word characters become `_`."""
-    name = re.sub(r"[^0-9a-z]+", "_", value.strip().lower()).strip("_")
+    """Canonical names are snake_case: lower-cased, runs of non-word characters become `_`.
+
+    Letters and digits of any script stay ("café", "東京"); compatibility forms are folded
+    first (NFKC), so the same name typed two ways is one name.
+    """
+    text = unicodedata.normalize("NFKC", value).strip().lower()
+    name = re.sub(r"[\W_]+", "_", text).strip("_")
     if not name:
         raise ValueError(f"canonical_name {value!r} has no letters or digits")
     return name

@@ -194,11 +194,14 @@ class BeliefStore(BeliefDatabase):
         if unknown:
             raise InvalidBelief(
                 f"unknown field(s) {', '.join(unknown)}; fields are: "
-                + ", ".join(f for f in Belief.model_fields if f not in PROTECTED_FIELDS)
+                + ", ".join(f for f in Belief.model_fields if f not in PROTECTED_FIELDS),
+                field=unknown[0],
             )
         for name in changes:
             if name in PROTECTED_FIELDS:
-                raise InvalidBelief(f"field {name} cannot be updated: {PROTECTED_FIELDS[name]}")
+                raise InvalidBelief(
+                    f"field {name} cannot be updated: {PROTECTED_FIELDS[name]}", field=name
+                )
         with self.transaction():
             old = self._require(belief_id)
             data = {**old.model_dump(), **changes}
@@ -211,7 +214,8 @@ class BeliefStore(BeliefDatabase):
             if new.superseded_by is not None and new.epistemic_status != "superseded":
                 raise InvalidBelief(
                     f"{belief_id} is superseded by {new.superseded_by}; its epistemic_status "
-                    "must stay 'superseded'"
+                    "must stay 'superseded'",
+                    field="epistemic_status",
                 )
             self._check_name(new)
             row = self._write(new)
@@ -499,10 +503,14 @@ def _validated(data: dict[str, Any], belief_id: str) -> Belief:
     try:
         return Belief.model_validate(data)
     except ValidationError as exc:
+        errors = exc.errors()
         reasons = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in errors
         )
-        raise InvalidBelief(f"{belief_id}: {reasons}") from None
+        first = errors[0]["loc"][0] if errors and errors[0]["loc"] else None
+        raise InvalidBelief(
+            f"{belief_id}: {reasons}", field=str(first) if first else None
+        ) from None
 
 
 def _diff(old: Belief, new: Belief) -> dict[str, dict[str, Any]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
 from beliefs.store import BeliefStore
 from proxy.auth import FailedAttempts, is_loopback
@@ -20,7 +20,7 @@ from proxy.routes_beliefs import belief_routes
 from proxy.routes_compaction import compaction_routes
 from proxy.routes_delivery import delivery_routes
 from proxy.routes_jobs import jobs_routes
-from proxy.routes_proxy import ProxyEndpoint
+from proxy.routes_proxy import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.runtime import Runtime
 from proxy.settings import Settings
 from proxy.ui import ui_routes
@@ -48,7 +48,7 @@ def create_app(
             await runtime.close()
 
     proxy = ProxyEndpoint()
-    routes = [
+    routes: list[BaseRoute] = [
         *delivery_routes(),
         *openapi_routes(),
         *belief_routes(),  # its GET /api/beliefs (search, prefix) answers before the plain list
@@ -56,9 +56,11 @@ def create_app(
         *compaction_routes(),
         *api_routes(),
         *ui_routes(settings),
-        # Last: every other path is a proxy path (with or without /v1, or under /scope/…).
-        Route("/{path:path}", proxy, methods=None),
     ]
+    # Last: every other path is a proxy path (with or without /v1, or under /scope/…), except
+    # under Tenure's own first segments, where a wrong method is answered here (405), not sent
+    # to the provider.
+    routes.append(ProxyRoute(proxy, reserved=first_segments(routes)))
     failures = FailedAttempts()  # wrong access keys per address, shared with the login form
     app = Starlette(
         routes=routes,

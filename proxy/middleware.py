@@ -99,7 +99,11 @@ class GatewayMiddleware:
         except (ProxyError, BeliefError) as exc:
             if started:
                 raise
-            error = exc if isinstance(exc, ProxyError) else ProxyError(exc.status, exc.message)
+            error = (
+                exc
+                if isinstance(exc, ProxyError)
+                else ProxyError(exc.status, exc.message, param=exc.field)
+            )
             _count(scope, error)
             await send_error(stamped, error, path=path)
         except Exception:

@@ -24,15 +24,29 @@ def query_flag(request: Request, name: str) -> bool | None:
         raise bad_field(name, f"{name}={raw!r}: use true or false") from None
 
 
-def query_int(request: Request, name: str, default: int | None, *, low: int = 0) -> int | None:
-    """A whole number >= `low`; `default` when absent or empty.
+MAX_INT = 2**31 - 1  # larger counts and offsets mean nothing here
+
+
+def query_int(
+    request: Request,
+    name: str,
+    default: int | None,
+    *,
+    low: int = 0,
+    high: int = MAX_INT,
+    empty_ok: bool = True,
+) -> int | None:
+    """A whole number from `low` to `high` (ASCII digits only); `default` when absent, and when
+    empty if `empty_ok`.
 
     Raises:
         ProxyError: 400 naming the parameter for anything else.
     """
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None or (raw == "" and empty_ok):
         return default
-    if not raw.isdigit() or int(raw) < low:
-        raise bad_field(name, f"{name}={raw!r}: use a whole number >= {low}")
+    # isdigit() alone takes "²" and other digits int() refuses; long strings cost to convert.
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 10 and low <= int(raw) <= high):
+        hint = f"from {low} to {high}" if high != MAX_INT else f">= {low}"
+        raise bad_field(name, f"{name}={raw!r}: use a whole number {hint}")
     return int(raw)

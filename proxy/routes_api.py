@@ -10,7 +10,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Match, Route
 
 from proxy.errors import ProxyError
 from proxy.injections import as_injected, query_injections
@@ -86,7 +86,25 @@ async def healthz(request: Request) -> Response:
 
 
 async def not_found(request: Request) -> Response:
-    raise ProxyError(404, f"no API endpoint {request.url.path}", type="not_found")
+    """Any method on a path no API route serves; 405 naming the methods where the path exists."""
+    allowed = sorted(
+        {
+            method
+            for route in request.app.router.routes
+            if isinstance(route, Route) and route.endpoint is not not_found
+            if route.matches(request.scope)[0] is Match.PARTIAL
+            for method in route.methods or ()
+            if method != "HEAD"
+        }
+    )
+    method, path = request.method, request.url.path
+    if allowed:
+        raise ProxyError(
+            405,
+            f"{method} is not allowed on {path}; use {' or '.join(allowed)}",
+            code="method_not_allowed",
+        )
+    raise ProxyError(404, f"no API endpoint {method} {path}", type="not_found")
 
 
 def api_routes() -> list[BaseRoute]:
@@ -96,5 +114,10 @@ def api_routes() -> list[BaseRoute]:
         Route("/api/beliefs/{belief_id}/chain", belief_chain, methods=["GET"]),
         Route("/api/beliefs/{belief_id}/history", belief_history, methods=["GET"]),
         Route("/api/injections", list_injections, methods=["GET"]),
-        Route("/api/{rest:path}", not_found),
+        # Every method: an /api/ call never goes upstream.
+        Route(
+            "/api/{rest:path}",
+            not_found,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        ),
     ]

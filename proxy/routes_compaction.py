@@ -16,7 +16,7 @@ from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from proxy.belief_input import read_json
 from proxy.errors import ProxyError, bad_field
-from proxy.query_params import BOOLEANS
+from proxy.query_params import BOOLEANS, query_int
 from proxy.runtime import Runtime, runtime_of
 
 
@@ -33,19 +33,35 @@ def _flag(request: Request, body: dict[str, Any], name: str) -> bool:
     raise bad_field(name, f"{name}={value!r}: use true or false")
 
 
+MAX_USER_CHARS = 200  # as the store's user ids
+RUN_FIELDS = ("user", "scope", "dry_run", "force")
+
+
 def _user(request: Request) -> str:
     user = request.query_params.get("user") or runtime_of(request).settings.default_user
+    if len(user) > MAX_USER_CHARS:
+        raise bad_field("user", f"user is {len(user)} characters; the limit is {MAX_USER_CHARS}")
     return user
+
+
+def _known_fields(body: dict[str, Any], accepted: tuple[str, ...]) -> None:
+    """A typo (`dryrun`) must not be ignored: on a run it would mean a real compaction."""
+    for name in body:
+        if name not in accepted:
+            raise bad_field(name, f"unknown field {name!r}; accepted: {', '.join(accepted)}")
 
 
 async def run_compaction(request: Request) -> Response:
     """Body or query: user, scope, dry_run, force. 409 while a run is in progress."""
     rt = runtime_of(request)
     body = await read_json(request)
+    _known_fields(body, RUN_FIELDS)
     user, scope = _option(request, body, "user"), _option(request, body, "scope")
     for name, value in (("user", user), ("scope", scope)):
         if value is not None and not isinstance(value, str):
             raise bad_field(name, f"{name} must be a string")
+    if user is not None and not 1 <= len(user) <= MAX_USER_CHARS:
+        raise bad_field("user", f"user must be 1 to {MAX_USER_CHARS} characters")
     scope = scope.strip().lower() if scope else None
     if scope is not None and not SCOPE_PATTERN.match(scope):
         raise bad_field(
@@ -64,11 +80,9 @@ async def run_compaction(request: Request) -> Response:
 async def compaction_runs(request: Request) -> Response:
     """Newest first; `?user=`, `?limit=` (1-200, default 20)."""
     rt = runtime_of(request)
-    raw = request.query_params.get("limit", "20")
-    if not raw.isdigit() or not 1 <= int(raw) <= 200:
-        raise bad_field("limit", f"limit={raw!r}: use a whole number from 1 to 200")
+    limit = query_int(request, "limit", 20, low=1, high=200, empty_ok=False) or 20
     runs = await rt.thread.run(
-        list_runs, rt.store, user_id=request.query_params.get("user"), limit=int(raw)
+        list_runs, rt.store, user_id=request.query_params.get("user"), limit=limit
     )
     return JSONResponse(
         {"scheduler": rt.scheduler.state(), "runs": [r.model_dump(mode="json") for r in runs]}
@@ -97,7 +111,9 @@ async def put_persona(request: Request) -> Response:
     """Body `{"text": "..."}`: an operator persona, which generation never overwrites."""
     rt = runtime_of(request)
     user = _user(request)
-    text = (await read_json(request)).get("text")
+    body = await read_json(request)
+    _known_fields(body, ("text",))
+    text = body.get("text")
     if not isinstance(text, str) or not text.strip():
         raise bad_field("text", 'send {"text": "..."} with the persona text')
     if len(text.strip()) > MAX_PERSONA_CHARS:

@@ -21,6 +21,7 @@ from proxy.delivery import build_context, context_request
 from proxy.errors import ProxyError, bad_field
 from proxy.identity import parse_scopes
 from proxy.placement import place_openai
+from proxy.query_params import query_int
 from proxy.runtime import runtime_of
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
@@ -122,9 +123,7 @@ async def recall_beliefs(request: Request) -> Response:
     raw_flag = params.get("include_superseded", "false").lower()
     if raw_flag not in _BOOL:
         raise bad_field("include_superseded", f"include_superseded={raw_flag!r}: use true or false")
-    raw_limit = params.get("limit", "20")
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 200:
-        raise bad_field("limit", f"limit={raw_limit!r}: use a whole number from 1 to 200")
+    limit = query_int(request, "limit", 20, low=1, high=200, empty_ok=False) or 20
     hits = recall(
         rt.store.index,
         params.get("user") or rt.settings.default_user,
@@ -132,7 +131,7 @@ async def recall_beliefs(request: Request) -> Response:
         scopes=_scopes(request),
         agent_id=params.get("agent"),
         include_superseded=_BOOL[raw_flag],
-        limit=int(raw_limit),
+        limit=limit,
         rules=rt.store.rules,
     )
     return JSONResponse({"hits": [_hit_json(r.hit, r.tags) for r in hits]})

@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute, Route
 from extractor.conflicts import CONFLICT_STATUSES, RESOLUTIONS, Conflict, ConflictBook
 from extractor.jobs import JOB_STATUSES, Job
 from proxy.errors import bad_field
+from proxy.query_params import query_int
 from proxy.runtime import runtime_of
 
 
@@ -23,10 +24,7 @@ def _choice(request: Request, name: str, accepted: tuple[str, ...]) -> str | Non
 
 
 def _limit(request: Request) -> int:
-    raw = request.query_params.get("limit", "100")
-    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-        raise bad_field("limit", f"limit={raw!r}: use a whole number from 1 to 1000")
-    return int(raw)
+    return query_int(request, "limit", 100, low=1, high=1000, empty_ok=False) or 100
 
 
 def job_json(job: Job) -> dict[str, Any]:

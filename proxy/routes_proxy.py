@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from proxy.chat import ChatRequest, handle_chat
@@ -32,6 +35,28 @@ def _check_segments(rest: str) -> None:
             "below the upstream base URL — send the path without them",
             code="invalid_path",
         )
+
+
+def first_segments(routes: Iterable[BaseRoute]) -> frozenset[str]:
+    """The first path segments Tenure's own routes live under (`api`, `beliefs` …)."""
+    return frozenset(
+        route.path.lstrip("/").split("/")[0]
+        for route in routes
+        if isinstance(route, Route | Mount) and route.path.strip("/")
+    )
+
+
+class ProxyRoute(Route):
+    """The catch-all to the proxy, for every path outside the `reserved` first segments."""
+
+    def __init__(self, endpoint: ProxyEndpoint, *, reserved: frozenset[str]) -> None:
+        super().__init__("/{path:path}", endpoint, methods=None)
+        self.reserved = reserved
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and scope["path"].lstrip("/").split("/")[0] in self.reserved:
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 class ProxyEndpoint:

@@ -13,4 +13,20 @@ from proxy.settings import Settings
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
-__all__ = ["Handler"]
+__all__ = ["Handler", "count"]
+
+
+def count(low: int = 1, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` (to `high`), refused with a clear message."""
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            upper = f" to {high}" if high is not None else " or more"
+            raise argparse.ArgumentTypeError(f"{value} is out of range; use {low}{upper}")
+        return value
+
+    return parse

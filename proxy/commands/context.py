@@ -16,6 +16,9 @@ from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.tokens import token_counter
 from proxy.api_client import ApiClient
+from proxy.commands import count
+from proxy.errors import ProxyError
+from proxy.identity import parse_scopes
 from proxy.settings import Settings
 
 
@@ -30,7 +33,7 @@ def register(subparsers: Any) -> None:
     cmd.add_argument("--agent", help="the calling agent id (beliefs of other agents are hidden)")
     cmd.add_argument("--query", default="", help="the turn's text")
     cmd.add_argument("--max-beliefs", type=int, default=None, help="cap on pinned + relevant")
-    cmd.add_argument("--token-budget", type=int, default=None, help="tokens memory may use")
+    cmd.add_argument("--token-budget", type=count(1), default=None, help="tokens memory may use")
     cmd.add_argument("--as-of", help="ISO time: what the agent would have received then")
     cmd.add_argument("--render", action="store_true", help="print the blocks placed in the prompt")
     cmd.add_argument("--json", action="store_true", help="print JSON")
@@ -73,7 +76,10 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
     max_beliefs = settings.max_beliefs if args.max_beliefs is None else args.max_beliefs
     if max_beliefs < 0:
         raise BeliefError(f"--max-beliefs {max_beliefs} must be 0 or more")
-    scopes = tuple(s.strip().lower() for arg in args.scope for s in arg.split(",") if s.strip())
+    try:
+        scopes = parse_scopes(",".join(args.scope), "--scope")
+    except ProxyError as exc:  # the same check as the gateway's, said for the command line
+        raise BeliefError(exc.message) from None
     request = ContextRequest(
         user_id=args.user,
         scopes=scopes,

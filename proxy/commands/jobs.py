@@ -13,6 +13,7 @@ from beliefs.errors import StoreLocked
 from beliefs.store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
 from proxy.api_client import ApiClient
+from proxy.commands import count
 from proxy.commands.text import when
 from proxy.settings import Settings
 
@@ -25,7 +26,9 @@ def register(subparsers: Any) -> None:
 
     cmd = sub.add_parser("list", help="list extraction jobs, newest first")
     cmd.add_argument("--status", choices=JOB_STATUSES, help="only jobs with this status")
-    cmd.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    cmd.add_argument(
+        "--limit", type=count(1, 1000), default=50, help="at most this many (default 50)"
+    )
     cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
     cmd.set_defaults(handler=_list)
 

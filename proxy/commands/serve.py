@@ -6,6 +6,7 @@ import argparse
 
 from pydantic import ValidationError
 
+from proxy.commands import count
 from proxy.settings import Settings, SettingsError
 
 
@@ -16,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Serve the OpenAI/Anthropic-compatible proxy, the JSON API and the UI.",
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port to listen on (default 5757)")
+    parser.add_argument("--port", type=count(1, 65535), help="port to listen on (default 5757)")
     parser.set_defaults(handler=run)
 
 

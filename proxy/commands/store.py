@@ -14,6 +14,7 @@ from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
 from beliefs.models import Belief, HistoryEvent
 from beliefs.store import BeliefStore
 from proxy.api_client import ApiClient
+from proxy.commands import count
 from proxy.commands.text import belief_detail, belief_table, chain_lines, history_lines
 from proxy.settings import Settings
 
@@ -58,7 +59,7 @@ def register(subparsers: Any) -> None:
     cmd.add_argument("--review-state", choices=_choices("review_state"))
     cmd.add_argument("--include-superseded", action="store_true")
     cmd.add_argument("--include-deleted", action="store_true")
-    cmd.add_argument("--limit", type=int)
+    cmd.add_argument("--limit", type=count(1))
     cmd.set_defaults(handler=_list)
 
     for name, handler, text in (

@@ -129,7 +129,10 @@ class Api:
                 error["field"] = exc.param
             return ApiResult(exc.status, {"error": error})
         except BeliefError as exc:
-            return ApiResult(exc.status, {"error": {"message": exc.message, "type": "error"}})
+            belief_error: dict[str, Any] = {"message": exc.message, "type": "error"}
+            if exc.field is not None:
+                belief_error["field"] = exc.field
+            return ApiResult(exc.status, {"error": belief_error})
         except Exception:
             log.exception("UI call %s %s failed", method, path)
             message = "internal error; see the server log"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, get_args
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -133,7 +134,8 @@ class Pages:
         facets = await api.get("/api/facets", user=filters["user"] or None)
         deleted = None
         if params.get("deleted"):
-            found = await api.get(f"/api/beliefs/{params['deleted']}")
+            # Escaped whole: an id with a "/" must not reach another endpoint (…/history).
+            found = await api.get(f"/api/beliefs/{quote(params['deleted'], safe='')}")
             deleted = found.data if found.ok and found.data.get("deleted_at") else None
         facet_data = facets.data if facets.ok else {"scopes": [], "users": []}
         beliefs = listing.data if listing.ok else []
