@@ -34,16 +34,26 @@ class ChatCommand:
 
 
 def parse_command(text: str) -> ChatCommand | None:
-    """The command in a user message, or None when the message is not a command."""
+    """The command in a user message, or None when the message is not a command.
+
+    Any whitespace separates the name from its argument (a tab, a new line, a no-break space).
+    A message whose argument reads as prose — several words, not a list of scopes — is talk
+    that starts with a command word ("!extract the tables from this PDF") and goes to the
+    model; a one-word argument is a command, and a wrong one is answered.
+    """
     stripped = text.strip()
     if not stripped.startswith("!"):
         return None
-    head, _, rest = stripped[1:].partition(" ")
-    name = head.strip().lower()
-    for known in _NAMES:
-        if name == known:
-            return ChatCommand(known, rest.strip())
-    return None
+    parts = stripped[1:].split(None, 1)
+    name = parts[0].lower() if parts else ""
+    known = next((n for n in _NAMES if n == name), None)
+    if known is None:
+        return None
+    argument = parts[1].strip() if len(parts) > 1 else ""
+    words = argument.replace(",", " ").split()
+    if len(words) > 1 and not (known == "scope" and all(":" in word for word in words)):
+        return None
+    return ChatCommand(known, argument)
 
 
 def apply_command(state: ChatState, command: ChatCommand) -> tuple[ChatState, str]:

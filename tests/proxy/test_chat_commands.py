@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy.chat_commands import ChatState, apply_command, parse_command
+from proxy.chat_commands import ChatCommand, ChatState, apply_command, parse_command
 
 
 def test_parse() -> None:
@@ -11,6 +11,18 @@ def test_parse() -> None:
     assert command is not None and (command.name, command.argument) == ("inject", "off")
     assert parse_command("!scoped thing") is None
     assert parse_command("please !scope x") is None
+    # Any whitespace separates a command from its argument.
+    for text in ("!inject\toff", "!inject\noff", "!inject\u00a0off", "!INJECT   off"):
+        assert parse_command(text) == ChatCommand("inject", "off"), text
+    assert parse_command("!scope\tdomain:code, project:billing") == ChatCommand(
+        "scope", "domain:code, project:billing"
+    )
+    # Talk that starts with a command word is not a command.
+    assert parse_command("!extract the tables from this PDF please") is None
+    assert parse_command("!scope of this project is too big") is None
+    assert parse_command("!") is None
+    # One word is a command, right or wrong (a wrong one is answered).
+    assert parse_command("!extract maybe") == ChatCommand("extract", "maybe")
     assert parse_command("!unknown") is None
 
 

@@ -127,7 +127,7 @@ def test_chat_command_state_is_per_agent(gw: Gateway, upstream: FakeUpstream) ->
 
 def test_bad_chat_command_argument_is_answered(gw: Gateway, upstream: FakeUpstream) -> None:
     with no_request_to(upstream):
-        text = ask(gw, "!scope Not A Scope").json()["choices"][0]["message"]["content"]
+        text = ask(gw, "!scope not:a-scope").json()["choices"][0]["message"]["content"]
         assert "not one of user:universal" in text and "Scope unchanged" in text
         text = ask(gw, "!extract maybe").json()["choices"][0]["message"]["content"]
         assert "takes on or off" in text
@@ -158,6 +158,27 @@ def test_anthropic_chat_command_streams_events(gw: Gateway, upstream: FakeUpstre
             {"metadata": {"tenure_user": "alice", "tenure_scope": "domain:code"}},
             "alice",
             ["domain:code", "user:universal"],
+        ),
+        (
+            "/v1",
+            {},
+            {"metadata": {"tenure_user": "bob", "tenure_scope": ["domain:code"], "run": "r1"}},
+            "bob",
+            ["domain:code", "user:universal"],
+        ),
+        (
+            "/scope/domain:code/sql/v1",
+            {"X-Tenure-User": "alice"},
+            {},
+            "alice",
+            ["domain:code/sql", "user:universal"],
+        ),
+        (
+            "/scope/domain:code%2Fsql/v1",
+            {"X-Tenure-User": "alice"},
+            {},
+            "alice",
+            ["domain:code/sql", "user:universal"],
         ),
         (
             "/scope/domain:code/v1",
@@ -199,8 +220,15 @@ def test_identity_and_scope_sources(
     record = injections(gw)[0]
     assert (record["user_id"], record["scopes"]) == (user, scopes)
     assert record["request_id"] == resp.headers["x-tenure-request-id"]
-    # Unknown fields such as metadata go upstream unchanged.
-    assert {k: upstream.last().json.get(k) for k in extra} == extra
+    # Tenure's own metadata keys stay here (a provider may refuse keys it does not know);
+    # everything else goes upstream unchanged.
+    sent = upstream.last().json
+    for key, value in extra.items():
+        if key == "metadata":
+            kept = {k: v for k, v in value.items() if not k.startswith("tenure_")}
+            assert sent.get("metadata") == (kept or None)
+        else:
+            assert sent[key] == value
 
 
 def test_agent_and_default_user(
