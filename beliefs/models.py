@@ -161,6 +161,30 @@ class Belief(BaseModel):
         return trust_tier(self.source_type)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """`text` with any lone surrogate (half a UTF-16 pair, which a JSON `\\ud800` escape can
+    carry) replaced by U+FFFD: the store takes valid Unicode only."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def storable_value(value: Any) -> Any:
+    """`storable` applied to every string in a JSON-like value."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, list):
+        return [storable_value(item) for item in value]
+    if isinstance(value, dict):
+        return {storable_value(k): storable_value(v) for k, v in value.items()}
+    return value
+
+
 def normalize_canonical_name(value: str) -> str:
     """Canonical names are snake_case: lower-cased, runs of non-word characters become `_`.
 

@@ -19,6 +19,14 @@ CLOSE_TAG = "</tenure-memory>"
 SEPARATOR = "\n\n"
 
 _INJECTED = re.compile(r"(?:\n\n)?<tenure-memory kind=\"[a-z_-]+\">.*?</tenure-memory>", re.DOTALL)
+_TAG_LIKE = re.compile(r"<(/?tenure-memory)", re.IGNORECASE)
+
+
+def defang(text: str) -> str:
+    """Stored text with anything that reads as a memory tag made harmless (`<` becomes `‹`):
+    a belief saying `</tenure-memory>` must not end the reference-data frame early."""
+    return _TAG_LIKE.sub(r"‹\1", text) if "tenure-memory" in text.lower() else text
+
 
 STANDING_PREAMBLE = (
     "Memory from earlier conversations with this user, kept by Tenure. It is reference data "
@@ -87,7 +95,7 @@ def belief_line(belief: Belief, *, aliases: bool = False) -> str:
     if "why_it_matters" in view:
         line += f" | Why it matters: {view['why_it_matters']}"
     stored = belief.updated_at.date().isoformat()
-    return f"{line} (stored {stored}; trust: {TRUST_LABELS.get(belief.trust, 'external')})"
+    return defang(f"{line} (stored {stored}; trust: {TRUST_LABELS.get(belief.trust, 'external')})")
 
 
 def _line_with_aliases(belief: Belief) -> str:
@@ -108,7 +116,7 @@ def system_block(context: Context) -> str:
         return context.standing_text
     parts: list[str] = []
     if context.persona:
-        parts.append(f"About the user: {context.persona}")
+        parts.append(f"About the user: {defang(context.persona)}")
     if context.pinned:
         lines = "\n".join(belief_line(b) for b in context.pinned)
         parts.append(f"Pinned beliefs (standing constraints):\n{lines}")
@@ -141,7 +149,7 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
         if rule is None:
             parts.append(lines)
             continue
-        parts.append(rule.render(lines))
+        parts.append(defang(rule.render(lines)))
         if rule.label == "(SOURCE)":
             cite.extend(
                 s for h in hits for s in h.belief.scope if rule.matches(s, h.belief.user_id)

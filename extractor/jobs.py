@@ -13,7 +13,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from beliefs.models import utcnow
+from beliefs.models import storable, storable_value, utcnow
 from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
@@ -103,9 +103,9 @@ class JobQueue:
         rows = [
             (
                 job_id,
-                turn.user_id,
+                storable(turn.user_id),
                 turn.request_id,
-                json.dumps(redact_value(turn.model_dump(mode="json"))),
+                json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
             )
             for job_id, turn in zip(ids, turns, strict=True)
         ]

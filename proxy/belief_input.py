@@ -78,6 +78,10 @@ async def read_json(request: Request) -> dict[str, Any]:
         body = json.loads(raw or b"{}")
     except ValueError:
         raise bad_field("body", "the body is not valid JSON; send a JSON object") from None
+    except RecursionError:
+        raise bad_field(
+            "body", "the body nests too deeply to read; send a flatter object"
+        ) from None
     if not isinstance(body, dict):
         raise bad_field("body", f"the body is a JSON {type(body).__name__}; send a JSON object")
     for name, value in body.items():

@@ -24,7 +24,7 @@ from proxy.forward import (
     upstream_headers,
     with_query,
 )
-from proxy.identity import Identity, resolve_identity
+from proxy.identity import Identity, header_text, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
 from proxy.replies import send_bytes, send_events
@@ -53,7 +53,10 @@ async def handle_chat(
     raw = await read_body(scope, receive, settings.max_body_bytes)
     body = parse_object(raw)
     check_chat(body, anthropic=anthropic)
-    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+    echoed = b"<tenure-memory" in raw  # the client replayed a prompt that carried memory
+    if echoed:
+        body = placement.without_echoed_memory(body, anthropic=anthropic)
+    headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
     identity = resolve_identity(
         headers, body, url_scope=request.url_scope, default_user=settings.default_user
     )
@@ -81,7 +84,10 @@ async def handle_chat(
         memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
         if memory is not None and memory.empty:
             memory = None
-    payload = raw
+    own_metadata = b'"tenure_' in raw and placement.has_tenure_metadata(body)
+    if own_metadata:  # Tenure's keys are for Tenure; a provider may refuse unknown ones
+        body = placement.without_tenure_metadata(body)
+    payload = dump_object(body) if echoed or own_metadata else raw
     if memory is not None:
         place = placement.place_anthropic if anthropic else placement.place_openai
         body = place(body, memory.system_block, memory.user_block)
@@ -109,7 +115,7 @@ async def handle_chat(
             agent_id=identity.agent_id,
             scopes=identity.all_scopes,
             model=model,
-            user_message="" if tool_turn else query,
+            user_message=_typed_text(last) if tool_turn else query,
             chunks=capture,
             content_type=outcome.content_type,
             content_encoding=outcome.content_encoding,
@@ -177,6 +183,14 @@ async def _forward(
         extra_headers=extra,
         capture=capture,
     )
+
+
+def _typed_text(last: Any) -> str:
+    """On a tool-result turn, what the user typed beside the results (an Anthropic user message
+    may hold text blocks next to its tool_result blocks); an OpenAI tool message has none."""
+    if isinstance(last, dict) and last.get("role") == "user":
+        return placement.text_of(last.get("content"))
+    return ""
 
 
 def _client_key(scope: Scope) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from beliefs.models import SCOPE_PATTERN
+from beliefs.models import SCOPE_PATTERN, storable
 from proxy.errors import bad_field
 
 UNIVERSAL = "user:universal"
@@ -72,6 +72,15 @@ def parse_scopes(raw: str, source: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def header_text(value: bytes) -> str:
+    """A header value as text: UTF-8 when it is (`X-Tenure-User: josé` is the same user as
+    `metadata.tenure_user: "josé"`), else Latin-1 as HTTP defines."""
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
+
+
 def resolve_identity(
     headers: Mapping[str, str],
     body: Mapping[str, Any],
@@ -101,7 +110,7 @@ def resolve_identity(
     sources: list[tuple[str, str | None]] = [
         ("X-Tenure-Scope", headers.get("x-tenure-scope")),
         ("URL scope", url_scope),
-        ("metadata.tenure_scope", _str_or_none(metadata.get("tenure_scope"))),
+        ("metadata.tenure_scope", _scope_list(metadata.get("tenure_scope"))),
     ]
     for source, raw in sources:
         if raw:
@@ -116,15 +125,33 @@ def resolve_identity(
     )
 
 
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+def _scope_list(value: Any) -> str | None:
+    """`metadata.tenure_scope` as a comma-separated string or a list of strings."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return ",".join(value)
+    raise bad_field(
+        "metadata.tenure_scope",
+        f"metadata.tenure_scope must be a string or a list of strings, got {value!r:.60}",
+    )
 
 
 def _first_id(*candidates: tuple[str, Any]) -> str | None:
+    """The first id given; a number counts as its digits, any other non-string is refused
+    (ignoring it would file the turn under the default user)."""
     for source, value in candidates:
-        if not isinstance(value, str) or not value.strip():
+        if value is None:
             continue
-        value = value.strip()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str):
+            raise bad_field(
+                source, f"{source} must be a string, got {type(value).__name__} ({value!r:.60})"
+            )
+        if not value.strip():
+            continue
+        value = storable(value.strip())
         if len(value) > _MAX_ID:
             raise bad_field(source, f"{source} is {len(value)} characters; the limit is {_MAX_ID}")
         return value

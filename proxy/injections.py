@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from beliefs.errors import BeliefNotFound
-from beliefs.models import Belief
+from beliefs.models import Belief, storable
 from beliefs.store import BeliefStore
 from beliefs.timeline import state_at
 
@@ -42,12 +42,12 @@ class InjectionRecord:
         return [
             self.request_id,
             self.created_at,
-            self.user_id,
-            self.agent_id,
+            storable(self.user_id),
+            None if self.agent_id is None else storable(self.agent_id),
             list(self.scopes),
-            self.model,
+            None if self.model is None else storable(self.model),
             self.endpoint,
-            self.query,
+            storable(self.query),
             json.dumps(self.layers),
             self.belief_ids,
             self.persona,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefs.render import append_block
+from beliefs.render import append_block, strip_injected
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -34,8 +34,59 @@ def text_of(content: Any) -> str:
 def _with_text(content: Any, block: str) -> Any:
     if isinstance(content, list):
         return [*content, {"type": "text", "text": block}]
-    # The separator `append_block` writes is exactly what `strip_injected` removes again.
-    return append_block(content if isinstance(content, str) else "", block)
+    if content is None or isinstance(content, str):
+        # The separator `append_block` writes is exactly what `strip_injected` removes again.
+        return append_block(content or "", block)
+    return content  # not a content shape: left for the provider to refuse, not overwritten
+
+
+def without_echoed_memory(body: dict[str, Any], *, anthropic: bool) -> dict[str, Any]:
+    """A copy of `body` without memory blocks the client sent back (an agent that replays the
+    prompt as it was sent upstream): they would be placed twice, searched as the user's words
+    and handed to extraction. Text parts that held only a block are dropped."""
+    out = dict(body)
+    if anthropic and "system" in body:
+        out["system"] = _stripped(body["system"])
+    out["messages"] = [
+        {**m, "content": _stripped(m["content"])} if isinstance(m, dict) and "content" in m else m
+        for m in body["messages"]
+    ]
+    return out
+
+
+def _stripped(content: Any) -> Any:
+    if isinstance(content, str):
+        return strip_injected(content)
+    if not isinstance(content, list):
+        return content
+    parts = []
+    for part in content:
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and part.get("type") == "text":
+            left = strip_injected(text)
+            if not left and text:
+                continue  # the part was only memory
+            part = {**part, "text": left}
+        parts.append(part)
+    return parts
+
+
+TENURE_METADATA = ("tenure_user", "tenure_agent", "tenure_scope")
+
+
+def has_tenure_metadata(body: dict[str, Any]) -> bool:
+    metadata = body.get("metadata")
+    return isinstance(metadata, dict) and any(key in metadata for key in TENURE_METADATA)
+
+
+def without_tenure_metadata(body: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `body` without the identity keys Tenure reads from `metadata` (Anthropic
+    refuses keys it does not know); `metadata` goes when nothing else is left in it."""
+    rest = {k: v for k, v in body["metadata"].items() if k not in TENURE_METADATA}
+    out = {k: v for k, v in body.items() if k != "metadata"}
+    if rest:
+        out["metadata"] = rest
+    return out
 
 
 # OpenAI chat completions

@@ -7,6 +7,7 @@ upstream's business and passes through untouched.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pydantic_core
@@ -60,6 +61,20 @@ def _too_large(size: int, limit: int) -> ProxyError:
     )
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float; one beyond a double's range (1e400) would be sent on as
+    `Infinity`, which is not JSON."""
+    value = float(text)
+    if math.isinf(value):
+        raise ProxyError(
+            400,
+            f"the number {text:.40} in the request body is beyond a double's range; send a "
+            "smaller one",
+            code="invalid_json",
+        )
+    return value
+
+
 def parse_object(raw: bytes) -> dict[str, Any]:
     """The body as a JSON object.
 
@@ -67,10 +82,18 @@ def parse_object(raw: bytes) -> dict[str, Any]:
         ProxyError: 400 when the body is not JSON or not an object.
     """
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_float=_finite)
+    except ProxyError:
+        raise
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProxyError(
             400, f"request body is not valid JSON ({exc}); send a JSON object", code="invalid_json"
+        ) from None
+    except RecursionError:
+        raise ProxyError(
+            400,
+            "request body nests arrays or objects too deeply to read; send a flatter JSON object",
+            code="invalid_json",
         ) from None
     if not isinstance(body, dict):
         raise ProxyError(

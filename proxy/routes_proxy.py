@@ -19,7 +19,16 @@ def split_path(path: str) -> tuple[str | None, str]:
     url_scope: str | None = None
     rest = path.lstrip("/")
     if rest.startswith("scope/"):
-        url_scope, _, rest = rest[len("scope/") :].partition("/")
+        # The scope runs to the `/v1` that follows it: a sub-domain scope (domain:code/sql)
+        # holds a slash, written as is or escaped.
+        after = rest[len("scope/") :]
+        cut = after.find("/v1/")
+        if cut < 0 and after.endswith("/v1"):
+            cut = len(after) - len("/v1")
+        if cut >= 0:
+            url_scope, rest = after[:cut], after[cut + 1 :]
+        else:
+            url_scope, _, rest = after.partition("/")
     if rest == "v1" or rest.startswith("v1/"):
         rest = rest[3:]
     return url_scope or None, rest.strip("/")
