@@ -414,8 +414,8 @@ def report(result: dict[str, Any], health: dict[str, Any], args: argparse.Namesp
     print(
         f"  Client and provider then use {placed_total:.0f} µs per request, which leaves a proxy "
         f"{2 * direct_total - placed_total:.0f} µs for 50 %.\n  The proxy uses {with_memory:.0f} "
-        f"with memory and {without:.0f} without; one process runs on one core at most, so at "
-        f"{with_memory:.0f} µs it serves at most {1e6 / with_memory:.0f} req/s."
+        f"with memory and {without:.0f} without (all its threads); its event loop runs on one "
+        f"core, so at that cost it serves about {1e6 / with_memory:.0f} req/s."
     )
     checks = [
         ("added p50 <= 1 ms", added50 <= 0.001, f"{added50 * 1000:.3f} ms"),
