@@ -85,29 +85,15 @@ async def read_json(request: Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise bad_field("body", f"the body is a JSON {type(body).__name__}; send a JSON object")
     for name, value in body.items():
-        if not _encodable(name) or not _encodable(value):
+        try:  # the encoder walks the value: a lone surrogate anywhere in it cannot be UTF-8
+            json.dumps({name: value}, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
             raise bad_field(
                 str(name).encode("utf-8", "backslashreplace").decode(),
                 f"{name!r} holds a lone surrogate (like \\ud800), which is not text; "
                 "send valid Unicode",
-            )
+            ) from None
     return body
-
-
-def _encodable(value: Any) -> bool:
-    """Whether every string in `value` is valid Unicode (JSON escapes can carry half of a
-    surrogate pair, which the store cannot write)."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, list):
-        return all(_encodable(item) for item in value)
-    if isinstance(value, dict):
-        return all(_encodable(k) and _encodable(v) for k, v in value.items())
-    return True
 
 
 def check_fields(body: dict[str, Any], accepted: dict[str, str]) -> dict[str, Any]:

@@ -1,10 +1,9 @@
-"""Bad input to the JSON API, the UI and the CLI: a clear 4xx naming the value, nothing
-changed, nothing sent to the provider."""
+"""Bad input to the JSON API and the UI: a clear 4xx naming the value, nothing changed,
+nothing sent to the provider (the CLI's own checks are in test_cli_store)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import httpx
 import pytest
@@ -12,13 +11,6 @@ import pytest
 from beliefs.models import Belief
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway, no_request_to
-from tests.proxy.test_cli_store import Run
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
-    monkeypatch.setenv("TENURE_HOME", str(tmp_path / "home"))
-    return Run(capsys)
 
 
 @pytest.mark.parametrize(
@@ -163,26 +155,3 @@ def test_the_status_of_a_superseded_belief_names_the_field(
     assert resp.status_code == 400
     assert resp.json()["error"]["field"] == "epistemic_status"
     assert httpx.get(gw.url + "/api/beliefs/b-old").json()["epistemic_status"] == "superseded"
-
-
-@pytest.mark.parametrize(
-    ("argv", "said"),
-    [
-        (("beliefs", "list", "--limit", "-1"), "--limit: -1 is out of range; use 1 or more"),
-        (("beliefs", "list", "--limit", "0"), "--limit: 0 is out of range; use 1 or more"),
-        (("beliefs", "list", "--limit", "x"), "--limit: 'x' is not a whole number"),
-        (("jobs", "list", "--limit", "5000"), "--limit: 5000 is out of range; use 1 to 1000"),
-    ],
-)
-def test_cli_counts_out_of_range_are_refused_by_name(
-    run: Run, argv: tuple[str, ...], said: str
-) -> None:
-    code, out, err = run(*argv)
-    assert (code, out) == (2, "")
-    assert said in err
-
-
-def test_cli_context_checks_scopes_without_a_server(run: Run) -> None:
-    code, out, err = run("context", "--user", "u", "--query", "x", "--scope", "Bad Scope")
-    assert code == 1 and out == ""
-    assert "scope 'Bad Scope' is not one of user:universal" in err

@@ -283,3 +283,26 @@ def test_read_only_reads_work(seeded: Run) -> None:
     assert len(seeded.json("beliefs", "list", "--read-only", "--json")) == 25
     code, _, err = seeded("beliefs", "list", "--read-only")
     assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (("beliefs", "list", "--limit", "-1"), "--limit: -1 is out of range; use 1 or more"),
+        (("beliefs", "list", "--limit", "0"), "--limit: 0 is out of range; use 1 or more"),
+        (("beliefs", "list", "--limit", "x"), "--limit: 'x' is not a whole number"),
+        (("jobs", "list", "--limit", "5000"), "--limit: 5000 is out of range; use 1 to 1000"),
+    ],
+)
+def test_cli_counts_out_of_range_are_refused_by_name(
+    run: Run, argv: tuple[str, ...], said: str
+) -> None:
+    code, out, err = run(*argv)
+    assert (code, out) == (2, "")
+    assert said in err
+
+
+def test_cli_context_checks_scopes_without_a_server(run: Run) -> None:
+    code, out, err = run("context", "--user", "u", "--query", "x", "--scope", "Bad Scope")
+    assert code == 1 and out == ""
+    assert "scope 'Bad Scope' is not one of user:universal" in err
