@@ -21,7 +21,7 @@ from proxy.errors import bad_field
 
 UNIVERSAL = "user:universal"
 _TRUE = frozenset({"1", "true", "yes", "on"})
-_MAX_ID = 200
+MAX_ID_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +152,9 @@ def _first_id(*candidates: tuple[str, Any]) -> str | None:
         if not value.strip():
             continue
         value = storable(value.strip())
-        if len(value) > _MAX_ID:
-            raise bad_field(source, f"{source} is {len(value)} characters; the limit is {_MAX_ID}")
+        if len(value) > MAX_ID_CHARS:
+            raise bad_field(
+                source, f"{source} is {len(value)} characters; the limit is {MAX_ID_CHARS}"
+            )
         return value
     return None

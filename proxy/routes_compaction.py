@@ -16,6 +16,7 @@ from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from proxy.belief_input import read_json
 from proxy.errors import ProxyError, bad_field
+from proxy.identity import MAX_ID_CHARS
 from proxy.query_params import BOOLEANS, query_int
 from proxy.runtime import Runtime, runtime_of
 
@@ -33,15 +34,20 @@ def _flag(request: Request, body: dict[str, Any], name: str) -> bool:
     raise bad_field(name, f"{name}={value!r}: use true or false")
 
 
-MAX_USER_CHARS = 200  # as the store's user ids
 RUN_FIELDS = ("user", "scope", "dry_run", "force")
 
 
-def _user(request: Request) -> str:
-    user = request.query_params.get("user") or runtime_of(request).settings.default_user
-    if len(user) > MAX_USER_CHARS:
-        raise bad_field("user", f"user is {len(user)} characters; the limit is {MAX_USER_CHARS}")
+def _checked_user(user: str) -> str:
+    """A user id the store can hold (the gateway's limit for ids)."""
+    if not 1 <= len(user) <= MAX_ID_CHARS:
+        raise bad_field("user", f"user is {len(user)} characters; use 1 to {MAX_ID_CHARS}")
     return user
+
+
+def _user(request: Request) -> str:
+    return _checked_user(
+        request.query_params.get("user") or runtime_of(request).settings.default_user
+    )
 
 
 def _known_fields(body: dict[str, Any], accepted: tuple[str, ...]) -> None:
@@ -60,8 +66,8 @@ async def run_compaction(request: Request) -> Response:
     for name, value in (("user", user), ("scope", scope)):
         if value is not None and not isinstance(value, str):
             raise bad_field(name, f"{name} must be a string")
-    if user is not None and not 1 <= len(user) <= MAX_USER_CHARS:
-        raise bad_field("user", f"user must be 1 to {MAX_USER_CHARS} characters")
+    if user is not None:
+        _checked_user(user)
     scope = scope.strip().lower() if scope else None
     if scope is not None and not SCOPE_PATTERN.match(scope):
         raise bad_field(
