@@ -84,13 +84,6 @@ class Context:
         return not self.persona and self.count == 0
 
 
-def scope_covers(belief_scope: str, request_scope: str) -> bool:
-    """A belief applies in its scope and below it: `domain:code` beliefs reach requests in
-    `domain:code/python`, never the reverse, so `domain:writing/novel-a` stays out of
-    `domain:writing/novel-b` and out of plain `domain:writing`."""
-    return request_scope == belief_scope or request_scope.startswith(belief_scope + "/")
-
-
 def covering(scopes: Sequence[str]) -> frozenset[str]:
     """Every belief scope that applies to one of `scopes`: each scope and its ancestors."""
     out: set[str] = set()

@@ -31,29 +31,6 @@ TRUST_TIERS: dict[str, int] = {
     "external": 1,
 }
 
-EventKind = Literal[
-    "created",
-    "reinforced",
-    "enriched",
-    "updated",
-    "user_correction",
-    "superseded_by",
-    "supersedes",
-    "pinned",
-    "unpinned",
-    "confirmed",
-    "rejected",
-    "pending",
-    "deleted",
-    "restored",
-    "merged_from",
-    "resolved",
-    "promoted",
-    "expired",
-    "imported",
-    "conflict",
-]
-
 
 def utcnow() -> datetime:
     """Now, timezone-aware (UTC)."""

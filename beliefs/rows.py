@@ -19,19 +19,12 @@ _TIME_COLUMNS = tuple(
 )
 
 SELECT_BELIEFS = f"SELECT {', '.join(BELIEF_COLUMNS)} FROM beliefs"
-INSERT_BELIEF = (
-    f"INSERT INTO beliefs ({', '.join(BELIEF_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in BELIEF_COLUMNS)})"
-)
 UPDATE_BELIEF = (
     "UPDATE beliefs SET "
     + ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS if c != "id")
     + " WHERE id = ?"
 )
 EVENT_COLUMNS: tuple[str, ...] = ("belief_id", "at", "event", "actor", "detail")
-INSERT_EVENT = (
-    'INSERT INTO belief_events (belief_id, "at", event, actor, detail) VALUES (?, ?, ?, ?, ?)'
-)
 SELECT_EVENTS = 'SELECT belief_id, "at", event, actor, detail FROM belief_events'
 
 

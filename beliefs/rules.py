@@ -93,11 +93,6 @@ class Rule(BaseModel):
         return f"{template.rstrip()}\n{content}"
 
 
-def scope_matches(pattern: str, scope: str, user_id: str) -> bool:
-    """Whether a rule-style pattern (`project:*`, `domain:code`) covers `scope`."""
-    return _compile(pattern.strip().lower(), user_id).match(scope) is not None
-
-
 @lru_cache(maxsize=4096)
 def _compile(pattern: str, user_id: str) -> re.Pattern[str]:
     parts: list[str] = []

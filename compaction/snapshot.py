@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -87,7 +87,3 @@ def save_state(store: BeliefStore, user_id: str, key: str, fp: str, at: datetime
         "VALUES (?, ?, ?, ?)",
         [user_id, key, fp, at],
     )
-
-
-def partition_scopes(beliefs: Sequence[Belief]) -> set[str]:
-    return set(beliefs[0].scope) if beliefs else set()

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from typing import Any
 
 from starlette.types import Send
 
@@ -49,12 +47,6 @@ async def send_events(send: Send, events: list[bytes], *, headers: Iterable[Head
     for event in events:
         await send({"type": "http.response.body", "body": event, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def send_json(
-    send: Send, status: int, payload: Any, *, headers: Iterable[Header] = ()
-) -> None:
-    await send_bytes(send, status, json.dumps(payload, default=str).encode(), headers=headers)
 
 
 async def send_error(
