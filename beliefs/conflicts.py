@@ -131,3 +131,15 @@ def _conflict(row: Sequence[Any]) -> Conflict:
         created_at=as_utc(row[9]),
         resolved_at=as_utc(row[10]),
     )
+
+
+def mark_resolved(
+    store: BeliefStore, conflict_id: str, resolution: str, *, new_id: str | None
+) -> None:
+    """Close a conflict with its resolution (inside the caller's transaction, which also
+    writes the beliefs the resolution decided)."""
+    store.execute(
+        "UPDATE conflicts SET status = 'resolved', resolution = ?, new_id = ?, "
+        "resolved_at = ? WHERE id = ?",
+        [resolution, new_id, utcnow(), conflict_id],
+    )

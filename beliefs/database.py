@@ -12,9 +12,10 @@ from typing import Any, Self
 
 import duckdb
 
+from beliefs import migrations
 from beliefs.errors import BeliefError, BeliefNotFound, StoreLocked
 from beliefs.index import BeliefIndex
-from beliefs.migrations import migrate, pending
+from beliefs.migrations import Migration, migrate, pending
 from beliefs.models import Belief, HistoryEvent, utcnow
 from beliefs.persona import Persona, PersonaSource
 from beliefs.rows import (
@@ -64,6 +65,7 @@ class BeliefDatabase:
         self._staged_personas: dict[str, Persona] = {}
         self._personas: dict[str, Persona | None] = {}
         self.rules = RuleSet()
+        self._schemas: set[frozenset[int]] = set()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -85,15 +87,8 @@ class BeliefDatabase:
             raise open_error(path, exc, read_only=read_only) from None
         try:
             conn.execute("SET TimeZone = 'UTC'")
-            if read_only:
-                if pending(conn):
-                    raise BeliefError(
-                        f"the database at {path} needs a schema upgrade; run any command "
-                        "without --read-only once (with no server running) to apply it"
-                    )
-            else:
-                migrate(conn)
             store = cls(conn, path, read_only=read_only)
+            store.ensure_schema(migrations.MIGRATIONS)
             rows = store._select("")
             store.index.load(b for b in rows if b.deleted_at is None)
             store._deleted_ids = {b.id for b in rows if b.deleted_at is not None}
@@ -117,6 +112,32 @@ class BeliefDatabase:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def ensure_schema(self, migrations: Sequence[Migration]) -> None:
+        """Apply a package's pending migrations (each package owns its tables in this file).
+
+        Raises:
+            BeliefError: the file is read-only and needs the upgrade.
+        """
+        key = frozenset(m.number for m in migrations)
+        if key in self._schemas:
+            return
+        self.flush()
+        if self.read_only:
+            if pending(self.conn, migrations):
+                raise BeliefError(
+                    f"the database at {self.path} needs a schema upgrade; run any command "
+                    "without --read-only once (with no server running) to apply it"
+                )
+        else:
+            migrate(self.conn, migrations)
+        self._schemas.add(key)
+
+    def has_table(self, name: str) -> bool:
+        row = self.conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]
+        ).fetchone()
+        return bool(row and row[0])
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
         """Run SQL on the store's connection (gateway and extractor tables share the file).

@@ -1,12 +1,15 @@
 """Numbered schema migrations, recorded in `schema_migrations` and applied on open.
 
-Other packages append their own numbers to `MIGRATIONS` here: 1 = beliefs core,
-2 = injections, 3 = jobs, 4 = conflicts, 8 = rules, 9 = compaction. A migration never changes
-once released.
+Each package owns its tables and keeps their migrations in its own `migrations.py`; they share
+one ledger in the store's file, so numbers are unique across packages: 1 = beliefs core,
+2 = gateway (`proxy`), 3 = jobs (`extractor`), 4 = conflicts, 8 = rules, 9 = compaction. The
+store applies this package's set on open and another package's set through
+`BeliefStore.ensure_schema`. A migration never changes once released.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import duckdb
@@ -85,42 +88,6 @@ BELIEFS_CORE = Migration(
     ),
 )
 
-GATEWAY = Migration(
-    2,
-    "gateway: injections, chat_state",
-    (
-        """
-        CREATE TABLE injections (
-            request_id VARCHAR NOT NULL,
-            created_at TIMESTAMPTZ NOT NULL,
-            user_id VARCHAR NOT NULL,
-            agent_id VARCHAR,
-            scopes VARCHAR[] NOT NULL,
-            model VARCHAR,
-            endpoint VARCHAR NOT NULL,
-            query VARCHAR NOT NULL,
-            layers JSON NOT NULL,
-            belief_ids VARCHAR[] NOT NULL,
-            persona BOOLEAN NOT NULL,
-            approx_tokens INTEGER NOT NULL
-        )
-        """,
-        "CREATE INDEX injections_request ON injections (request_id)",
-        "CREATE INDEX injections_user_time ON injections (user_id, created_at)",
-        """
-        CREATE TABLE chat_state (
-            user_id VARCHAR NOT NULL,
-            agent_id VARCHAR NOT NULL,
-            scopes VARCHAR[] NOT NULL,
-            extract BOOLEAN NOT NULL,
-            inject BOOLEAN NOT NULL,
-            updated_at TIMESTAMPTZ NOT NULL,
-            PRIMARY KEY (user_id, agent_id)
-        )
-        """,
-    ),
-)
-
 RULE_COLUMNS = (
     "id",
     "pattern",
@@ -178,35 +145,7 @@ RULES = Migration(
     ),
 )
 
-# -- extraction (owned by the extractor; plain SQL so the store applies it on open) -------------
-
-EXTRACTION_JOBS = Migration(
-    3,
-    "extraction jobs: the durable queue of turns awaiting extraction",
-    (
-        """
-        CREATE TABLE jobs (
-            id VARCHAR PRIMARY KEY,
-            status VARCHAR NOT NULL
-                CHECK (status IN ('pending', 'running', 'done', 'failed')),
-            user_id VARCHAR NOT NULL,
-            request_id VARCHAR NOT NULL,
-            turn JSON NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_at TIMESTAMPTZ,
-            claimed_by VARCHAR,
-            last_error VARCHAR,
-            raw_output VARCHAR,
-            written_ids JSON NOT NULL DEFAULT '[]',
-            skipped JSON NOT NULL DEFAULT '[]',
-            created_at TIMESTAMPTZ NOT NULL,
-            updated_at TIMESTAMPTZ NOT NULL,
-            finished_at TIMESTAMPTZ
-        )
-        """,
-    ),
-)
-
+# the table's reads and writes are `beliefs.conflicts`; the extractor and compaction open them
 EXTRACTION_CONFLICTS = Migration(
     4,
     "conflicts: contradictions awaiting review",
@@ -231,58 +170,7 @@ EXTRACTION_CONFLICTS = Migration(
     ),
 )
 
-# -- compaction (owned by the compaction worker) ------------------------------------------------
-
-COMPACTION = Migration(
-    9,
-    "compaction: runs and per-scope examination state",
-    (
-        """
-        CREATE TABLE compaction_runs (
-            id VARCHAR PRIMARY KEY,
-            status VARCHAR NOT NULL
-                CHECK (status IN ('running', 'done', 'failed', 'interrupted')),
-            trigger VARCHAR NOT NULL,
-            user_id VARCHAR,
-            scope VARCHAR,
-            started_at TIMESTAMPTZ NOT NULL,
-            finished_at TIMESTAMPTZ,
-            duration_ms DOUBLE,
-            examined INTEGER NOT NULL DEFAULT 0,
-            clusters INTEGER NOT NULL DEFAULT 0,
-            merged INTEGER NOT NULL DEFAULT 0,
-            superseded INTEGER NOT NULL DEFAULT 0,
-            flagged INTEGER NOT NULL DEFAULT 0,
-            aliased INTEGER NOT NULL DEFAULT 0,
-            promoted INTEGER NOT NULL DEFAULT 0,
-            expired INTEGER NOT NULL DEFAULT 0,
-            purged INTEGER NOT NULL DEFAULT 0,
-            skipped_scopes INTEGER NOT NULL DEFAULT 0,
-            errors JSON NOT NULL DEFAULT '[]',
-            changes JSON NOT NULL DEFAULT '[]'
-        )
-        """,
-        "CREATE INDEX compaction_runs_started ON compaction_runs (started_at)",
-        """
-        CREATE TABLE compaction_scopes (
-            user_id VARCHAR NOT NULL,
-            scope_key VARCHAR NOT NULL,
-            fingerprint VARCHAR NOT NULL,
-            examined_at TIMESTAMPTZ NOT NULL,
-            PRIMARY KEY (user_id, scope_key)
-        )
-        """,
-    ),
-)
-
-MIGRATIONS: list[Migration] = [
-    BELIEFS_CORE,
-    GATEWAY,
-    EXTRACTION_JOBS,
-    EXTRACTION_CONFLICTS,
-    RULES,
-    COMPACTION,
-]
+MIGRATIONS: list[Migration] = [BELIEFS_CORE, EXTRACTION_CONFLICTS, RULES]
 
 _LEDGER = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -293,29 +181,45 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
-def applied(conn: duckdb.DuckDBPyConnection) -> set[int]:
-    """Numbers already applied; empty for a fresh database."""
+def applied(conn: duckdb.DuckDBPyConnection) -> dict[int, str]:
+    """Numbers already applied, with the name each was recorded under; empty for a new file."""
     exists = conn.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
     ).fetchone()
     if not exists or not exists[0]:
-        return set()
-    return {row[0] for row in conn.execute("SELECT number FROM schema_migrations").fetchall()}
+        return {}
+    return dict(conn.execute("SELECT number, name FROM schema_migrations").fetchall())
 
 
-def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
-    done = applied(conn)
-    return sorted((m for m in MIGRATIONS if m.number not in done), key=lambda m: m.number)
+def pending(
+    conn: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] | None = None
+) -> list[Migration]:
+    """The migrations of `migrations` (this package's when None) not yet applied, in order.
 
-
-def migrate(conn: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply every pending migration in order, each in its own transaction; returns numbers."""
-    numbers = [m.number for m in MIGRATIONS]
+    Raises:
+        ValueError: a number is recorded under another name (two packages chose one number).
+    """
+    chosen = MIGRATIONS if migrations is None else migrations
+    numbers = [m.number for m in chosen]
     if len(set(numbers)) != len(numbers):
         raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
+    done = applied(conn)
+    for m in chosen:
+        if m.number in done and done[m.number] != m.name:
+            raise ValueError(
+                f"migration {m.number} ({m.name!r}) is already taken by {done[m.number]!r}; "
+                "give it an unused number"
+            )
+    return sorted((m for m in chosen if m.number not in done), key=lambda m: m.number)
+
+
+def migrate(
+    conn: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] | None = None
+) -> list[int]:
+    """Apply every pending migration in order, each in its own transaction; returns numbers."""
     conn.execute(_LEDGER)
     done: list[int] = []
-    for migration in pending(conn):
+    for migration in pending(conn, migrations):
         conn.execute("BEGIN TRANSACTION")
         try:
             for statement in migration.statements:

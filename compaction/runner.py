@@ -23,6 +23,7 @@ from compaction.apply import apply_cluster, apply_upkeep
 from compaction.clusters import chunks, clusters, examinable, partitions
 from compaction.errors import CompactionBusy
 from compaction.merge import upkeep
+from compaction.migrations import MIGRATIONS
 from compaction.model import ChatModel, ask
 from compaction.persona_keeper import PersonaKeeper
 from compaction.plan import ClusterPlan, Upkeep
@@ -56,6 +57,7 @@ class Compactor:
         config: CompactionConfig | None = None,
         persona: PersonaKeeper | None = None,
     ) -> None:
+        thread.store.ensure_schema(MIGRATIONS)
         self._thread = thread
         self._store = thread.store
         self._llm = llm

@@ -11,6 +11,7 @@ from beliefs.conflicts import list_conflicts
 from beliefs.models import Belief
 from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
+from beliefs.tallies import user_ids
 from compaction.clusters import examinable, scope_key
 from compaction.turns import RecentTurn, recent_turns
 
@@ -34,8 +35,7 @@ class Snapshot:
 def users(store: BeliefStore, only: str | None) -> list[str]:
     if only is not None:
         return [only]
-    rows = store.execute("SELECT DISTINCT user_id FROM beliefs ORDER BY user_id").fetchall()
-    return [r[0] for r in rows]
+    return user_ids(store, include_deleted=True)
 
 
 def load(store: BeliefStore, user_id: str, *, turns_since: datetime) -> Snapshot:

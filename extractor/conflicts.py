@@ -15,6 +15,7 @@ from beliefs.conflicts import (
     Resolution,
     get_conflict,
     list_conflicts,
+    mark_resolved,
     record_conflict,
 )
 from beliefs.models import Belief, new_belief_id, utcnow
@@ -107,11 +108,7 @@ class ConflictBook:
                 self._keep_existing(conflict, actor)
             else:
                 new_id = self._keep_both(conflict, actor)
-            self.store.execute(
-                "UPDATE conflicts SET status = 'resolved', resolution = ?, new_id = ?, "
-                "resolved_at = ? WHERE id = ?",
-                [resolution, new_id, utcnow(), conflict_id],
-            )
+            mark_resolved(self.store, conflict_id, resolution, new_id=new_id)
         return self.get(conflict_id)
 
     def _proposal(self, conflict: Conflict) -> Belief:

@@ -17,6 +17,7 @@ from starlette.routing import BaseRoute, Route
 from beliefs.errors import CanonicalNameClash
 from beliefs.models import Belief, BeliefType, EpistemicStatus, ReviewState
 from beliefs.store import BeliefStore
+from beliefs.tallies import beliefs_by_ids, scope_counts, user_counts, user_ids
 from proxy.belief_input import (
     CREATABLE,
     EDITABLE,
@@ -74,20 +75,6 @@ async def _clash_is_409(rt: Runtime, fn: Callable[..., T], *args: Any, **kwargs:
         raise ProxyError(409, exc.message, type="conflict", param="canonical_name") from None
 
 
-def _users(store: BeliefStore) -> list[str]:
-    rows = store.execute(
-        "SELECT DISTINCT user_id FROM beliefs WHERE deleted_at IS NULL ORDER BY 1"
-    ).fetchall()
-    return [row[0] for row in rows]
-
-
-def _by_ids(store: BeliefStore, ids: list[str]) -> list[Belief]:
-    rows = store.execute(
-        "SELECT id FROM beliefs WHERE list_contains(?, id) ORDER BY created_at, id", [ids]
-    ).fetchall()
-    return [store.get(row[0]) for row in rows]
-
-
 async def list_beliefs(request: Request) -> Response:
     """List or search beliefs.
 
@@ -102,7 +89,9 @@ async def list_beliefs(request: Request) -> Response:
     filters = _filters(request)
     ids = [i.strip() for i in params.get("ids", "").split(",") if i.strip()]
     if ids:
-        return JSONResponse([belief_json(b) for b in await rt.thread.run(_by_ids, rt.store, ids)])
+        return JSONResponse(
+            [belief_json(b) for b in await rt.thread.run(beliefs_by_ids, rt.store, ids)]
+        )
     q = params.get("q", "").strip()
     prefix = bool(query_flag(request, "prefix"))
     offset = query_int(request, "offset", 0, low=0) or 0
@@ -124,7 +113,7 @@ async def list_beliefs(request: Request) -> Response:
         )
         return JSONResponse([belief_json(b) for b in beliefs])
     limit = query_int(request, "limit", PREFIX_LIMIT if prefix else SEARCH_LIMIT, low=1) or 1
-    users = [filters.user_id] if filters.user_id else await rt.thread.run(_users, rt.store)
+    users = [filters.user_id] if filters.user_id else await rt.thread.run(user_ids, rt.store)
     find = prefix_search if prefix else text_search
     found: list[Found] = find(rt.store.index, users, q, filters, offset + limit)
     return JSONResponse(
@@ -219,20 +208,6 @@ async def belief_injections(request: Request) -> Response:
     return JSONResponse(await rt.thread.run(read, rt.store))
 
 
-_FACETS_SQL = """
-SELECT s, count(*), count(*) FILTER (WHERE pinned), count(*) FILTER (WHERE review_state = 'pending')
-FROM (SELECT unnest(scope) AS s, pinned, review_state FROM beliefs
-      WHERE superseded_by IS NULL AND epistemic_status <> 'superseded' AND deleted_at IS NULL
-      AND (? IS NULL OR user_id = ?))
-GROUP BY s ORDER BY s
-"""
-_USERS_SQL = """
-SELECT user_id, count(*) FROM beliefs
-WHERE superseded_by IS NULL AND epistemic_status <> 'superseded' AND deleted_at IS NULL
-GROUP BY user_id ORDER BY user_id
-"""
-
-
 async def facets(request: Request) -> Response:
     """Counts of live beliefs per scope (total, pinned, pending) and per user (`user` narrows
     the scope counts)."""
@@ -240,13 +215,12 @@ async def facets(request: Request) -> Response:
     user = request.query_params.get("user") or None
 
     def read(store: BeliefStore) -> dict[str, Any]:
-        scopes = store.execute(_FACETS_SQL, [user, user]).fetchall()
-        users = store.execute(_USERS_SQL).fetchall()
         return {
             "scopes": [
-                {"scope": s, "count": n, "pinned": p, "pending": q} for s, n, p, q in scopes
+                {"scope": c.scope, "count": c.count, "pinned": c.pinned, "pending": c.pending}
+                for c in scope_counts(store, user)
             ],
-            "users": [{"user_id": u, "count": n} for u, n in users],
+            "users": [{"user_id": u, "count": n} for u, n in user_counts(store)],
         }
 
     return JSONResponse(await rt.thread.run(read, rt.store))

@@ -21,6 +21,7 @@ from proxy.compaction_setup import compaction_parts
 from proxy.counters import Counters
 from proxy.memory import MemoryBuilder
 from proxy.settings import Settings
+from proxy.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.upstream_pool import UpstreamPool
 
 log = logging.getLogger("tenure.proxy")
@@ -75,6 +76,7 @@ class Runtime:
         thread = StoreThread(store)
         counters = Counters()
         chat_states = ChatStates()
+        await thread.run(store.ensure_schema, GATEWAY_TABLES)
         chat_states.load(await thread.run(lambda: store.execute(LOAD_SQL).fetchall()))
         pool = upstream or UpstreamPool(
             connect_timeout=settings.upstream_connect_timeout,

@@ -17,7 +17,7 @@ def test_fresh_database_gets_every_migration_once(tmp_path: Path) -> None:
     conn = duckdb.connect(str(tmp_path / "db.duckdb"))
     assert migrate(conn) == sorted(m.number for m in migrations.MIGRATIONS)
     assert migrate(conn) == []
-    assert applied(conn) == {m.number for m in migrations.MIGRATIONS}
+    assert set(applied(conn)) == {m.number for m in migrations.MIGRATIONS}
     tables = {
         r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()
     }
@@ -47,7 +47,7 @@ def test_failed_migration_leaves_nothing_behind(
     conn = duckdb.connect(str(tmp_path / "db.duckdb"))
     with pytest.raises(duckdb.ParserException):
         migrate(conn)
-    assert applied(conn) == {m.number for m in migrations.MIGRATIONS if m is not broken}
+    assert set(applied(conn)) == {m.number for m in migrations.MIGRATIONS if m is not broken}
     tables = {
         r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()
     }
@@ -60,3 +60,34 @@ def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("hello", encoding="utf-8")
     with pytest.raises(BeliefError, match=r"cannot open the belief database .*not a valid DuckDB"):
         BeliefStore.open(path)
+
+
+def test_a_package_set_applies_once_through_ensure_schema(tmp_path: Path) -> None:
+    notes = [Migration(97, "notes", ("CREATE TABLE notes (id INTEGER)",))]
+    with BeliefStore.open(tmp_path / "db.duckdb") as store:
+        assert not store.has_table("notes")
+        store.ensure_schema(notes)
+        store.ensure_schema(notes)
+        store.execute("INSERT INTO notes VALUES (1)")
+        assert store.execute("SELECT count(*) FROM schema_migrations WHERE number = 97").fetchone()
+    with BeliefStore.open(tmp_path / "db.duckdb") as store:
+        store.ensure_schema(notes)  # recorded: not run again (the table would clash)
+        assert store.execute("SELECT count(*) FROM notes").fetchone() == (1,)
+
+
+def test_a_number_taken_by_another_package_is_refused(tmp_path: Path) -> None:
+    with BeliefStore.open(tmp_path / "db.duckdb") as store:
+        clash = [Migration(1, "someone else's tables", ("CREATE TABLE x (id INTEGER)",))]
+        with pytest.raises(ValueError, match=r"migration 1 .* is already taken by 'beliefs core"):
+            store.ensure_schema(clash)
+
+
+def test_read_only_store_refuses_a_pending_package_set(tmp_path: Path) -> None:
+    BeliefStore.open(tmp_path / "db.duckdb").close()
+    notes = [Migration(96, "notes", ("CREATE TABLE notes (id INTEGER)",))]
+    upgrade = "needs a schema upgrade; run any command without"
+    with (
+        BeliefStore.open(tmp_path / "db.duckdb", read_only=True) as store,
+        pytest.raises(BeliefError, match=upgrade),
+    ):
+        store.ensure_schema(notes)

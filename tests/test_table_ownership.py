@@ -1,0 +1,55 @@
+"""Each package owns its tables: it creates them with its own migrations, and no other package
+runs SQL against them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from beliefs.migrations import MIGRATIONS as BELIEFS
+from beliefs.migrations import Migration
+from compaction.migrations import MIGRATIONS as COMPACTION
+from extractor.migrations import MIGRATIONS as EXTRACTOR
+from proxy.tables import MIGRATIONS as GATEWAY
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS: dict[str, list[Migration]] = {
+    "beliefs": BELIEFS,
+    "extractor": EXTRACTOR,
+    "compaction": COMPACTION,
+    "proxy": GATEWAY,
+}
+_CREATE = re.compile(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", re.I)
+_TOUCH = r"\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\s+{table}\b"
+
+
+def _tables(migrations: list[Migration]) -> set[str]:
+    return {t for m in migrations for s in m.statements for t in _CREATE.findall(s)}
+
+
+OWNERS = {table: package for package, ms in SETS.items() for table in _tables(ms)}
+
+
+def test_migration_numbers_are_unique_across_packages() -> None:
+    numbers = [m.number for ms in SETS.values() for m in ms]
+    assert len(numbers) == len(set(numbers)), sorted(numbers)
+
+
+def test_every_table_has_one_owner() -> None:
+    created = [t for ms in SETS.values() for t in _tables(ms)]
+    assert len(created) == len(set(created))
+    assert {"beliefs", "jobs", "injections", "compaction_runs"} <= set(OWNERS)
+
+
+@pytest.mark.parametrize("package", sorted(SETS))
+def test_no_package_runs_sql_on_another_packages_tables(package: str) -> None:
+    foreign = {t for t, owner in OWNERS.items() if owner != package}
+    offenders = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for table in foreign:
+            if re.search(_TOUCH.format(table=table), text):
+                offenders.append(f"{path.relative_to(ROOT)} uses {table} ({OWNERS[table]}'s)")
+    assert offenders == []
