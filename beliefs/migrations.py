@@ -275,6 +275,34 @@ COMPACTION = Migration(
     ),
 )
 
+# -- memory tools (the MCP endpoint records every tool call) -----------------------------------
+
+MCP_CALLS = Migration(
+    60,
+    "memory tools: one row per MCP tool call (who, what, result)",
+    (
+        """
+        CREATE TABLE mcp_calls (
+            id VARCHAR PRIMARY KEY,
+            created_at TIMESTAMPTZ NOT NULL,
+            user_id VARCHAR NOT NULL,
+            agent_id VARCHAR,
+            scopes VARCHAR[] NOT NULL,
+            transport VARCHAR NOT NULL,
+            client VARCHAR,
+            tool VARCHAR NOT NULL,
+            arguments JSON NOT NULL,
+            ok BOOLEAN NOT NULL,
+            outcome VARCHAR NOT NULL,
+            belief_ids VARCHAR[] NOT NULL,
+            result JSON NOT NULL,
+            duration_ms DOUBLE NOT NULL
+        )
+        """,
+        "CREATE INDEX mcp_calls_user_time ON mcp_calls (user_id, created_at)",
+    ),
+)
+
 MIGRATIONS: list[Migration] = [
     BELIEFS_CORE,
     GATEWAY,
@@ -282,6 +310,7 @@ MIGRATIONS: list[Migration] = [
     EXTRACTION_CONFLICTS,
     RULES,
     COMPACTION,
+    MCP_CALLS,
 ]
 
 _LEDGER = """
