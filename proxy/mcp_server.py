@@ -38,7 +38,8 @@ from proxy.mcp_args import (
     input_schema,
 )
 from proxy.mcp_audit import ToolCall, audit_routes, record_call
-from proxy.mcp_tools import Caller, MemoryTools, Outcome, ToolFailure
+from proxy.mcp_caller import Caller, Outcome, ToolFailure
+from proxy.mcp_tools import MemoryTools
 from proxy.runtime import Runtime
 
 log = logging.getLogger("tenure.mcp")
