@@ -253,6 +253,7 @@ def test_tool_calls_are_recorded_and_shown_on_the_audit_page(
         rows = client.get("/api/mcp/calls", params={"user": "alice"}).json()
         page = client.get("/audit").text
         belief_page = client.get(f"/beliefs/{made['id']}").text
+        described = client.get("/api/openapi.json").json()["paths"]["/api/mcp/calls"]["get"]
 
     assert [(r["tool"], r["agent_id"], r["ok"]) for r in rows] == [
         ("recall", "coder", True),
@@ -261,6 +262,7 @@ def test_tool_calls_are_recorded_and_shown_on_the_audit_page(
     assert rows[1]["belief_ids"] == [made["id"]] and rows[1]["outcome"].startswith("created")
     assert "Memory tool calls" in page and "remember" in page and "created prefers_tabs" in page
     assert "via MCP" in belief_page
+    assert {p["name"] for p in described["parameters"]} == {"user", "tool", "belief_id", "limit"}
 
 
 def test_the_access_key_guards_the_endpoint(make_gateway: Callable[..., Gateway]) -> None:
@@ -279,3 +281,53 @@ def test_the_access_key_guards_the_endpoint(make_gateway: Callable[..., Gateway]
         headers={**ALICE, "Authorization": "Bearer k-secret"},
     )
     assert not failed and result["beliefs"] == []
+
+
+def test_open_questions_and_the_persona_and_pinned_resources(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    question = Belief(
+        user_id="alice",
+        type="open_question",
+        canonical_name="queue_choice",
+        content="Kafka or SQS for the event bus?",
+        scope=["project:billing"],
+    )
+    pinned = Belief(
+        user_id="alice",
+        canonical_name="money_type",
+        content="Amounts are integer cents.",
+        scope=["project:billing"],
+        pinned=True,
+    )
+    gateway = make_gateway(
+        beliefs=[question, pinned], persona="Answers briefly, in British English."
+    )
+
+    async def work(client: Client) -> tuple[Any, str, str]:
+        listed = await client.call_tool("open_questions", {})
+        persona = await client.read_resource("tenure://persona")
+        pins = await client.read_resource("tenure://pinned")
+        texts = [getattr(c, "text", "") for c in (*persona.contents, *pins.contents)]
+        return listed.structured_content, texts[0], texts[1]
+
+    listed, persona, pins = with_tools(
+        f"{gateway.url}/scope/project:billing/mcp", work, headers=ALICE
+    )
+
+    assert [q["id"] for q in listed["open_questions"]] == [question.id]
+    assert persona == "Answers briefly, in British English."
+    assert [b["id"] for b in json.loads(pins)["pinned"]] == [pinned.id]
+
+
+def test_a_bad_scope_header_is_refused_by_name(make_gateway: Callable[..., Gateway]) -> None:
+    gateway = make_gateway()
+
+    reply = httpx.post(
+        f"{gateway.url}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream", "X-Tenure-Scope": "galaxy"},
+    )
+
+    assert reply.status_code == 400
+    assert "X-Tenure-Scope" in reply.text and "galaxy" in reply.text
