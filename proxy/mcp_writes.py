@@ -32,17 +32,21 @@ def remember(
 ) -> Outcome:
     """Plan the stated belief as the extractor plans a turn's, then write it in one go."""
     identity = caller.identity
+    scopes = list(scopes_of(caller, args.scope))
+    old = None
+    if args.replaces:
+        old = _find(store, caller, args.replaces, "replaces", scopes or None)
+        scopes = scopes or list(old.scope)  # the replacement lives where the old one did
     turn = Turn(
         request_id=call_id,
         user_id=identity.user_id,
         agent_id=identity.agent_id,
-        scopes=list(scopes_of(caller, args.scope)),
+        scopes=scopes,
         model=MODEL,
         user_message=args.statement,
     )
     visible = visible_scopes(turn)
-    if args.replaces:
-        old = _find(store, caller, args.replaces, "replaces", visible)
+    if old is not None:
         update = BeliefUpdate(
             belief_id=old.id,
             canonical_name=old.canonical_name,
@@ -78,7 +82,8 @@ def remember(
         plan = plan_merge(output, turn, known, model=MODEL, now=now)
         if plan.is_empty():
             reasons = "; ".join(s.reason for s in plan.skipped) or "nothing to write"
-            raise ToolFailure("statement", f"nothing was remembered: {reasons}")
+            field = "replaces" if old is not None else "statement"
+            raise ToolFailure(field, f"nothing was remembered: {reasons}")
         plan = _as_tool_write(plan, provenance, args)
         applied = apply_plan(
             store, plan, user_id=identity.user_id, job_id=None, now=now, actor=caller.actor

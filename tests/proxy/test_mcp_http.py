@@ -331,3 +331,22 @@ def test_a_bad_scope_header_is_refused_by_name(make_gateway: Callable[..., Gatew
 
     assert reply.status_code == 400
     assert "X-Tenure-Scope" in reply.text and "galaxy" in reply.text
+
+
+def test_a_replacement_lives_where_the_old_belief_did(make_gateway: Callable[..., Gateway]) -> None:
+    old = Belief(
+        user_id="alice", canonical_name="ci", content="CI runs on Jenkins.", scope=["project:web"]
+    )
+    gateway = make_gateway(beliefs=[old])
+
+    _, replaced = call(
+        f"{gateway.url}/mcp",
+        "remember",
+        {"statement": "CI runs on GitHub Actions.", "replaces": "ci", "aliases": ["gha"]},
+        headers=ALICE,
+    )
+
+    head = gateway.on_store(lambda s: s.get(replaced["id"]))
+    assert (head.scope, head.canonical_name) == (["project:web"], "ci")
+    assert "gha" in head.aliases
+    assert gateway.on_store(lambda s: s.get(old.id)).superseded_by == head.id
