@@ -54,7 +54,9 @@ def script(upstream: FakeUpstream) -> None:
     upstream.queue(
         Chat(
             content="",
-            tool_calls=[{"id": "toolu_recall", "name": RECALL, "arguments": '{"query": "runbook"}'}],
+            tool_calls=[
+                {"id": "toolu_recall", "name": RECALL, "arguments": '{"query": "runbook"}'}
+            ],
             match=lambda r: _offers(r, RECALL) and not _tool_results(r),
         ),
         Chat(
