@@ -224,7 +224,7 @@ class ToolServer:
 
 def _failure(field: str, message: str) -> Outcome:
     result = {"error": {"field": field, "message": message}}
-    return Outcome(result, f"error: {field}: {message}"[:300])
+    return Outcome(result, f"error: {message}"[:300])
 
 
 def _argument_problem(tool: str, exc: ValidationError) -> tuple[str, str]:
