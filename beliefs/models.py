@@ -16,7 +16,7 @@ EpistemicStatus = Literal["active", "inferred", "exploratory", "superseded"]
 MemoryClass = Literal["episodic", "semantic", "procedural", "working", "document"]
 Delivery = Literal["always", "retrieved", "on_demand"]
 ReviewState = Literal["pending", "confirmed", "rejected"]
-SourceType = Literal["operator", "extracted", "agent", "import", "external"]
+SourceType = Literal["operator", "extracted", "agent", "import", "external", "mcp"]
 
 MAX_ALIASES = 25
 SCOPE_PATTERN = re.compile(
@@ -29,6 +29,7 @@ TRUST_TIERS: dict[str, int] = {
     "agent": 2,
     "import": 1,
     "external": 1,
+    "mcp": 2,  # an agent's deliberate write through the memory tools
 }
 
 

@@ -43,6 +43,7 @@ def persona_inputs(beliefs: Iterable[Belief], now: datetime | None = None) -> li
         and b.type != "open_question"
         and b.epistemic_status != "exploratory"
         and b.review_state != "rejected"
+        and b.delivery != "on_demand"  # those come only when asked for (recall, memory tools)
         and b.resolved_at is None
         and (b.expires_at is None or b.expires_at > now)
         and (

@@ -114,25 +114,32 @@ def _keys(store: BeliefStore, item: Landing) -> set[tuple[str, str]]:
 
 
 def apply_plan(
-    store: BeliefStore, plan: Plan, *, user_id: str, job_id: str | None, now: datetime
+    store: BeliefStore,
+    plan: Plan,
+    *,
+    user_id: str,
+    job_id: str | None,
+    now: datetime,
+    actor: str = ACTOR,
 ) -> Applied:
-    """Write a plan; re-entrant inside the caller's transaction."""
+    """Write a plan; re-entrant inside the caller's transaction. `actor` names the writer in
+    each history event (the extractor, or a memory tool's caller)."""
     applied = Applied(skipped=list(plan.skipped))
     written = applied.written_ids
     with store.transaction():
         for belief in plan.creates:
-            store.create(belief, actor=ACTOR, with_history=False)
+            store.create(belief, actor=actor, with_history=False)
             written.append(belief.id)
         for r in plan.reinforcements:
             reinforced = store.reinforce(
-                r.belief_id, aliases=r.aliases, at=now, actor=ACTOR, with_history=False
+                r.belief_id, aliases=r.aliases, at=now, actor=actor, with_history=False
             )
             if r.rejected_alternatives:
                 old = reinforced.rejected_alternatives
                 store.update(
                     r.belief_id,
                     {"rejected_alternatives": dedupe_names([*old, *r.rejected_alternatives])},
-                    actor=ACTOR,
+                    actor=actor,
                     event="enriched",
                     with_history=False,
                 )
@@ -140,7 +147,7 @@ def apply_plan(
                 store.update(
                     r.belief_id,
                     {"epistemic_status": "active"},
-                    actor=ACTOR,
+                    actor=actor,
                     event="promoted",
                     reason="reinforced 5 times over 48 hours",
                     with_history=False,
@@ -160,7 +167,7 @@ def apply_plan(
             store.update(
                 e.belief_id,
                 changes,
-                actor=ACTOR,
+                actor=actor,
                 event="enriched",
                 reason=e.reason,
                 with_history=False,
@@ -168,7 +175,7 @@ def apply_plan(
             written.append(e.belief_id)
         for s in plan.supersessions:
             store.supersede(
-                s.old_id, s.replacement, reason=s.reason, actor=ACTOR, with_history=False
+                s.old_id, s.replacement, reason=s.reason, actor=actor, with_history=False
             )
             written.append(s.replacement.id)
         book = ConflictBook(store)
@@ -194,7 +201,7 @@ def apply_plan(
             store.update(
                 res.belief_id,
                 {"resolved_at": now},
-                actor=ACTOR,
+                actor=actor,
                 event="resolved",
                 reason=reason,
                 with_history=False,

@@ -13,6 +13,7 @@ from starlette.routing import BaseRoute
 from beliefs.store import BeliefStore
 from proxy.auth import FailedAttempts, is_loopback
 from proxy.csrf import BrowserGuard
+from proxy.mcp_server import mcp_routes, memory_tools, running_mcp, scoped_mcp_route
 from proxy.middleware import GatewayMiddleware
 from proxy.openapi import openapi_routes
 from proxy.routes_api import api_routes
@@ -43,7 +44,8 @@ def create_app(
         runtime = await Runtime.open(settings, store=store, upstream=upstream, llm=llm)
         app.state.runtime = runtime
         try:
-            yield
+            async with running_mcp(memory_tools(runtime)) as app.state.mcp:
+                yield
         finally:
             await runtime.close()
 
@@ -54,6 +56,7 @@ def create_app(
         *belief_routes(),  # its GET /api/beliefs (search, prefix) answers before the plain list
         *jobs_routes(),  # before the API's catch-all
         *compaction_routes(),
+        *mcp_routes(),
         *api_routes(),
         *ui_routes(settings),
     ]
@@ -61,6 +64,7 @@ def create_app(
     # under Tenure's own first segments, where a wrong method is answered here (405), not sent
     # to the provider.
     routes.append(ProxyRoute(proxy, reserved=first_segments(routes)))
+    routes.insert(0, scoped_mcp_route())  # `scope` stays a proxy first segment
     failures = FailedAttempts()  # wrong access keys per address, shared with the login form
     app = Starlette(
         routes=routes,

@@ -136,6 +136,8 @@ def _presented_credentials(headers: list[tuple[bytes, bytes]]) -> bool:
 
 def is_proxy_path(path: str) -> bool:
     """Paths only the proxy serves (the router sends the rest of them there too)."""
+    if path.startswith("/scope/") and path.endswith("/mcp") and "/v1/" not in path:
+        return False  # the memory tools under a URL scope (proxy/mcp_server.py)
     return path.startswith(("/v1/", "/scope/")) or path in ("/chat/completions", "/messages")
 
 

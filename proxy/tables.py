@@ -1,5 +1,6 @@
-"""The gateway's tables, `injections` and `chat_state`: numbered migrations the runtime applies
-to the store's file (`BeliefStore.ensure_schema`) when it starts."""
+"""The gateway's tables, `injections`, `chat_state` and `mcp_calls` (memory tool calls):
+numbered migrations the runtime applies to the store's file (`BeliefStore.ensure_schema`) when
+it starts."""
 
 from __future__ import annotations
 
@@ -41,4 +42,30 @@ GATEWAY = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [GATEWAY]
+MCP_CALLS = Migration(
+    60,
+    "memory tools: one row per MCP tool call (who, what, result)",
+    (
+        """
+        CREATE TABLE mcp_calls (
+            id VARCHAR PRIMARY KEY,
+            created_at TIMESTAMPTZ NOT NULL,
+            user_id VARCHAR NOT NULL,
+            agent_id VARCHAR,
+            scopes VARCHAR[] NOT NULL,
+            transport VARCHAR NOT NULL,
+            client VARCHAR,
+            tool VARCHAR NOT NULL,
+            arguments JSON NOT NULL,
+            ok BOOLEAN NOT NULL,
+            outcome VARCHAR NOT NULL,
+            belief_ids VARCHAR[] NOT NULL,
+            result JSON NOT NULL,
+            duration_ms DOUBLE NOT NULL
+        )
+        """,
+        "CREATE INDEX mcp_calls_user_time ON mcp_calls (user_id, created_at)",
+    ),
+)
+
+MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS]

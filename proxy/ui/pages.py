@@ -209,11 +209,17 @@ class Pages:
         records = _listed(
             await api.get("/api/injections", limit=100, as_injected="true", **filters)
         )
+        tool_calls = _listed(
+            await api.get(
+                "/api/mcp/calls", limit=100, user=filters["user"], belief_id=filters["belief_id"]
+            )
+        )
         return self._page(
             request,
             "audit.html",
             active="audit",
             records=records,
+            tool_calls=tool_calls,
             filters=filters,
             base_url=_base_url(request),
         )

@@ -146,3 +146,13 @@ def test_persona_covers_only_the_pinned_beliefs_it_actually_carries(store: Belie
     assert keep(store, covers) == frozenset()  # a model's text is not trusted to carry it
     store.set_persona(USER, "You are Alice; keep it brief.", source="operator")
     assert keep(store, covers) is None  # the operator speaks for every universal pin
+
+
+def test_on_demand_beliefs_stay_out_of_the_persona() -> None:
+    asked_for = universal("deploy_runbook", "Prefers the blue-green runbook.", delivery="on_demand")
+    told = universal("answer_length", "Prefers short answers without preamble.")
+
+    chosen = persona_inputs([asked_for, told])
+
+    assert chosen == [told]
+    assert "blue-green" not in deterministic_text(chosen)
