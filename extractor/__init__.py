@@ -12,16 +12,19 @@ from extractor.errors import (
     JobStateError,
 )
 from extractor.jobs import Job, JobQueue
-from extractor.llm import ChatModel, LiteLLMChatModel, complete_structured
+from extractor.llm import ChatModel, LiteLLMChatModel, ModelCall, ModelReply
 from extractor.merge import plan_merge
+from extractor.modes import ModeBook
 from extractor.plan import Plan
 from extractor.prompts import build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
+from extractor.structured import CallOptions, complete_structured
 from extractor.turn import Turn
 from extractor.worker import ExtractionWorkers
 
 __all__ = [
+    "CallOptions",
     "ChatModel",
     "CircuitBreaker",
     "Conflict",
@@ -38,6 +41,9 @@ __all__ = [
     "JobQueue",
     "JobStateError",
     "LiteLLMChatModel",
+    "ModeBook",
+    "ModelCall",
+    "ModelReply",
     "Plan",
     "Turn",
     "build_messages",

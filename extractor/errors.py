@@ -19,6 +19,32 @@ class ExtractionOutputInvalid(ExtractorError):
         self.raw_output = raw_output
 
 
+class ExtractionTruncated(ExtractionOutputInvalid):
+    """The reply was cut off at the token budget, also after one retry with a larger one."""
+
+
+class ModelRefused(ExtractorError):
+    """The model server answered with an error status that may refuse the request's form.
+
+    When its words name the output mode or the schema, the caller takes it as a configuration
+    fact about that model (another mode is tried; no breaker trip); otherwise it is an outage.
+    """
+
+    status = 502
+
+    def __init__(self, message: str, *, status_code: int | None, detail: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.detail = detail
+
+
+class OutputModeUnavailable(ExtractorError):
+    """Every structured-output mode the settings allow was refused by the model: a
+    configuration problem, reported as such (no retries, no breaker trip)."""
+
+    status = 502
+
+
 class JobNotFound(ExtractorError):
     status = 404
 
