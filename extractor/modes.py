@@ -71,7 +71,7 @@ class ModeBook:
             facts.bare_schema = reason[:300]
         if first:
             log.warning(
-                "model %s refuses schema limits (%s); sending the schema without", model, reason
+                "model %s refuses the schema's limits (%s); sent without them", model, reason
             )
 
     def bare_schema(self, model: str) -> bool:

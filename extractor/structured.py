@@ -284,13 +284,15 @@ def _chars(messages: Sequence[Mapping[str, Any]]) -> int:
 def _system_dropped(messages: Sequence[Mapping[str, Any]], prompt_tokens: int | None) -> bool:
     """True when the prompt was too short to have held the system messages.
 
-    Any tokenizer in use spends fewer than 6 characters per token on prose, so a prompt of
-    fewer tokens than a sixth of its characters cannot have included all of them.
+    Tokenizers spend fewer than 6 characters per token on prose, so a prompt of fewer tokens
+    than a sixth of its characters cannot have held all of them; but it must have held the
+    rest (a count below a sixth of that is no real count, and proves nothing).
     """
     system = sum(len(str(m.get("content") or "")) for m in messages if m.get("role") == "system")
-    if prompt_tokens is None or prompt_tokens <= 0 or system < 400:
+    if prompt_tokens is None or system < 400:
         return False
-    return prompt_tokens * 6 < _chars(messages)
+    rest = _chars(messages) - system
+    return rest <= prompt_tokens * 6 < rest + system
 
 
 def _unavailable(llm: ChatModel, model: str, setting: ModeSetting) -> str:

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.persona",
     "proxy.commands.rules",
     "proxy.commands.jobs",
+    "proxy.commands.eval_extract",
 )
 
 
