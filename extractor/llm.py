@@ -109,6 +109,16 @@ class LiteLLMImport:
         return self._module
 
 
+# Python's import is process-wide, and so is this: one import thread, whoever asks first.
+LITELLM = LiteLLMImport()
+
+
+async def litellm_module() -> ModuleType:
+    """LiteLLM for any caller (the gateway's translation of routed models too), imported off
+    the event loop."""
+    return await LITELLM.get()
+
+
 class LiteLLMChatModel:
     """The real model, through LiteLLM; built once at start-up and shared by every caller."""
 
@@ -125,7 +135,7 @@ class LiteLLMChatModel:
         self.timeout = timeout
         # model string, or provider prefix like "anthropic/" -> (api_base, api_key) of its own
         self.routes = dict(routes or {})
-        self.library = LiteLLMImport()
+        self.library = LITELLM
         self._modes = ModeBook()
         self._used = False
 
