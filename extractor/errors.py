@@ -38,11 +38,19 @@ class ModelRefused(ExtractorError):
         self.detail = detail
 
 
-class OutputModeUnavailable(ExtractorError):
-    """Every structured-output mode the settings allow was refused by the model: a
-    configuration problem, reported as such (no retries, no breaker trip)."""
+class ModelMisconfigured(ExtractorError):
+    """The model's server cannot take extraction calls as it is set up: reported as such, with
+    what to change (no retries, no breaker trip)."""
 
     status = 502
+
+
+class OutputModeUnavailable(ModelMisconfigured):
+    """Every structured-output mode the settings allow was refused by the model."""
+
+
+class ContextWindowTooSmall(ModelMisconfigured):
+    """The server's context window cannot hold the extraction prompt and the reply budget."""
 
 
 class JobNotFound(ExtractorError):

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import BaseModel
 
 from extractor.errors import (
+    ContextWindowTooSmall,
     ExtractionOutputInvalid,
     ExtractionTruncated,
     ModelRefused,
@@ -47,6 +48,10 @@ _REFUSAL_WORDS: dict[OutputMode, re.Pattern[str]] = {
     "tools": re.compile(r"tool|function", re.I),
     "text": re.compile(r"(?!)"),  # nothing to refuse: a plain request
 }
+# Words with which servers say the prompt and the budget do not fit their context window.
+_CONTEXT_WORDS = re.compile(
+    r"context (window|length)|exceed\w* (the )?context|n_ctx|num_ctx|prompt is too long", re.I
+)
 # Words that blame the schema's limits rather than the mode itself.
 _LIMIT_WORDS = re.compile(
     r"maxLength|minLength|maxItems|minItems|not permitted|unsupported keyword|rules that are "
@@ -118,6 +123,7 @@ async def complete_structured(
 
     Raises:
         OutputModeUnavailable: the model refused every output mode the settings allow.
+        ContextWindowTooSmall: the server's context cannot hold the prompt and the budget.
         ExtractionTruncated: the reply was cut off twice, the second time with a larger budget.
         ExtractionOutputInvalid: two replies failed validation (both raw texts kept).
         ModelRefused, or the client's own errors: the call failed (an outage: retried later).
@@ -139,6 +145,12 @@ async def complete_structured(
         try:
             reply = await llm.complete(call)
         except ModelRefused as exc:
+            if _CONTEXT_WORDS.search(exc.detail):
+                raise ContextWindowTooSmall(
+                    f"model {model}: the server's context window cannot hold the extraction "
+                    f"prompt and {attempt.max_tokens} reply tokens ({exc.message}); give the "
+                    "server a context of 8192 tokens (llama.cpp -c / n_ctx, Ollama num_ctx)"
+                ) from None
             if not _refuses(mode, exc):
                 raise
             if (

@@ -18,7 +18,7 @@ from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
 from extractor.breaker import CircuitBreaker
 from extractor.config import ExtractionConfig
-from extractor.errors import ExtractionOutputInvalid, ExtractorError, OutputModeUnavailable
+from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
 from extractor.known import touched_beliefs
 from extractor.llm import ChatModel
@@ -234,7 +234,7 @@ class ExtractionWorkers:
             return self._outcome(
                 job, model, started, raw_output=exc.raw_output, error=_name(exc), permanent=True
             )
-        except OutputModeUnavailable as exc:
+        except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
             return self._outcome(job, model, started, error=_name(exc), permanent=True)

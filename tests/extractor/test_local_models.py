@@ -250,3 +250,15 @@ def test_small_talk_through_a_base_model_that_only_chats_writes_nothing(
         [only] = server.chat_requests()
     assert queue.counts()["done"] == 1 and store.list(user_id="alice") == []
     assert only.json["temperature"] == 0
+
+
+def test_a_context_window_too_small_is_named_with_the_setting_to_change(
+    extract: Any, store: BeliefStore
+) -> None:
+    run = extract(Behaviour(context_window=1024))
+    assert run.job.status == "failed" and run.job.attempts == 1
+    error = run.job.last_error or ""
+    assert "ContextWindowTooSmall" in error and "exceed context window of 1024" in error
+    assert "n_ctx" in error
+    assert run.workers.breaker.state()["consecutive_failures"] == 0
+    assert len(run.bodies) == 1

@@ -10,7 +10,8 @@ servers users run (llama.cpp's server, llama-cpp-python, Ollama), one switch per
   finish_reason "length"; no `max_tokens` at all means an unbounded budget;
 - `fence`: the JSON comes inside a ```json fence, with prose around it;
 - `raw_newlines`: new lines inside JSON strings are sent raw (not as \\n);
-- `garbage`: a 200 response whose body is not JSON.
+- `garbage`: a 200 response whose body is not JSON;
+- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400).
 
 What the "model" answers is a `brain(request) -> dict | None`: the extraction JSON for the
 request it sees, or None to chat instead (a base model without the rules does that).
@@ -75,6 +76,7 @@ class Behaviour:
     fence: bool = False
     raw_newlines: bool = False
     garbage: bool = False
+    context_window: int | None = None  # tokens (chars / 4) the prompt and max_tokens must fit
 
 
 def empty() -> dict[str, Any]:
@@ -188,6 +190,12 @@ class LocalModel(FakeUpstream):
                 return 500, {"error": {"message": _GRAMMAR_FAILURE, "type": "server_error"}}
         if kind == "json_object" and b.refuse_json_object:
             return 400, {"error": {"message": "response_format json_object is not supported"}}
+        if b.context_window is not None:
+            chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+            wanted = chars // 4 + int(body.get("max_tokens") or 0)
+            if wanted > b.context_window:
+                message = f"Requested tokens ({wanted}) exceed context window of {b.context_window}"
+                return 400, {"error": {"message": message, "type": "invalid_request_error"}}
         if body.get("tools") and b.refuse_tools:
             return 400, {"error": {"message": "this model does not support tools"}}
         return None
