@@ -1,15 +1,18 @@
 """Extraction: turns become beliefs through a durable job queue, an LLM call and a merge policy."""
 
 from extractor.breaker import CircuitBreaker
+from extractor.config import ExtractionConfig
 from extractor.conflicts import Conflict, ConflictBook
 from extractor.errors import (
     ConflictNotFound,
     ConflictStateError,
     ExtractionOutputInvalid,
+    ExtractionTruncated,
     ExtractorError,
     InvalidResolution,
     JobNotFound,
     JobStateError,
+    ModelMisconfigured,
 )
 from extractor.jobs import Job, JobQueue
 from extractor.llm import ChatModel, LiteLLMChatModel, ModelCall, ModelReply
@@ -31,8 +34,10 @@ __all__ = [
     "ConflictBook",
     "ConflictNotFound",
     "ConflictStateError",
+    "ExtractionConfig",
     "ExtractionOutput",
     "ExtractionOutputInvalid",
+    "ExtractionTruncated",
     "ExtractionWorkers",
     "ExtractorError",
     "InvalidResolution",
@@ -43,6 +48,7 @@ __all__ = [
     "LiteLLMChatModel",
     "ModeBook",
     "ModelCall",
+    "ModelMisconfigured",
     "ModelReply",
     "Plan",
     "Turn",

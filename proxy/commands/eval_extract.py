@@ -101,7 +101,7 @@ async def _run(
             }
         )
         llm = chat_model_for(own)
-        llm.warm_up()
+        await llm.library.get()  # the import is not the first job's time
         # Every job runs once: a failure is a score, not something to retry or cool down from.
         config = replace(
             extraction_config(own), workers=1, max_attempts=1, breaker_threshold=1_000_000

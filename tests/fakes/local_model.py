@@ -214,3 +214,35 @@ def _max_lengths(node: Any) -> list[int]:
     if isinstance(node, list):
         return [n for value in node for n in _max_lengths(value)]
     return []
+
+
+def main() -> None:
+    """Serve until killed: `python -m tests.fakes.local_model PORT [--reference] [behaviours]`,
+    behaviours named like the fields (`--refuse-json-schema --drop-system`)."""
+    import argparse
+    import threading
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("port", type=int)
+    parser.add_argument("--reference", action="store_true", help="answer the shipped set's gold")
+    for name in Behaviour.__dataclass_fields__:
+        if name not in ("max_schema_length", "context_window"):
+            parser.add_argument(f"--{name.replace('_', '-')}", action="store_true")
+    args = parser.parse_args()
+    behaviour = Behaviour(
+        **{k: getattr(args, k) for k in Behaviour.__dataclass_fields__ if hasattr(args, k)}
+    )
+    brain: Brain = sql_brain
+    if args.reference:
+        from extractor.evaluation import load_conversations
+        from tests.fakes.reference_model import reference_brain
+
+        brain = reference_brain(load_conversations())
+    server = LocalModel(behaviour, brain)
+    server.start(args.port)
+    print(server.port, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
