@@ -36,7 +36,7 @@ def test_openai_adds_system_and_appends_parts() -> None:
     body: dict[str, Any] = {"messages": [{"role": "user", "content": parts}]}
     out = placement.place_openai(body, SYS, REL)
     assert out["messages"][0] == {"role": "system", "content": SYS}
-    assert out["messages"][-1]["content"] == [*parts, {"type": "text", "text": REL}]
+    assert out["messages"][1]["content"] == [*parts, {"type": "text", "text": REL}]
 
 
 def test_openai_tool_result_turn_gets_only_the_system_block() -> None:
