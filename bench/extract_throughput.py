@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +37,11 @@ from beliefs.store import BeliefStore  # noqa: E402
 from beliefs.thread import StoreThread  # noqa: E402
 from bench.corpus import SCOPES, make_corpus  # noqa: E402
 from extractor.jobs import JobQueue  # noqa: E402
+from extractor.llm import ModelCall, ModelReply  # noqa: E402
+from extractor.modes import ModeBook  # noqa: E402
 from extractor.turn import Turn  # noqa: E402
 from extractor.worker import ExtractionWorkers  # noqa: E402
+from proxy.model_setup import extraction_config  # noqa: E402
 from proxy.settings import Settings  # noqa: E402
 
 USER = "bench-user"
@@ -51,14 +54,9 @@ class InstantModel:
         self.names = list(names)
         self.rng = random.Random(seed)
         self.calls = 0
+        self.modes = ModeBook()
 
-    async def complete(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        response_format: Mapping[str, Any] | None,
-        model: str,
-    ) -> str:
+    async def complete(self, call: ModelCall) -> ModelReply:
         self.calls += 1
         n, roll = self.calls, self.rng.random()
         out: dict[str, Any] = {
@@ -103,7 +101,7 @@ class InstantModel:
                     "reason": "moved on",
                 }
             )
-        return json.dumps(out)
+        return ModelReply(text=json.dumps(out), finish_reason="stop")
 
 
 def turn(n: int, scope: str) -> Turn:
@@ -136,7 +134,8 @@ async def throughput(home: Path, n_beliefs: int, n_jobs: int, workers: int) -> d
     thread = StoreThread(store)
     queue = JobQueue(store)
     model = InstantModel(names)
-    runner = ExtractionWorkers(thread, queue, model, settings(home, extract_workers=workers))
+    config = extraction_config(settings(home, extract_workers=workers))
+    runner = ExtractionWorkers(thread, queue, model, config)
     started = time.perf_counter()
     await thread.run(lambda: [queue.enqueue(turn(i, scope)) for i in range(n_jobs)])
     enqueue_s = time.perf_counter() - started

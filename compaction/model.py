@@ -1,8 +1,8 @@
 """What compaction needs from a model: the extractor's LLM boundary, one validated call.
 
-Any object with `async complete(messages, *, response_format, model) -> str` will do (the
-extractor's `ChatModel`); the server passes its LiteLLM model in, tests a fake with scripted
-replies. Validation, repair and the single re-ask are the extractor's `complete_structured`.
+The model is the extractor's `ChatModel` (the gateway passes its one shared client, tests a fake
+with scripted replies). Output-mode negotiation, repair and the single re-ask are the
+extractor's `complete_structured`, so what one learns about a model the other knows too.
 """
 
 from __future__ import annotations
@@ -14,11 +14,15 @@ from pydantic import BaseModel
 
 from compaction.errors import ModelAnswerInvalid
 from extractor.errors import ExtractionOutputInvalid
-from extractor.llm import ChatModel, complete_structured
+from extractor.llm import ChatModel
+from extractor.structured import CallOptions, complete_structured
 
 __all__ = ["ChatModel", "ask"]
 
 T = TypeVar("T", bound=BaseModel)
+
+# Merge reviews and the persona are longer than one turn's extraction.
+COMPACTION_CALL = CallOptions(max_tokens=2048)
 
 
 async def ask(
@@ -36,7 +40,7 @@ async def ask(
     """
     try:
         reply = await complete_structured(
-            llm, messages, response_model, model=model, schema_name=name
+            llm, messages, response_model, model=model, schema_name=name, options=COMPACTION_CALL
         )
     except ExtractionOutputInvalid as exc:
         raise ModelAnswerInvalid(exc.message, raw_output=exc.raw_output) from None

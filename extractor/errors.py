@@ -19,6 +19,40 @@ class ExtractionOutputInvalid(ExtractorError):
         self.raw_output = raw_output
 
 
+class ExtractionTruncated(ExtractionOutputInvalid):
+    """The reply was cut off at the token budget, also after one retry with a larger one."""
+
+
+class ModelRefused(ExtractorError):
+    """The model server answered with an error status that may refuse the request's form.
+
+    When its words name the output mode or the schema, the caller takes it as a configuration
+    fact about that model (another mode is tried; no breaker trip); otherwise it is an outage.
+    """
+
+    status = 502
+
+    def __init__(self, message: str, *, status_code: int | None, detail: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.detail = detail
+
+
+class ModelMisconfigured(ExtractorError):
+    """The model's server cannot take extraction calls as it is set up: reported as such, with
+    what to change (no retries, no breaker trip)."""
+
+    status = 502
+
+
+class OutputModeUnavailable(ModelMisconfigured):
+    """Every structured-output mode the settings allow was refused by the model."""
+
+
+class ContextWindowTooSmall(ModelMisconfigured):
+    """The server's context window cannot hold the extraction prompt and the reply budget."""
+
+
 class JobNotFound(ExtractorError):
     status = 404
 

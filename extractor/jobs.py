@@ -282,6 +282,16 @@ class JobQueue:
         out.update({status: int(n) for status, n in rows})
         return out
 
+    def keep_raw_output(self, raw_outputs: dict[str, str]) -> None:
+        """Record the model's raw reply (redacted) on done jobs: job id -> text, one statement."""
+        if not raw_outputs:
+            return
+        self.store.execute(
+            "UPDATE jobs SET raw_output = v.raw FROM (SELECT unnest(?::VARCHAR[]) AS id, "
+            "unnest(?::VARCHAR[]) AS raw) AS v WHERE jobs.id = v.id",
+            [list(raw_outputs), [redact(text) for text in raw_outputs.values()]],
+        )
+
 
 def _job(row: Sequence[Any]) -> Job:
     return Job(

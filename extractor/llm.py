@@ -1,38 +1,126 @@
-"""The LLM boundary: a `ChatModel` protocol, its LiteLLM implementation and the structured call."""
+"""The LLM boundary: a `ChatModel` protocol and its LiteLLM implementation.
+
+This is the only module that imports LiteLLM. The import costs seconds of CPU, so it never runs
+on the event loop: `warm_up()` starts it in a thread at start-up, and a call that comes before it
+finishes waits for that thread without blocking the loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import importlib
 import json
-import re
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from types import ModuleType
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from extractor.errors import ExtractionOutputInvalid, ModelRefused
+from extractor.modes import ModeBook
+from extractor.repair import json_error
 
-from extractor.errors import ExtractionOutputInvalid
-from extractor.schema import response_format
+# Status codes with which servers refuse the form of a request (rather than fail serving it):
+# llama-cpp-python answers 500 for a `response_format` it does not know.
+REFUSAL_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
 
-T = TypeVar("T", bound=BaseModel)
 
-RE_ASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
+@dataclass(frozen=True)
+class ModelCall:
+    """One chat completion request, in OpenAI terms."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    response_format: dict[str, Any] | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: dict[str, Any] | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """What came back: the text (or the forced tool call's arguments), why it stopped, usage."""
+
+    text: str
+    finish_reason: str | None = None
+    tool_arguments: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    @property
+    def output(self) -> str:
+        """The structured payload: the tool call's arguments when there is one, else the text."""
+        return self.tool_arguments if self.tool_arguments is not None else self.text
 
 
 class ChatModel(Protocol):
-    """Anything that answers chat messages with text; tests pass a fake with scripted replies."""
+    """Anything that answers a `ModelCall`; tests pass a fake with scripted replies.
 
-    async def complete(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        response_format: Mapping[str, Any] | None,
-        model: str,
-    ) -> str: ...
+    `modes` holds what each model is known to refuse, shared by every caller of this client.
+    """
+
+    @property
+    def modes(self) -> ModeBook: ...
+
+    async def complete(self, call: ModelCall) -> ModelReply: ...
+
+
+class LiteLLMImport:
+    """LiteLLM, imported once in a background thread; awaiting it never blocks the loop."""
+
+    def __init__(self) -> None:
+        self._module: ModuleType | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._started = False
+
+    def start(self) -> None:
+        """Begin the import in a daemon thread (idempotent)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._run, name="tenure-litellm-import", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            module = importlib.import_module("litellm")
+            module.suppress_debug_info = True  # type: ignore[attr-defined]  # it prints "Give Feedback" banners to stdout
+            self._module = module
+        except BaseException as exc:  # reported to every caller, not lost in the thread
+            self._error = exc
+        finally:
+            self._done.set()
+
+    @property
+    def ready(self) -> bool:
+        return self._module is not None
+
+    async def get(self) -> ModuleType:
+        if self._module is not None:
+            return self._module
+        self.start()
+        await asyncio.to_thread(self._done.wait)
+        if self._module is None:
+            raise RuntimeError(f"LiteLLM could not be imported: {self._error}")
+        return self._module
+
+
+# Python's import is process-wide, and so is this: one import thread, whoever asks first.
+LITELLM = LiteLLMImport()
+
+
+async def litellm_module() -> ModuleType:
+    """LiteLLM for any caller (the gateway's translation of routed models too), imported off
+    the event loop."""
+    return await LITELLM.get()
 
 
 class LiteLLMChatModel:
-    """The real model, through LiteLLM; the only place that imports it (lazily: it is heavy)."""
+    """The real model, through LiteLLM; built once at start-up and shared by every caller."""
 
     def __init__(
         self,
@@ -47,124 +135,117 @@ class LiteLLMChatModel:
         self.timeout = timeout
         # model string, or provider prefix like "anthropic/" -> (api_base, api_key) of its own
         self.routes = dict(routes or {})
+        self.library = LITELLM
+        self._modes = ModeBook()
         self._used = False
 
-    async def complete(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        response_format: Mapping[str, Any] | None,
-        model: str,
-    ) -> str:
-        import litellm  # lazy: importing LiteLLM costs seconds and ~200 MB
+    @property
+    def modes(self) -> ModeBook:
+        return self._modes
 
-        self._used = True
-        kwargs: dict[str, Any] = {}
-        if response_format is not None:
-            kwargs["response_format"] = dict(response_format)
+    def warm_up(self) -> None:
+        """Start importing LiteLLM in a thread now, so the first call does not pay for it."""
+        self.library.start()
+
+    def route(self, model: str) -> tuple[str | None, str | None]:
+        """The (api_base, api_key) a model is called at."""
         provider = model.split("/", 1)[0] + "/"
         api_base, api_key = self.routes.get(
             model, self.routes.get(provider, (self.api_base, self.api_key))
         )
         if api_base and not api_key:
             api_key = "no-key"  # local OpenAI-compatible servers need none; the client insists
-        response = await litellm.acompletion(
-            model=model,
-            messages=[dict(m) for m in messages],
-            api_base=api_base,
-            api_key=api_key,  # None: LiteLLM reads the provider's usual variable
-            timeout=self.timeout,
-            num_retries=0,  # retries are the job queue's business, with backoff and a breaker
-            **kwargs,
-        )
-        content = response.choices[0].message.content
-        return content if isinstance(content, str) else ""
+        return api_base, api_key
+
+    async def complete(self, call: ModelCall) -> ModelReply:
+        """Raises:
+        ModelRefused: the server refused the request's form (status and its words kept).
+        ExtractionOutputInvalid: a success status whose body is no chat completion.
+        """
+        litellm = await self.library.get()
+        self._used = True
+        api_base, api_key = self.route(call.model)
+        kwargs: dict[str, Any] = {}
+        for name in ("response_format", "tools", "tool_choice", "max_tokens", "temperature"):
+            value = getattr(call, name)
+            if value is not None:
+                kwargs[name] = value
+        try:
+            response = await litellm.acompletion(
+                model=call.model,
+                messages=call.messages,
+                api_base=api_base,
+                api_key=api_key,  # None: LiteLLM reads the provider's usual variable
+                timeout=self.timeout,
+                num_retries=0,  # retries are the job queue's business, with backoff and a breaker
+                **kwargs,
+            )
+        except Exception as exc:
+            raise _classify(exc) from exc
+        return _reply(response)
 
     async def aclose(self) -> None:
         """Stop LiteLLM's background logging task, which is bound to this event loop."""
         if not self._used:
             return
-        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
-
+        worker = importlib.import_module("litellm.litellm_core_utils.logging_worker")
         # It may still hold tasks of an earlier, closed loop (tests run several); those are
         # gone already and cannot be awaited from here.
         with contextlib.suppress(RuntimeError):
-            await GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=2)
+            await worker.GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=2)
 
 
-@dataclass(frozen=True)
-class Structured(Generic[T]):
-    """A validated reply and the raw text(s) it came from."""
-
-    value: T
-    raw_output: str
-
-
-async def complete_structured(
-    llm: ChatModel,
-    messages: Sequence[Mapping[str, Any]],
-    response_model: type[T],
-    *,
-    model: str,
-    schema_name: str = "extraction",
-) -> Structured[T]:
-    """Ask for `response_model` as JSON; repair trivia, re-ask once with the error, else raise.
-
-    Raises:
-        ExtractionOutputInvalid: both replies failed validation; carries the raw text of both.
-    """
-    fmt = response_format(response_model, schema_name)
-    first = await llm.complete(list(messages), response_format=fmt, model=model)
-    value, error = parse_reply(first, response_model)
-    if value is not None:
-        return Structured(value, first)
-    retry = [
-        *messages,
-        {"role": "assistant", "content": first},
-        {
-            "role": "user",
-            "content": f"That reply was not valid: {error}\nReply again with only the JSON "
-            "object that matches the schema.",
-        },
-    ]
-    second = await llm.complete(retry, response_format=fmt, model=model)
-    value, error = parse_reply(second, response_model)
-    if value is not None:
-        return Structured(value, second)
-    raise ExtractionOutputInvalid(
-        f"model {model} returned invalid output twice: {error}",
-        raw_output=first + RE_ASK_SEPARATOR + second,
+def _reply(response: Any) -> ModelReply:
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        raise ExtractionOutputInvalid(
+            "the model answered without any choice", raw_output=str(response)[:4000]
+        )
+    choice = choices[0]
+    message = choice.message
+    content = message.content if isinstance(message.content, str) else ""
+    arguments = None
+    for tool_call in getattr(message, "tool_calls", None) or []:
+        function = getattr(tool_call, "function", None)
+        if function is not None and isinstance(function.arguments, str):
+            arguments = function.arguments
+            break
+    usage = getattr(response, "usage", None)
+    return ModelReply(
+        text=content,
+        finish_reason=getattr(choice, "finish_reason", None),
+        tool_arguments=arguments,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
     )
 
 
-def parse_reply(raw: str, response_model: type[T]) -> tuple[T | None, str]:
-    """The validated value or None and a short error for the model to correct."""
-    text = _repair(raw)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-    try:
-        return response_model.model_validate(data), ""
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'reply'}: {err['msg']}"
-            for err in exc.errors()[:5]
+def _classify(exc: Exception) -> Exception:
+    """Our error for what LiteLLM raised: unusable output, a refusal, or itself (an outage)."""
+    chain: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in chain:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    for link in chain:
+        # A success status with a body that is not JSON: LiteLLM reports it as a 500.
+        if isinstance(link, json.JSONDecodeError):
+            return ExtractionOutputInvalid(
+                f"the model's reply is not a chat completion ({json_error(link)})",
+                raw_output=link.doc[:4000],
+            )
+    text = str(exc)
+    if "response with no 'choices'" in text:
+        return ExtractionOutputInvalid(
+            "the model's reply is a JSON document but not a chat completion", raw_output=text
         )
-        return None, f"does not match the schema ({problems})"
-
-
-_FENCED = re.compile(r"```(?:json|JSON)?\s*\n?([\s\S]*?)\n?```")
-
-
-def _repair(raw: str) -> str:
-    # Small models wrap JSON in fences or chat around it; take the object itself.
-    text = raw.strip()
-    fenced = _FENCED.search(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    if not text.startswith("{"):
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
-            text = text[start : end + 1]
-    return text
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status in REFUSAL_STATUSES:
+        body = getattr(exc, "body", None)
+        detail = json.dumps(body, ensure_ascii=False) if body is not None else ""
+        return ModelRefused(
+            f"the model server refused the request ({status}): {detail or text}"[:1000],
+            status_code=status,
+            detail=f"{detail} {text}",
+        )
+    return exc

@@ -26,7 +26,14 @@ from extractor.plan import (
     Supersession,
 )
 from extractor.redact import REDACTED, redact
-from extractor.schema import BeliefUpdate, EntityUpdate, ExtractionOutput, NewBelief, Skipped
+from extractor.schema import (
+    BeliefUpdate,
+    EntityUpdate,
+    ExtractionOutput,
+    NewBelief,
+    OpenQuestionResolution,
+    Skipped,
+)
 from extractor.turn import Turn
 
 MIN_CONFIDENCE = 0.35
@@ -65,9 +72,8 @@ def referenced(output: ExtractionOutput) -> tuple[set[str], set[str]]:
         add_name(up.new_canonical_name)
     for eu in output.entity_updates:
         add_name(eu.canonical_name)
-    for ref in output.resolved_open_questions:
-        ids.add(ref)
-        add_name(ref)
+    for resolution in output.resolved_open_questions:
+        ids.add(resolution.id)
     return ids, names
 
 
@@ -128,8 +134,8 @@ def plan_merge(
         merger.new(n, nb)
     for n, eu in enumerate(output.entity_updates):
         merger.entity(n, eu)
-    for ref in output.resolved_open_questions:
-        merger.resolve(ref, None)
+    for resolution in output.resolved_open_questions:
+        merger.resolve_quoted(resolution)
     return merger.finish()
 
 
@@ -392,6 +398,19 @@ class _Merger:
             self.skip(label, f"belief {target.id} was already changed by this turn")
         else:
             self.plan.enrichments.append(Enrichment(belief_id=target.id, aliases=tuple(fresh)))
+
+    def resolve_quoted(self, resolution: OpenQuestionResolution) -> None:
+        # A question is settled by the user's words, named by its id: a turn of small talk
+        # must not close an unrelated question because a model guessed.
+        label = f"resolved_open_questions {resolution.id!r}"
+        said = " ".join(self.turn.user_message.split()).casefold()
+        quote = " ".join(resolution.quote.strip().strip("\"'“”").split()).casefold()
+        if resolution.id not in self.live and resolution.id not in self.planned:
+            self.skip(label, "no known open question has that id (a resolution needs the id)")
+        elif not quote or quote not in said:
+            self.skip(label, f"the quote {resolution.quote[:80]!r} is not in the user's message")
+        else:
+            self.resolve(resolution.id, None)
 
     def resolve(self, ref: str, resolved_by: str | None) -> None:
         label = f"resolved_open_questions {ref!r}"

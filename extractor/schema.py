@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from typing import Any, Literal
 
 from pydantic import (
@@ -36,30 +37,29 @@ class NewBelief(BaseModel):
         min_length=1,
         max_length=120,
         description="Short snake_case name for what the belief is about, stable across "
-        "conversations, e.g. 'database_driver', 'code_style_typescript'. Reuse the canonical "
-        "name of a known belief when the turn is about the same thing.",
+        "conversations. Reuse the canonical name of a known belief when the turn is about the "
+        "same thing.",
     )
     content: str = Field(
         min_length=1,
         max_length=2000,
-        description="The fact itself, one or two plain sentences, e.g. 'Uses the raw MongoDB "
-        "driver, not Mongoose.'",
+        description="The fact itself, in one or two plain sentences about this user.",
     )
     why_it_matters: str = Field(
         default="",
         max_length=600,
         description="One imperative sentence telling a future assistant what to do because of "
-        "this belief, e.g. 'Write data access with the raw MongoDB driver; never suggest "
-        "Mongoose schemas.'",
+        "this belief, written for this belief only.",
     )
     aliases: list[str] = Field(
         default_factory=list,
-        description="Other short names (1-2 words) the user might use for this later: "
-        "abbreviations, product names, nicknames, e.g. ['k8s', 'kube'].",
+        description="Other short names (1-2 words) the user might use for the same thing "
+        "later: abbreviations, product names, nicknames. Only names of this subject.",
     )
     rejected_alternatives: list[str] = Field(
         default_factory=list,
-        description="Names of options the user ruled out (1-2 words each), e.g. ['mongoose'].",
+        description="Names of the options the user ruled out (1-2 words each), as the user "
+        "named them.",
     )
     scope: list[str] = Field(
         default_factory=list,
@@ -88,8 +88,7 @@ class NewBelief(BaseModel):
     )
     resolves_open_question: str | None = Field(
         default=None,
-        description="The id or canonical name of a known open_question this belief settles, "
-        "else null.",
+        description="The id of a known open_question this belief settles, else null.",
     )
 
 
@@ -138,6 +137,19 @@ class EntityUpdate(BaseModel):
     )
 
 
+class OpenQuestionResolution(BaseModel):
+    """A known open question the turn settled, with the user's words that settle it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, description="The id of the known open_question, copied exactly.")
+    quote: str = Field(
+        min_length=1,
+        max_length=300,
+        description="The user's words in this turn that settle it, quoted exactly.",
+    )
+
+
 class Skipped(BaseModel):
     """An item of the model's output that was not used, and why."""
 
@@ -151,6 +163,7 @@ _ITEM_MODELS: dict[str, type[BaseModel]] = {
     "new_beliefs": NewBelief,
     "belief_updates": BeliefUpdate,
     "entity_updates": EntityUpdate,
+    "resolved_open_questions": OpenQuestionResolution,
 }
 
 
@@ -168,9 +181,10 @@ class ExtractionOutput(BaseModel):
     entity_updates: list[EntityUpdate] = Field(
         default_factory=list, description="New aliases for known beliefs."
     )
-    resolved_open_questions: list[str] = Field(
+    resolved_open_questions: list[OpenQuestionResolution] = Field(
         default_factory=list,
-        description="Ids or canonical names of known open_question beliefs the turn settled.",
+        description="Known open_question beliefs the user settled in this turn, each with its "
+        "id and the user's words that settle it. Empty unless the turn clearly answers one.",
     )
 
     _skipped: list[Skipped] = PrivateAttr(default_factory=list)
@@ -222,19 +236,116 @@ def _brief(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def response_format(model: type[BaseModel], name: str) -> dict[str, Any]:
-    """The OpenAI `response_format` for `model`, in the strict form (every key required)."""
-    return copy.deepcopy(_response_format(model, name))
+SchemaVariant = Literal["full", "light"]
+
+# The wire schema's limits: what grammar-constrained decoders (llama.cpp turns the schema into a
+# grammar) can compile. A `maxLength` above ~1000 makes its grammar explode; Pydantic still
+# enforces the full rules on what comes back.
+WIRE_MAX_LENGTH = 1000
+WIRE_NAME_LENGTH = 80
+WIRE_MAX_ITEMS: dict[str, int] = {
+    "new_beliefs": 12,
+    "belief_updates": 12,
+    "entity_updates": 8,
+    "resolved_open_questions": 5,
+    "aliases": 10,
+    "rejected_alternatives": 10,
+    "new_aliases": 10,
+    "scope": 4,
+    "participants": 8,
+}
+DEFAULT_MAX_ITEMS = 20
+# The light schema, for small models: without the fields they rarely fill well.
+LIGHT_LEFT_OUT: dict[str, tuple[str, ...]] = {
+    "NewBelief": (
+        "scope",
+        "epistemic_status",
+        "memory_class",
+        "participants",
+        "resolves_open_question",
+    ),
+    "BeliefUpdate": ("new_canonical_name",),
+    "ExtractionOutput": ("entity_updates",),
+}
+
+
+def wire_schema(
+    model: type[BaseModel], *, variant: SchemaVariant = "full", bounded: bool = True
+) -> dict[str, Any]:
+    """The JSON schema sent to the model: strict form (every key required, no extra keys),
+    lengths and counts bounded for grammar decoders unless `bounded` is False."""
+    return copy.deepcopy(_wire_schema(model, variant, bounded))
+
+
+def response_format(
+    model: type[BaseModel], name: str, *, variant: SchemaVariant = "full", bounded: bool = True
+) -> dict[str, Any]:
+    """The OpenAI `response_format` for `model`, in the strict `json_schema` form."""
+    schema = wire_schema(model, variant=variant, bounded=bounded)
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
 
 
 @functools.cache
-def _response_format(model: type[BaseModel], name: str) -> dict[str, Any]:
+def _wire_schema(model: type[BaseModel], variant: SchemaVariant, bounded: bool) -> dict[str, Any]:
     # Generating the schema costs ~10 ms; it never changes for a model class.
-    schema = _strict(copy.deepcopy(model.model_json_schema()))
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": name, "schema": schema, "strict": True},
-    }
+    schema = copy.deepcopy(model.model_json_schema())
+    if variant == "light":
+        _lighten(schema, model.__name__)
+    if bounded:
+        _bound(schema, None)
+    else:
+        _unbound(schema)
+    strict: dict[str, Any] = _strict(schema)
+    return strict
+
+
+def _lighten(schema: dict[str, Any], root: str) -> None:
+    for name, fields in LIGHT_LEFT_OUT.items():
+        node = schema if name == root else schema.get("$defs", {}).get(name)
+        if not isinstance(node, dict):
+            continue
+        for key in fields:
+            node.get("properties", {}).pop(key, None)
+    used = json.dumps(schema.get("properties", {}))
+    for name in list(schema.get("$defs", {})):
+        # Drop definitions nothing refers to any more (e.g. EntityUpdate).
+        refs = json.dumps({k: v for k, v in schema["$defs"].items() if k != name}) + used
+        if f"#/$defs/{name}" not in refs:
+            del schema["$defs"][name]
+
+
+def _bound(node: Any, key: str | None) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "string":
+            limit = WIRE_NAME_LENGTH if key == "item" else WIRE_MAX_LENGTH
+            node["maxLength"] = min(int(node.get("maxLength", limit)), limit)
+            if key == "item" or key in ("canonical_name", "id"):
+                node["minLength"] = max(1, int(node.get("minLength", 1)))
+        if node.get("type") == "array" and key is not None:
+            node.setdefault("maxItems", WIRE_MAX_ITEMS.get(key, DEFAULT_MAX_ITEMS))
+        for child_key, value in node.items():
+            if child_key == "properties" and isinstance(value, dict):
+                for name, prop in value.items():
+                    _bound(prop, name)
+            elif child_key == "items":
+                _bound(value, "item")
+            elif child_key == "anyOf" and isinstance(value, list):
+                for option in value:
+                    _bound(option, key)
+            elif child_key == "$defs" and isinstance(value, dict):
+                for definition in value.values():
+                    _bound(definition, None)
+
+
+def _unbound(node: Any) -> None:
+    if isinstance(node, dict):
+        for limit in ("maxLength", "minLength", "maxItems", "minItems"):
+            node.pop(limit, None)
+        for value in node.values():
+            _unbound(value)
+    elif isinstance(node, list):
+        for value in node:
+            _unbound(value)
 
 
 def _strict(node: Any) -> Any:

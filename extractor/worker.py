@@ -6,10 +6,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 import tenacity
 
@@ -17,93 +17,32 @@ from beliefs.models import utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
 from extractor.breaker import CircuitBreaker
-from extractor.errors import ExtractionOutputInvalid
+from extractor.config import ExtractionConfig
+from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
 from extractor.known import touched_beliefs
-from extractor.llm import ChatModel, LiteLLMChatModel, complete_structured
+from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
 from extractor.prompts import build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
-from extractor.turn import Turn
+from extractor.structured import Structured, complete_structured
 
 log = logging.getLogger("tenure.extractor")
 
 
-class ModelRouteLike(Protocol):
-    """A model the gateway serves through LiteLLM (the settings' `models` entries)."""
+@dataclass(frozen=True)
+class JobReport:
+    """What one extraction call cost and how it ended (for the evaluation harness)."""
 
-    @property
-    def litellm_model(self) -> str: ...
-    @property
-    def api_base(self) -> str | None: ...
-    @property
-    def api_key(self) -> str | None: ...
-
-
-class ExtractionSettings(Protocol):
-    """The settings the workers read (the gateway's `Settings` satisfies it)."""
-
-    @property
-    def upstream_url(self) -> str: ...
-    @property
-    def upstream_api_key(self) -> str | None: ...
-    @property
-    def anthropic_upstream_url(self) -> str | None: ...
-    @property
-    def anthropic_upstream_api_key(self) -> str | None: ...
-    @property
-    def extract_model(self) -> str | None: ...
-    @property
-    def extract_api_base(self) -> str | None: ...
-    @property
-    def extract_api_key(self) -> str | None: ...
-    @property
-    def extract_workers(self) -> int: ...
-    @property
-    def extract_max_attempts(self) -> int: ...
-    @property
-    def extract_timeout(self) -> float: ...
-    @property
-    def extract_backoff_s(self) -> float: ...
-    @property
-    def extract_backoff_max_s(self) -> float: ...
-    @property
-    def breaker_threshold(self) -> int: ...
-    @property
-    def breaker_cooldown_s(self) -> float: ...
-    @property
-    def models(self) -> Mapping[str, ModelRouteLike]: ...
-
-
-def model_for(settings: ExtractionSettings, turn: Turn) -> str:
-    """TENURE_EXTRACT_MODEL, else the turn's own model where the gateway sent it: its LiteLLM
-    route if it has one, else the Anthropic or the OpenAI-compatible upstream."""
-    if settings.extract_model:
-        return settings.extract_model
-    route = settings.models.get(turn.model)
-    if route is not None:
-        return route.litellm_model
-    return f"{'anthropic' if turn.wire == 'anthropic' else 'openai'}/{turn.model}"
-
-
-def chat_model_for(settings: ExtractionSettings) -> LiteLLMChatModel:
-    """The real model: TENURE_EXTRACT_API_BASE/KEY, else the upstream's (or a route's) URL and
-    key."""
-    own = settings.extract_model is None
-    routes = {r.litellm_model: (r.api_base, r.api_key) for r in settings.models.values()}
-    # LiteLLM appends /v1/messages itself; the gateway's Anthropic base ends in /v1.
-    anthropic_base = (settings.anthropic_upstream_url or settings.upstream_url).removesuffix("/v1")
-    routes["anthropic/"] = (
-        anthropic_base,
-        settings.anthropic_upstream_api_key or settings.upstream_api_key,
-    )
-    return LiteLLMChatModel(
-        api_base=settings.extract_api_base or (settings.upstream_url if own else None),
-        api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),
-        timeout=settings.extract_timeout,
-        routes=routes if own else None,
-    )
+    job_id: str
+    model: str
+    seconds: float
+    mode: str | None
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    error: str
 
 
 @dataclass(frozen=True)
@@ -116,6 +55,7 @@ class _Outcome:
     raw_output: str | None = None
     error: str = ""
     permanent: bool = False  # unusable output: park the job now instead of retrying
+    report: JobReport | None = None
 
 
 class ExtractionWorkers:
@@ -129,29 +69,28 @@ class ExtractionWorkers:
         self,
         store_thread: StoreThread,
         queue: JobQueue,
-        llm: ChatModel | None,
-        settings: ExtractionSettings,
+        llm: ChatModel,
+        config: ExtractionConfig,
         *,
         breaker: CircuitBreaker | None = None,
         poll_s: float = 0.5,
         busy: Callable[[], bool] | None = None,
         max_defer_s: float = 5.0,
+        observe: Callable[[JobReport], None] | None = None,
     ) -> None:
         self.thread = store_thread
         self.queue = queue
-        self._own_llm: LiteLLMChatModel | None = None
-        if llm is None:  # the real model: ours to close
-            llm = self._own_llm = chat_model_for(settings)
-        self.llm: ChatModel = llm
-        self.settings = settings
-        self.concurrency = max(1, settings.extract_workers)
+        self.llm = llm  # the shared client: its owner closes it
+        self.config = config
+        self.concurrency = max(1, config.workers)
         self.breaker = breaker or CircuitBreaker(
-            settings.breaker_threshold, settings.breaker_cooldown_s
+            config.breaker_threshold, config.breaker_cooldown_s
         )
         self.poll_s = poll_s
         self._backoff = tenacity.wait_exponential(
-            multiplier=settings.extract_backoff_s, max=settings.extract_backoff_max_s
+            multiplier=config.backoff_s, max=config.backoff_max_s
         )
+        self._observe = observe
         self._task: asyncio.Task[None] | None = None
         self._calls: set[asyncio.Task[_Outcome]] = set()
         self._wake: asyncio.Event | None = None
@@ -192,8 +131,6 @@ class ExtractionWorkers:
         # Runs after any store call still in flight (the store thread is FIFO), so a claim that
         # finished after its caller was cancelled is handed back too.
         await self.thread.run(self.queue.release_claimed)
-        if self._own_llm is not None:
-            await self._own_llm.aclose()
 
     def breaker_state(self) -> dict[str, Any]:
         running = self._task is not None and not self._task.done()
@@ -201,6 +138,7 @@ class ExtractionWorkers:
             **self.breaker.state(),
             "workers": self.concurrency if running else 0,
             "in_flight": len(self._calls),
+            "models": self.llm.modes.snapshot(),
         }
 
     async def run_once(self) -> int:
@@ -275,28 +213,65 @@ class ExtractionWorkers:
 
     async def _extract(self, job: Job) -> _Outcome:
         turn = job.turn
-        model = model_for(self.settings, turn)
+        model = self.config.model_for(turn)
         try:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
             return _Outcome(job, model, error=_describe(exc))
         messages = build_messages(turn, touched, visible_scopes(turn))
+        started = time.monotonic()
         try:
             result = await asyncio.wait_for(
-                complete_structured(self.llm, messages, ExtractionOutput, model=model),
-                self.settings.extract_timeout,
+                complete_structured(
+                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+                ),
+                self.config.timeout,
             )
         except ExtractionOutputInvalid as exc:
-            self.breaker.record_success()  # the model answered; the answer was unusable
-            return _Outcome(
-                job, model, raw_output=exc.raw_output, error=exc.message, permanent=True
+            # The model answered; the answer was unusable (invalid twice, cut off twice, or a
+            # body that is no completion): park it now with the raw text, no breaker trip.
+            self.breaker.record_success()
+            return self._outcome(
+                job, model, started, raw_output=exc.raw_output, error=_name(exc), permanent=True
             )
+        except ModelMisconfigured as exc:
+            # A configuration fact about the model, not an outage: no retries, no trip.
+            self.breaker.record_success()
+            return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
             error = _describe(exc)
             self.breaker.record_failure(error)
-            return _Outcome(job, model, error=error)
+            return self._outcome(job, model, started, error=error)
         self.breaker.record_success()
-        return _Outcome(job, model, output=result.value, raw_output=result.raw_output)
+        return self._outcome(
+            job, model, started, output=result.value, raw_output=result.raw_output, result=result
+        )
+
+    def _outcome(
+        self,
+        job: Job,
+        model: str,
+        started: float,
+        *,
+        result: Structured[ExtractionOutput] | None = None,
+        **fields: Any,
+    ) -> _Outcome:
+        report = JobReport(
+            job_id=job.id,
+            model=model,
+            seconds=time.monotonic() - started,
+            mode=result.mode if result else None,
+            calls=result.calls if result else 0,
+            prompt_tokens=result.prompt_tokens if result else 0,
+            completion_tokens=result.completion_tokens if result else 0,
+            error=str(fields.get("error", "")),
+        )
+        if self._observe is not None:
+            self._observe(report)
+        raw = fields.pop("raw_output", None)
+        if isinstance(raw, str):
+            raw = _bounded(raw, self.config.raw_output_chars)
+        return _Outcome(job, model, raw_output=raw, report=report, **fields)
 
     async def _settle(self, outcomes: list[_Outcome]) -> None:
         await self.thread.run(self._settle_on_store, outcomes)
@@ -307,12 +282,20 @@ class ExtractionWorkers:
         landings = [Landing(o.job, o.output, o.model) for o in outcomes if o.output is not None]
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}
+        landed: dict[str, str] = {}
         for landing, result in zip(
             landings, land_many(store, self.queue, landings, now=now), strict=True
         ):
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
                 failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
+            elif raw.get(landing.job.id):
+                landed[landing.job.id] = raw[landing.job.id] or ""
+        if landed:  # done jobs keep the reply too, so the job page shows what the model said
+            try:
+                self.queue.keep_raw_output(landed)
+            except Exception:
+                log.exception("could not keep the raw output of %d done jobs", len(landed))
         if not failures:
             return
         with store.transaction():
@@ -329,11 +312,21 @@ class ExtractionWorkers:
 
     def retry_at(self, attempts: int, now: datetime | None = None) -> datetime | None:
         """When the next attempt may run (exponential backoff), or None once attempts run out."""
-        if attempts >= self.settings.extract_max_attempts:
+        if attempts >= self.config.max_attempts:
             return None
         state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
         state.attempt_number = max(1, attempts)
         return (now or utcnow()) + timedelta(seconds=self._backoff(state))
+
+
+def _name(exc: ExtractorError) -> str:
+    return redact(f"{type(exc).__name__}: {exc.message}")[:2000]
+
+
+def _bounded(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... {len(text) - limit} more characters not kept]"
 
 
 def _describe(exc: BaseException) -> str:

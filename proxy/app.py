@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from beliefs.store import BeliefStore
+from extractor.llm import ChatModel
 from proxy.auth import FailedAttempts, is_loopback
 from proxy.csrf import BrowserGuard
 from proxy.mcp_server import mcp_routes, memory_tools, running_mcp, scoped_mcp_route
@@ -33,7 +33,7 @@ def create_app(
     *,
     store: BeliefStore | None = None,
     upstream: UpstreamPool | None = None,
-    llm: Any = None,
+    llm: ChatModel | None = None,
 ) -> Starlette:
     """The gateway. Collaborators default to the real thing: the DuckDB store at
     `settings.db_path`, the pooled upstream client, the extraction model from settings. Given

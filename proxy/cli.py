@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.commands.rules",
     "proxy.commands.jobs",
     "proxy.commands.mcp",
+    "proxy.commands.eval_extract",
 )
 
 

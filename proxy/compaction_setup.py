@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from beliefs.thread import StoreThread
 from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
 from compaction.model import ChatModel
-from extractor.worker import chat_model_for
+from extractor.llm import LiteLLMChatModel
+from proxy.model_setup import chat_model_for
 from proxy.settings import Settings
 
 
@@ -18,7 +18,7 @@ class CompactionParts:
     persona: PersonaKeeper
     compactor: Compactor
     scheduler: CompactionScheduler
-    own_llm: Any  # the LiteLLM model made here (closed with the runtime), or None
+    own_llm: LiteLLMChatModel | None  # the client made here (its caller closes it), or None
 
 
 def configured_model(settings: Settings) -> str | None:
@@ -37,7 +37,8 @@ def compaction_config(settings: Settings) -> CompactionConfig:
 def compaction_parts(
     settings: Settings, thread: StoreThread, llm: ChatModel | None = None
 ) -> CompactionParts:
-    """The extractor's LLM boundary serves compaction too (given, or the real LiteLLM one)."""
+    """The extractor's LLM boundary serves compaction too: the gateway passes its one shared
+    client; a CLI command without one gets its own."""
     own = None
     if llm is None:
         llm = own = chat_model_for(settings)

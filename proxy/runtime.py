@@ -14,12 +14,14 @@ from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import CompactionScheduler, Compactor, PersonaKeeper
 from extractor.jobs import JobQueue
+from extractor.llm import ChatModel, LiteLLMChatModel
 from extractor.worker import ExtractionWorkers
 from proxy.background import StoreWriter
 from proxy.chat_commands import LOAD_SQL, ChatStates
 from proxy.compaction_setup import compaction_parts
 from proxy.counters import Counters
 from proxy.memory import MemoryBuilder
+from proxy.model_setup import chat_model_for, extraction_config
 from proxy.settings import Settings
 from proxy.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.upstream_pool import UpstreamPool
@@ -50,7 +52,8 @@ class Runtime:
     scheduler: CompactionScheduler
     owns_store: bool
     owns_upstream: bool
-    own_llm: Any = None
+    llm: ChatModel  # the one model client, shared by extraction and compaction
+    own_llm: LiteLLMChatModel | None = None
 
     @classmethod
     async def open(
@@ -59,7 +62,7 @@ class Runtime:
         *,
         store: BeliefStore | None = None,
         upstream: UpstreamPool | None = None,
-        llm: Any = None,
+        llm: ChatModel | None = None,
     ) -> Runtime:
         """Open the store (unless given), the upstream pool, the writer and the workers.
 
@@ -85,10 +88,18 @@ class Runtime:
         jobs = JobQueue(store)
         writer = StoreWriter(thread, counters, jobs)
         writer.start()
+        own_llm = None
+        if llm is None:
+            llm = own_llm = chat_model_for(settings)
+            own_llm.warm_up()  # LiteLLM's import takes seconds: in a thread, off the loop
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
             workers = ExtractionWorkers(
-                thread, jobs, llm, settings, busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT
+                thread,
+                jobs,
+                llm,
+                extraction_config(settings),
+                busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT,
             )
             await workers.start()
         parts = compaction_parts(settings, thread, llm)
@@ -109,21 +120,22 @@ class Runtime:
             scheduler=parts.scheduler,
             owns_store=owns_store,
             owns_upstream=upstream is None,
-            own_llm=parts.own_llm,
+            llm=llm,
+            own_llm=own_llm,
         )
 
     async def close(self) -> None:
         """Stop the workers, write every queued record and job, then close what was opened."""
         await self.scheduler.stop()  # a run in progress is cancelled; each cluster is atomic
         await self.persona.close()
-        if self.own_llm is not None:
-            with contextlib.suppress(Exception):
-                await self.own_llm.aclose()
         if self.workers is not None:
             try:
                 await self.workers.stop()
             except Exception:
                 log.exception("extraction workers did not stop cleanly")
+        if self.own_llm is not None:
+            with contextlib.suppress(Exception):
+                await self.own_llm.aclose()
         await self.writer.stop()
         if self.owns_upstream:
             await self.upstream.close()

@@ -75,6 +75,12 @@ class Settings(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
 
+    # How the extraction model is asked (see docs/extraction-models.md).
+    extract_max_tokens: int = Field(default=1024, ge=64, le=65536)
+    extract_output_mode: Literal["auto", "json_schema", "json_object", "tools", "text"] = "auto"
+    extract_schema: Literal["full", "light"] = "full"
+    extract_rules_in: Literal["auto", "system", "user"] = "auto"
+
     @field_validator("default_scopes")
     @classmethod
     def _scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """Models on providers that are not OpenAI-compatible, served through LiteLLM.
 
-LiteLLM is imported here, lazily, on the first request for a routed model (the import costs
-seconds and ~200 MB); nothing else in the gateway imports it. Its replies are turned back into
+LiteLLM comes from the extractor's LLM boundary, the one module that imports it: in a thread
+at start-up, so the first routed request never waits for the import on the event loop (it
+costs seconds and ~200 MB). Its replies are turned back into
 OpenAI bytes: a `chat.completion` object, or `chat.completion.chunk` SSE events and `[DONE]`.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from starlette.types import Send
 
+from extractor.llm import litellm_module
 from proxy.errors import ProxyError
 from proxy.forward import Exchange, Header
 from proxy.replies import SSE, send_bytes
@@ -40,7 +42,7 @@ async def litellm_exchange(
         ProxyError: the provider failed before the reply started (its status when it gave one,
             else 502, or 504 on a timeout).
     """
-    import litellm  # lazy: only routed models pay for it
+    litellm = await litellm_module()  # lazy and off the loop: only routed models pay for it
 
     stream = body.get("stream") is True
     kwargs = {k: v for k, v in body.items() if k not in _OWN}

@@ -43,6 +43,7 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
         Route("/rules/{rule_id}/edit", rules.edit, methods=post),
         Route("/rules/{rule_id}/delete", rules.delete, methods=post),
         Route("/status", pages.status, methods=get),
+        Route("/status/jobs/{job_id}", pages.job, methods=get),
         Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),
         Route("/status/compaction", forms.compact_now, methods=post),
         Route("/status/persona", forms.save_persona, methods=post),

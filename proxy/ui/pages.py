@@ -246,3 +246,11 @@ class Pages:
             user=user,
             counts=RUN_COUNTS,
         )
+
+    async def job(self, request: Request) -> Response:
+        """One extraction job: its turn, error, written beliefs and the model's raw reply."""
+        job_id = request.path_params["job_id"]
+        found = await Api(request).get(f"/api/jobs/{job_id}")
+        if not found.ok:
+            return self.problem(request, found, title="Job not found", back="/status")
+        return self._page(request, "job.html", active="status", j=found.data)

@@ -21,18 +21,21 @@ CHILD = """
 import json, os, signal, sys
 from tests.compaction.conftest import compact, review
 from beliefs.store import BeliefStore
+from extractor.llm import ModelReply
+from extractor.modes import ModeBook
 
 first = json.loads(sys.argv[2])
 
 class Killer:
     calls = 0
-    async def complete(self, messages, *, response_format, model):
+    modes = ModeBook()
+    async def complete(self, call):
         Killer.calls += 1
         if Killer.calls > 1:
             os.kill(os.getpid(), signal.SIGKILL)
-        return json.dumps(review(merges=[{
+        return ModelReply(text=json.dumps(review(merges=[{
             "belief_ids": first, "canonical_name": "postgres", "content": "Uses PostgreSQL.",
-            "why_it_matters": "Write SQL for PostgreSQL.", "reason": "same database"}]))
+            "why_it_matters": "Write SQL for PostgreSQL.", "reason": "same database"}])))
 
 store = BeliefStore.open(sys.argv[1])
 compact(store, Killer())

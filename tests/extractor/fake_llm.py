@@ -4,34 +4,38 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+from extractor.llm import ModelCall, ModelReply
+from extractor.modes import ModeBook
+
+Scripted = str | dict[str, Any] | ModelReply | Exception
 
 
 class FakeChatModel:
-    """Implements `ChatModel`; a reply that is an Exception is raised instead of returned."""
+    """Implements `ChatModel`; a reply that is an Exception is raised instead of returned, a
+    `ModelReply` is returned as it is (finish reason, usage), text is a plain stop."""
 
-    def __init__(self, replies: Sequence[str | dict[str, Any] | Exception] = ()) -> None:
-        self.replies: list[str | dict[str, Any] | Exception] = list(replies)
+    def __init__(self, replies: Sequence[Scripted] = ()) -> None:
+        self.replies: list[Scripted] = list(replies)
         self.calls: list[dict[str, Any]] = []
-        self.default: str | dict[str, Any] | Exception | None = None
+        self.default: Scripted | None = None
         self.gate: asyncio.Event | None = None
+        self.modes = ModeBook()
 
-    def push(self, *replies: str | dict[str, Any] | Exception) -> None:
+    def push(self, *replies: Scripted) -> None:
         self.replies.extend(replies)
 
-    async def complete(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        response_format: Mapping[str, Any] | None,
-        model: str,
-    ) -> str:
+    async def complete(self, call: ModelCall) -> ModelReply:
         self.calls.append(
             {
-                "messages": [dict(m) for m in messages],
-                "response_format": response_format,
-                "model": model,
+                "messages": [dict(m) for m in call.messages],
+                "response_format": call.response_format,
+                "model": call.model,
+                "max_tokens": call.max_tokens,
+                "temperature": call.temperature,
+                "tools": call.tools,
             }
         )
         if self.gate is not None:
@@ -44,7 +48,10 @@ class FakeChatModel:
             raise AssertionError("FakeChatModel ran out of scripted replies")
         if isinstance(reply, Exception):
             raise reply
-        return reply if isinstance(reply, str) else json.dumps(reply)
+        if isinstance(reply, ModelReply):
+            return reply
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        return ModelReply(text=text, finish_reason="stop")
 
 
 def extraction(**kwargs: Any) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 import pytest
 
 from extractor.errors import ExtractionOutputInvalid
-from extractor.llm import LiteLLMChatModel, complete_structured
+from extractor.llm import LiteLLMChatModel
 from extractor.schema import ExtractionOutput
+from extractor.structured import complete_structured
 from tests.extractor.fake_llm import FakeChatModel, extraction, new_belief
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
@@ -44,8 +45,9 @@ def test_invalid_reply_is_re_asked_once_with_the_error_and_caller_messages_untou
     assert messages == MESSAGES
     second = llm.calls[1]["messages"]
     assert second[:2] == MESSAGES
-    assert second[2] == {"role": "assistant", "content": '{"beliefs": []}'}
-    assert "beliefs" in second[3]["content"] and "not valid" in second[3]["content"]
+    # The re-ask names the error and the part at fault; the bad reply is not sent back whole.
+    assert [m["role"] for m in second] == ["system", "user", "user"]
+    assert "beliefs" in second[2]["content"] and "could not be used" in second[2]["content"]
 
 
 def test_two_invalid_replies_raise_with_the_raw_output() -> None:
@@ -54,7 +56,7 @@ def test_two_invalid_replies_raise_with_the_raw_output() -> None:
         run(complete_structured(llm, MESSAGES, ExtractionOutput, model="m"))
     assert "I cannot do that" in info.value.raw_output
     assert "still no JSON" in info.value.raw_output
-    assert "not JSON" in info.value.message
+    assert "no JSON object" in info.value.message
 
 
 class _Provider(BaseHTTPRequestHandler):

@@ -191,20 +191,39 @@ def test_entity_updates_enrich_with_only_new_aliases() -> None:
     assert e.belief_id == old.id and e.aliases == ("kube",)
 
 
-def test_open_questions_resolve_by_name_or_by_the_new_belief() -> None:
+def test_open_questions_resolve_by_id_with_a_quote_or_by_the_new_belief() -> None:
     q1 = existing("which_queue", "SQS or Kafka?", type="open_question")
     q2 = existing("which_orm", "Which ORM?", type="open_question")
-    plan = merge(
+    turn = TURN.model_copy(update={"user_message": "OK, final answer: Kafka it is.\nNo ORM."})
+    out = ExtractionOutput.model_validate(
         extraction(
-            resolved_open_questions=["which_queue"],
+            resolved_open_questions=[{"id": q1.id, "quote": "final answer:  Kafka it is"}],
             new_beliefs=[new_belief("orm_choice", "No ORM.", resolves_open_question=q2.id)],
-        ),
-        [q1, q2],
+        )
     )
+    plan = plan_merge(out, turn, [q1, q2], model="openai/small", now=NOW, job_id="j1")
     assert {(r.belief_id, r.resolved_by) for r in plan.resolutions} == {
         (q1.id, None),
         (q2.id, plan.creates[0].id),
     }
+
+
+def test_a_resolution_needs_the_id_and_the_users_own_words() -> None:
+    q1 = existing("which_queue", "SQS or Kafka?", type="open_question")
+    out = ExtractionOutput.model_validate(
+        extraction(
+            resolved_open_questions=[
+                "which_queue",  # a bare name, the old form: skipped
+                {"id": "which_queue", "quote": "m"},  # a name where the id belongs
+                {"id": q1.id, "quote": "we chose Kafka"},  # words the user never said
+            ]
+        )
+    )
+    plan = plan_merge(out, TURN, [q1], model="openai/small", now=NOW, job_id="j1")
+    assert plan.resolutions == []
+    reasons = " | ".join(f"{s.item}: {s.reason}" for s in [*out.skipped, *plan.skipped])
+    assert "resolved_open_questions[0]" in reasons
+    assert "needs the id" in reasons and "not in the user's message" in reasons
 
 
 def test_inferred_is_promoted_after_five_reinforcements_and_48_hours() -> None:

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import json
+
 from beliefs.models import Belief
 from extractor.prompts import build_messages
+from extractor.schema import ExtractionOutput, wire_schema
 from extractor.turn import Turn
 
 
@@ -28,9 +31,17 @@ def test_the_prompt_carries_scope_known_beliefs_and_the_turn() -> None:
         scope=["project:billing"],
     )
     messages = build_messages(turn(), [known], ["project:billing", "user:universal"])
-    assert [m["role"] for m in messages] == ["system", "user"]
+    # The rules, one worked example, one turn of small talk with its empty result, the turn.
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert "imperative" in messages[0]["content"]
-    body = messages[1]["content"]
+    body = messages[-1]["content"]
     assert "project:billing, user:universal" in body
     assert '"id": "b-1"' in body and '"canonical_name": "database_driver"' in body
     assert "We use the raw Mongo driver." in body and "Noted." in body
@@ -47,7 +58,7 @@ def test_injected_memory_and_secrets_never_reach_the_prompt() -> None:
             {"function": {"arguments": '{"token": "ghp_abcdefghijklmnopqrstuvwxyz012345"}'}}
         ],
     )
-    body = build_messages(t, [], ["project:billing"])[1]["content"]
+    body = build_messages(t, [], ["project:billing"])[-1]["content"]
     assert "sk-abcdefghijklmnopqrstuvwx" not in body
     assert "ghp_abcdefghijklmnopqrstuvwxyz012345" not in body
     assert "Uses Redis" not in body and "tenure-memory" not in body
@@ -56,5 +67,25 @@ def test_injected_memory_and_secrets_never_reach_the_prompt() -> None:
 
 def test_long_pasted_code_is_folded() -> None:
     code = "```python\n" + "x = 1\n" * 60 + "```"
-    body = build_messages(turn(user_message=f"Look:\n{code}"), [], [])[1]["content"]
+    body = build_messages(turn(user_message=f"Look:\n{code}"), [], [])[-1]["content"]
     assert "x = 1" not in body and "code block of 60 lines omitted" in body
+
+
+def test_the_examples_are_complete_and_the_small_talk_one_is_empty() -> None:
+    messages = build_messages(turn(), [], ["project:billing"])
+    worked = ExtractionOutput.model_validate_json(messages[2]["content"])
+    assert worked.skipped == [] and len(worked.new_beliefs) == 2
+    assert all(b.why_it_matters and b.aliases for b in worked.new_beliefs)
+    assert any(b.rejected_alternatives for b in worked.new_beliefs)
+    small_talk = ExtractionOutput.model_validate_json(messages[4]["content"])
+    assert small_talk == ExtractionOutput()
+
+
+def test_no_fragment_of_a_subject_a_user_might_have_is_there_to_copy() -> None:
+    # A small model copied the rules' inline examples into real beliefs; none are left in the
+    # rules or in the schema's descriptions, and the worked example is about cooking.
+    rules = build_messages(turn(), [], [])[0]["content"]
+    schema = json.dumps(wire_schema(ExtractionOutput))
+    for fragment in ("database_driver", "TypeScript", "mongoose", "k8s", "e.g."):
+        assert fragment.lower() not in rules.lower(), fragment
+        assert fragment.lower() not in schema.lower(), fragment

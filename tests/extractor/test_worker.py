@@ -11,10 +11,12 @@ from beliefs.models import Belief, utcnow
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from extractor.breaker import CircuitBreaker
+from extractor.config import ExtractionConfig
 from extractor.conflicts import ConflictBook
 from extractor.errors import ConflictStateError, InvalidResolution
 from extractor.jobs import JobQueue
-from extractor.worker import ExtractionWorkers, chat_model_for, model_for
+from extractor.worker import ExtractionWorkers
+from proxy.model_setup import chat_model_for, extraction_config
 from proxy.settings import Settings
 from tests.extractor.conftest import make_turn
 from tests.extractor.fake_llm import FakeChatModel, extraction, new_belief, update
@@ -36,7 +38,7 @@ class Rig:
         return asyncio.run(go())
 
 
-def settings(**kw: Any) -> Settings:
+def gateway_settings(**kw: Any) -> Settings:
     base: dict[str, Any] = {
         "extract_backoff_s": 0.0,
         "extract_max_attempts": 3,
@@ -46,6 +48,14 @@ def settings(**kw: Any) -> Settings:
     }
     base.update(kw)
     return Settings.load(environ={"TENURE_HOME": "/nonexistent-tenure-home"}, **base)
+
+
+def settings(**kw: Any) -> ExtractionConfig:
+    return extraction_config(gateway_settings(**kw))
+
+
+def model_for(conf: Settings, turn: Any) -> str:
+    return extraction_config(conf).model_for(turn)
 
 
 @pytest.fixture
@@ -89,7 +99,7 @@ def test_a_turn_becomes_a_pending_extracted_belief(rig: Rig) -> None:
     assert job.status == "done" and job.written_ids == [belief.id]
     [call] = rig.llm.calls
     assert call["model"] == "openai/small-model"
-    assert "raw MongoDB driver" in call["messages"][1]["content"]
+    assert "raw MongoDB driver" in call["messages"][-1]["content"]
 
 
 def test_a_later_turn_supersedes_by_canonical_name_and_the_chain_grows(rig: Rig) -> None:
@@ -113,7 +123,7 @@ def test_a_later_turn_supersedes_by_canonical_name_and_the_chain_grows(rig: Rig)
     rig.queue.enqueue(make_turn("We moved the cache to Valkey.", injected_ids=[old.id]))
     rig.drain()
     # The second prompt showed the model the belief it touched.
-    assert old.id in rig.llm.calls[1]["messages"][1]["content"]
+    assert old.id in rig.llm.calls[1]["messages"][-1]["content"]
     [head] = live(rig.store)
     assert head.content == "Uses Valkey." and head.aliases == ["cache"]
     chain = rig.store.chain(head.id)
@@ -303,11 +313,11 @@ def test_stopping_mid_call_puts_the_job_back(rig: Rig) -> None:
 
 
 def test_model_defaults_to_the_turns_own_model_at_the_upstream() -> None:
-    plain = settings(upstream_api_key="sk-up")
+    plain = gateway_settings(upstream_api_key="sk-up")
     assert model_for(plain, make_turn()) == "openai/small-model"
     llm = chat_model_for(plain)
     assert (llm.api_base, llm.api_key) == ("http://127.0.0.1:9/v1", "sk-up")
-    own = settings(
+    own = gateway_settings(
         extract_model="anthropic/claude-haiku",
         extract_api_base="http://127.0.0.1:8/v1",
         extract_api_key="k",
@@ -341,12 +351,12 @@ def test_the_prompt_shows_beliefs_the_turn_text_finds_in_its_scopes(rig: Rig) ->
     rig.llm.push(extraction())
     rig.queue.enqueue(make_turn("Deploy the billing API to k8s please."))
     rig.drain()
-    prompt = rig.llm.calls[0]["messages"][1]["content"]
+    prompt = rig.llm.calls[0]["messages"][-1]["content"]
     assert k8s.id in prompt and elsewhere.id not in prompt
 
 
 def test_a_model_the_gateway_routes_through_litellm_is_extracted_there_too() -> None:
-    routed = settings(
+    routed = gateway_settings(
         models={"claude-x": {"litellm_model": "anthropic/claude-x", "api_base": None}}
     )
     assert model_for(routed, make_turn(model="claude-x")) == "anthropic/claude-x"
@@ -355,7 +365,7 @@ def test_a_model_the_gateway_routes_through_litellm_is_extracted_there_too() -> 
 
 
 def test_an_anthropic_turn_is_extracted_by_its_model_at_the_anthropic_upstream() -> None:
-    conf = settings(
+    conf = gateway_settings(
         anthropic_upstream_url="https://api.anthropic.com/v1", anthropic_upstream_api_key="ak"
     )
     assert model_for(conf, make_turn(model="claude-x", wire="anthropic")) == "anthropic/claude-x"

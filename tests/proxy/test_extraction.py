@@ -60,7 +60,7 @@ def wait_jobs(gateway: Gateway, n: int, status: str = "done") -> list[dict[str, 
         found = jobs(gateway, status)
         return len(found) >= n
 
-    gateway.settle(ready, timeout=15)
+    gateway.settle(ready, timeout=60)
     return found
 
 
@@ -119,7 +119,7 @@ def test_a_turn_becomes_a_belief_the_next_request_retrieves(
     [_, second] = sorted(wait_jobs(extracting, 2), key=lambda j: j["created_at"])
     # ...and the next extraction saw it as a known belief, without the injected block.
     prompt = next(r for r in reversed(upstream.requests) if is_extraction(r)).json["messages"]
-    assert belief.id in prompt[1]["content"] and "tenure-memory" not in prompt[1]["content"]
+    assert belief.id in prompt[-1]["content"] and "tenure-memory" not in prompt[-1]["content"]
     assert second["turn"]["injected_ids"] == [belief.id]
 
 

@@ -34,7 +34,7 @@ def free_port() -> int:
         return port
 
 
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 30) -> None:
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:

@@ -1,0 +1,50 @@
+"""The gateway with a local model server for extraction: refusals learned and shown, raw
+replies kept on the job page, one model client for the whole process."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from tests.fakes.local_model import Behaviour, LocalModel
+from tests.proxy.conftest import Gateway
+from tests.proxy.test_extraction import chat, wait_jobs
+
+
+@pytest.fixture
+def local() -> Iterator[LocalModel]:
+    with LocalModel(Behaviour(refuse_json_schema=True, fence=True)) as server:
+        yield server
+
+
+def test_a_refused_mode_shows_on_status_and_the_raw_reply_on_the_job_page(
+    make_gateway: Callable[..., Gateway], local: LocalModel
+) -> None:
+    gateway = make_gateway(
+        extract_workers=1, extract_model="openai/local", extract_api_base=local.url
+    )
+    assert gateway.runtime.workers is not None
+    assert gateway.runtime.workers.llm is gateway.runtime.llm  # one client, built once
+    chat(gateway, "I always write SQL keywords in upper case.")
+    [job] = wait_jobs(gateway, 1)
+    assert "Here is the JSON you asked for" in job["raw_output"]  # done jobs keep it too
+
+    health = httpx.get(f"{gateway.url}/healthz", timeout=10).json()
+    facts = health["extractor"]["models"]["openai/local"]
+    assert facts["mode"] == "json_object" and "json_schema" in facts["refused_modes"]
+    assert health["extractor"]["state"] == "closed"
+    assert health["extractor"]["consecutive_failures"] == 0
+
+    status = httpx.get(f"{gateway.url}/status", timeout=10).text
+    assert "Extraction models" in status and "openai/local" in status
+    assert "Input should be" in status  # the server's own words
+    page = httpx.get(f"{gateway.url}/status/jobs/{job['id']}", timeout=10)
+    assert page.status_code == 200
+    raw = re.search(r'<pre class="raw">([\s\S]*?)</pre>', page.text)
+    assert raw and "sql_style" in raw.group(1) and "```json" in raw.group(1)
+    assert "I always write SQL keywords in upper case." in page.text
+    missing = httpx.get(f"{gateway.url}/status/jobs/j-nope", timeout=10)
+    assert missing.status_code == 404 and "Job not found" in missing.text
