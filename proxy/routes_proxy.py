@@ -11,6 +11,7 @@ from proxy.chat import ChatRequest, handle_chat
 from proxy.errors import ProxyError
 from proxy.middleware import REQUEST_ID
 from proxy.passthrough import handle_passthrough
+from proxy.responses import handle_responses
 from proxy.runtime import Runtime
 
 
@@ -85,6 +86,11 @@ class ProxyEndpoint:
                     request_id=scope[REQUEST_ID],
                 )
                 await handle_chat(runtime, request, scope, receive, send)
+            elif scope["method"] == "POST" and rest == "responses":
+                request = ChatRequest(
+                    wire="responses", url_scope=url_scope, request_id=scope[REQUEST_ID]
+                )
+                await handle_responses(runtime, request, scope, receive, send)
             else:
                 _check_segments(rest)
                 # Upstream paths go as the client wrote them: "%2F" stays escaped.

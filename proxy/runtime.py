@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
@@ -21,6 +21,7 @@ from proxy.compaction_setup import compaction_parts
 from proxy.counters import Counters
 from proxy.memory import MemoryBuilder
 from proxy.settings import Settings
+from proxy.side_calls import SeenMessages
 from proxy.upstream_pool import UpstreamPool
 
 log = logging.getLogger("tenure.proxy")
@@ -50,6 +51,7 @@ class Runtime:
     owns_store: bool
     owns_upstream: bool
     own_llm: Any = None
+    seen: SeenMessages = field(default_factory=SeenMessages)  # user messages extracted
 
     @classmethod
     async def open(

@@ -75,6 +75,11 @@ class Settings(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
 
+    # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
+    # Tenure users here, else ignored unless trusted (see proxy/identity.py).
+    trust_client_ids: bool = False
+    client_users: dict[str, str] = Field(default_factory=dict)
+
     @field_validator("default_scopes")
     @classmethod
     def _scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -118,7 +123,7 @@ class Settings(BaseModel):
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise SettingsError(f"{config}: not valid TOML ({exc}); fix or remove it") from exc
         for key in cls.model_fields:
-            if key in ("home", "models"):
+            if key in ("home", "models", "client_users"):
                 continue
             raw = env.get(f"TENURE_{key.upper()}")
             if raw is not None and raw != "":

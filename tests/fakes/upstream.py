@@ -187,6 +187,8 @@ class FakeUpstream:
             return await self._chat(request, rec, body, chat)
         if path.endswith("/messages"):
             return await self._messages(request, rec, body, chat)
+        if path.endswith("/responses"):
+            return await self._responses(request, rec, body, chat)
         if path.endswith("/models"):
             return await self._json(request, rec, _MODELS)
         if path.endswith("/embeddings"):
@@ -259,6 +261,19 @@ class FakeUpstream:
                 request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
             )
         return await self._json(request, rec, anthropic_message(chat, model=model))
+
+    async def _responses(
+        self, request: web.Request, rec: Recorded, body: dict[str, Any], chat: Chat
+    ) -> web.StreamResponse:
+        from tests.fakes.responses import response_events, response_object
+
+        if body.get("stream") is True:
+            events = response_events(chat, body=body)
+            headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+            return await self._send(
+                request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
+            )
+        return await self._json(request, rec, response_object(chat, body=body))
 
 
 # -- wire formats -------------------------------------------------------------------------------
