@@ -12,6 +12,7 @@ import pytest
 from tests.fakes.upstream import Chat, FakeUpstream, Raw
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import Gateway, no_request_to
+from tests.proxy.gateway_reads import injections, pending_turns
 
 ALICE = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
 QUESTION = "Which database should the billing service use, pg or mysql?"
@@ -31,16 +32,6 @@ def post(
         headers=ALICE if headers is None else headers,
         timeout=timeout,
     )
-
-
-def pending_turns(gw: Gateway) -> list[dict[str, Any]]:
-    jobs = httpx.get(gw.url + "/api/jobs", params={"status": "pending"}, timeout=10).json()
-    return [job["turn"] for job in sorted(jobs, key=lambda j: j["created_at"])]
-
-
-def injections(gw: Gateway) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = httpx.get(gw.url + "/api/injections", timeout=10).json()
-    return records
 
 
 def test_a_string_input_gets_memory_in_instructions_and_at_its_end(
