@@ -51,6 +51,7 @@ class ChatRequest:
     wire: WireFormat
     url_scope: str | None
     request_id: str
+    url_user: str | None = None
 
 
 async def handle_chat(
@@ -144,6 +145,7 @@ def request_identity(
         headers,
         body,
         url_scope=request.url_scope,
+        url_user=request.url_user,
         default_user=settings.default_user,
         trust_client_ids=settings.trust_client_ids,
         client_users=settings.client_users,

@@ -1,6 +1,7 @@
 """Who is asking and where: user, agent, scopes and per-request controls of one request.
 
 Sources, first match wins for user and agent: the `X-Tenure-User` / `X-Agent-Id` headers,
+the `/user/<id>/` URL prefix (for clients that only let you set a base URL),
 `metadata.tenure_user` / `metadata.tenure_agent` (or `metadata.agent_id`), then the ids a
 client supplies itself, then the configured default user.
 
@@ -99,6 +100,7 @@ def resolve_identity(
     *,
     url_scope: str | None,
     default_user: str,
+    url_user: str | None = None,
     trust_client_ids: bool = False,
     client_users: Mapping[str, str] | None = None,
 ) -> Identity:
@@ -111,6 +113,7 @@ def resolve_identity(
     metadata: Mapping[str, Any] = meta if isinstance(meta, Mapping) else {}
     user = _first_id(
         ("X-Tenure-User", headers.get("x-tenure-user")),
+        ("URL user", url_user),
         ("metadata.tenure_user", metadata.get("tenure_user")),
     )
     client = _first_id(

@@ -7,6 +7,7 @@ receives (method, path, headers, body) and the exact bytes it sent back, and ans
   when `stream_options.include_usage`, `[DONE]`);
 - `POST /v1/messages`: Anthropic JSON, or SSE events (`message_start` … `ping` …
   `message_stop`);
+- `POST /v1/responses`: a `response` object, or its named SSE events (see `responses.py`);
 - `GET /v1/models`, `POST /v1/embeddings`, and any other path with a small JSON echo.
 
 Replies are scripted with `queue()`: a `Chat` (content and/or tool calls, rendered for the

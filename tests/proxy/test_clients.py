@@ -196,3 +196,26 @@ def test_one_message_typed_in_open_webui_is_one_extraction_job(
     copies = provider_copies(upstream, "/v1/chat/completions")
     assert len(copies) == 4
     assert all("The database is PostgreSQL." in r.body.decode() for r in copies)
+
+
+def test_a_url_user_separates_people_whose_client_only_takes_a_base_url(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gw = make_gateway()
+    request = recorded("claude-code-session1")[-1]
+    for prefix in ("/user/alice", "/user/bob/scope/domain:code"):
+        replay(gw, {**request, "path": prefix + request["path"]})
+    gw.settle(lambda: len(pending_turns(gw)) == 2)
+    turns = pending_turns(gw)
+    assert [t["user_id"] for t in turns] == ["alice", "bob"]
+    assert "domain:code" in turns[1]["scopes"]
+    # The header still wins over the URL.
+    resp = httpx.post(
+        gw.url + "/user/alice/v1/messages",
+        json={**request["body"], "messages": [{"role": "user", "content": "Another thing."}]},
+        headers={**request["headers"], "x-tenure-user": "carol"},
+        timeout=10,
+    )
+    assert resp.status_code == 200
+    gw.settle(lambda: len(pending_turns(gw)) == 3)
+    assert pending_turns(gw)[2]["user_id"] == "carol"

@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from proxy.turns import read_turn
+from tests.fakes.responses import response_events
 from tests.fakes.upstream import Chat, FakeUpstream, Raw
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import Gateway, no_request_to
@@ -241,3 +243,21 @@ def test_a_routed_model_answers_through_litellm(
     assert "PostgreSQL 16" in json.dumps(sent["messages"])
     gw.settle(lambda: len(pending_turns(gw)) == 1)
     assert pending_turns(gw)[0]["assistant_message"] == "Hello from the stand-in provider."
+
+
+def test_a_cut_stream_yields_the_text_and_the_partial_call_that_arrived() -> None:
+    chat = Chat(
+        content="Checking now", tool_calls=[{"id": "c1", "name": "grep", "arguments": '{"p": "x"}'}]
+    )
+    events = response_events(chat, body={"model": "m"})
+    cut = [e for e in events if b"response.completed" not in e and b"arguments.done" not in e]
+    cut = [e for e in cut if not (b"output_item.done" in e and b"function_call" in e)]
+    turn = read_turn("responses", cut, content_type="text/event-stream")
+    assert turn.text == "Checking now"
+    assert turn.tool_calls == [
+        {"id": "c1", "type": "function", "function": {"name": "grep", "arguments": '{"p": "x"}'}}
+    ]
+    whole = read_turn("responses", events, content_type="text/event-stream")
+    assert (whole.text, whole.tool_calls) == (turn.text, turn.tool_calls)
+    torn = read_turn("responses", [*events[:5], events[5][:20]], content_type="text/event-stream")
+    assert torn.text == "Checking"
