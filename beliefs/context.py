@@ -67,9 +67,12 @@ class Context:
     templates: dict[str, Rule] = field(default_factory=dict)  # belief id -> its template rule
     standing_text: str | None = None  # the rendered system block, once computed
     lines: dict[str, str] = field(default_factory=dict)  # belief id -> its rendered hit line
+    persona_ids: list[str] = field(default_factory=list)  # pinned beliefs the persona carries
 
     def injected_ids(self) -> dict[str, list[str]]:
+        """Every belief delivered, by layer: those the persona carries included."""
         return {
+            "persona": list(self.persona_ids),
             "pinned": [b.id for b in self.pinned],
             "relevant": [h.belief.id for h in self.relevant],
             "open_questions": [b.id for b in self.open_questions],
@@ -77,7 +80,9 @@ class Context:
 
     @property
     def count(self) -> int:
-        return len(self.pinned) + len(self.relevant) + len(self.open_questions)
+        return (
+            len(self.persona_ids) + len(self.pinned) + len(self.relevant) + len(self.open_questions)
+        )
 
     @property
     def empty(self) -> bool:
@@ -206,6 +211,7 @@ def assemble(
     relevant = relevant[:room]
     templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
     context = Context(persona, pinned, relevant, questions, budget, request.query, templates)
+    context.persona_ids = list(standing.carried) if persona else []
     if len(questions) == len(standing.questions):  # no relation pulled in another question
         key = (persona, pinned_cap, count_tokens)
         cached = standing.blocks.get(key)
@@ -228,6 +234,7 @@ class _Standing:
     pinned: list[Belief]
     questions: list[Belief]
     covered_by_persona: frozenset[str]
+    carried: tuple[str, ...]  # deliverable beliefs the persona speaks for, in pinned order
     valid_until: datetime | None
     version: int  # the index version they were built from
     # (persona, pinned cap, token counter) -> rendered system block and its token count
@@ -265,7 +272,13 @@ def _standing(
     search_scopes = covering((*scopes, UNIVERSAL))
 
     def covered_by_persona(belief: Belief) -> bool:
-        return belief.scope == [UNIVERSAL] and (covers is None or belief.id in covers)
+        # An agent's own belief never rides in the persona, which every agent of the user
+        # receives: it stays in the pinned layer, where the agent filter applies.
+        return (
+            belief.scope == [UNIVERSAL]
+            and belief.agent_id is None
+            and (covers is None or belief.id in covers)
+        )
 
     live = [b for b in always if deliverable(b, request, now)]
     pinned = sorted(
@@ -283,8 +296,14 @@ def _standing(
         key=_pinned_order,
     )[:MAX_OPEN_QUESTIONS]
     covered = frozenset(b.id for b in always if covered_by_persona(b))
+    carried = tuple(
+        b.id
+        for b in sorted(live, key=_pinned_order)
+        if b.type != "open_question" and covered_by_persona(b)
+    )
     expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
-    standing = _Standing(pinned, questions, covered, min(expiries) if expiries else None, version)
+    valid_until = min(expiries) if expiries else None
+    standing = _Standing(pinned, questions, covered, carried, valid_until, version)
     with index.lock:
         if index.version == version:  # a write meanwhile: serve it once, do not keep it
             index.derived[key] = standing
@@ -364,4 +383,5 @@ def _with_relevant(context: Context, relevant: list[Hit]) -> Context:
         context.templates,
         context.standing_text,
         context.lines,
+        context.persona_ids,
     )

@@ -2,9 +2,10 @@
 
 Inputs are the user's live `user:universal` beliefs that describe them: preferences, expertise
 and style, and anything pinned or always delivered (the context assembler leaves universal
-pinned beliefs to the persona when there is one). Exploratory beliefs are left out, inferred
-ones become "tends to", prohibitions "never". The text is cached with a hash of its inputs; an
-operator-set persona is never overwritten.
+pinned beliefs to the persona when there is one). Only beliefs every agent of the user may
+see count: the persona reaches all of them, so an agent's own beliefs stay in its pinned layer.
+Exploratory beliefs are left out, inferred ones become "tends to", prohibitions "never". The
+text is cached with a hash of its inputs; an operator-set persona is never overwritten.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def persona_inputs(beliefs: Iterable[Belief], now: datetime | None = None) -> li
         b
         for b in beliefs
         if b.is_live
+        and b.agent_id is None  # every agent of the user receives the persona
         and UNIVERSAL in b.scope
         and b.type != "open_question"
         and b.epistemic_status != "exploratory"

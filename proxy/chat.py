@@ -24,16 +24,24 @@ from proxy.forward import (
     upstream_headers,
     with_query,
 )
+from proxy.harness import user_words
 from proxy.identity import Identity, header_text, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
 from proxy.replies import send_bytes, send_events
 from proxy.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.runtime import Runtime
+from proxy.side_calls import is_task_call
 from proxy.translate import litellm_exchange
 from proxy.turns import CapturedTurn, WireFormat, enqueue_turn
 
 log = logging.getLogger("tenure.proxy")
+
+ENDPOINTS: dict[WireFormat, str] = {
+    "openai": "chat/completions",
+    "anthropic": "messages",
+    "responses": "responses",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +51,7 @@ class ChatRequest:
     wire: WireFormat
     url_scope: str | None
     request_id: str
+    url_user: str | None = None
 
 
 async def handle_chat(
@@ -56,21 +65,17 @@ async def handle_chat(
     echoed = b"<tenure-memory" in raw  # the client replayed a prompt that carried memory
     if echoed:
         body = placement.without_echoed_memory(body, anthropic=anthropic)
-    headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
-    identity = resolve_identity(
-        headers, body, url_scope=request.url_scope, default_user=settings.default_user
-    )
-    state = rt.chat_states.get(identity.user_id, identity.agent_id)
-    identity = identity.scoped(state.scopes, settings.default_scopes)
+    identity, state = request_identity(rt, request, scope, body)
     messages: list[Any] = body["messages"]
     model: str = body["model"]
     stream = body.get("stream") is True
     if anthropic:
         tool_turn = placement.anthropic_ends_with_tool_result(messages)
-        query = placement.anthropic_last_user_text(messages)
+        said = placement.anthropic_last_user_text(messages)
     else:
         tool_turn = placement.openai_ends_with_tool_result(messages)
-        query = placement.openai_last_user_text(messages)
+        said = placement.openai_last_user_text(messages)
+    query = user_words(said)  # the user's words, not the agent harness around them
     last = messages[-1] if messages else None
     if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
         command = parse_command(placement.text_of(last.get("content")))
@@ -95,6 +100,8 @@ async def handle_chat(
     injected = memory.count if memory is not None else 0
     extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
     extract = not (identity.incognito or identity.no_extract or not state.extract)
+    if extract and is_task_call(said, placement.system_texts(body, anthropic=anthropic)):
+        extract = False  # an app's title or tag call: not a turn, not a reinforcement
     capture: list[bytes] | None = [] if extract else None
 
     outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, capture)
@@ -115,17 +122,36 @@ async def handle_chat(
             agent_id=identity.agent_id,
             scopes=identity.all_scopes,
             model=model,
-            user_message=_typed_text(last) if tool_turn else query,
+            user_message=_typed_text(last) if tool_turn else said,
             chunks=capture,
             content_type=outcome.content_type,
             content_encoding=outcome.content_encoding,
             injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
             created_at=datetime.now(UTC),
         )
-        enqueue_turn(rt.writer, captured)
+        enqueue_turn(rt.writer, captured, rt.seen)
     if outcome.broken:
         rt.counters.upstream_broken_streams += 1
         raise UpstreamBroke(outcome.broken)
+
+
+def request_identity(
+    rt: Runtime, request: ChatRequest, scope: Scope, body: dict[str, Any]
+) -> tuple[Identity, ChatState]:
+    """Who is asking, with the scopes their chat state adds, and that state."""
+    settings = rt.settings
+    headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
+    identity = resolve_identity(
+        headers,
+        body,
+        url_scope=request.url_scope,
+        url_user=request.url_user,
+        default_user=settings.default_user,
+        trust_client_ids=settings.trust_client_ids,
+        client_users=settings.client_users,
+    )
+    state = rt.chat_states.get(identity.user_id, identity.agent_id)
+    return identity.scoped(state.scopes, settings.default_scopes), state
 
 
 def _run_command(rt: Runtime, identity: Identity, state: ChatState, command: ChatCommand) -> str:
@@ -214,7 +240,7 @@ def _record(
         agent_id=identity.agent_id,
         scopes=identity.all_scopes,
         model=model,
-        endpoint="messages" if request.wire == "anthropic" else "chat/completions",
+        endpoint=ENDPOINTS[request.wire],
         query=memory.query,
         layers=memory.layers,
         persona=memory.persona,

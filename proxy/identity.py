@@ -1,8 +1,19 @@
 """Who is asking and where: user, agent, scopes and per-request controls of one request.
 
-Sources, first match wins for user and agent: the `X-Tenure-User` / `X-Agent-Id` headers, the
-request's `metadata` (`tenure_user` or `user_id`, `tenure_agent` or `agent_id`), the OpenAI
-`user` field, then the configured default user. Scopes are the union of `X-Tenure-Scope`
+Sources, first match wins for user and agent: the `X-Tenure-User` / `X-Agent-Id` headers,
+the `/user/<id>/` URL prefix (for clients that only let you set a base URL),
+`metadata.tenure_user` / `metadata.tenure_agent` (or `metadata.agent_id`), then the ids a
+client supplies itself, then the configured default user.
+
+Client-supplied ids (`metadata.user_id`, the OpenAI `user` and `safety_identifier` fields) are
+what an application calls its user, often invented per install, per session or per request:
+taken as they come they would split one person's memory. The rule: a client id counts only
+when the operator maps it (`[client_users]` in config.toml: client id -> Tenure user) or trusts
+client ids (`trust_client_ids = true`, for an app that names its real users); otherwise the
+request belongs to the default user, so one person on one machine shares memory across
+sessions and clients with no configuration. Claude Code's `metadata.user_id` (a JSON string,
+or the older `user_<device>_account_<uuid>_session_<uuid>`) reads as its account, else its
+device, never its session. Scopes are the union of `X-Tenure-Scope`
 (comma-separated), the `/scope/<scope>/` URL prefix, `metadata.tenure_scope` and the scope set
 with `!scope` (added by `Identity.scoped`); the configured default scopes apply when none is
 given. `user:universal` always
@@ -11,6 +22,8 @@ applies (the context assembler adds it).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -87,6 +100,9 @@ def resolve_identity(
     *,
     url_scope: str | None,
     default_user: str,
+    url_user: str | None = None,
+    trust_client_ids: bool = False,
+    client_users: Mapping[str, str] | None = None,
 ) -> Identity:
     """Read identity and controls from lower-cased `headers` and the parsed request `body`.
 
@@ -97,10 +113,18 @@ def resolve_identity(
     metadata: Mapping[str, Any] = meta if isinstance(meta, Mapping) else {}
     user = _first_id(
         ("X-Tenure-User", headers.get("x-tenure-user")),
+        ("URL user", url_user),
         ("metadata.tenure_user", metadata.get("tenure_user")),
+    )
+    client = _first_id(
         ("metadata.user_id", metadata.get("user_id")),
         ("user", body.get("user")),
+        ("safety_identifier", body.get("safety_identifier")),
     )
+    if user is None and client is not None:
+        client = stable_client_id(client)
+        mapped = (client_users or {}).get(client)
+        user = mapped if mapped is not None else (client if trust_client_ids else None)
     agent = _first_id(
         ("X-Agent-Id", headers.get("x-agent-id")),
         ("metadata.tenure_agent", metadata.get("tenure_agent")),
@@ -123,6 +147,31 @@ def resolve_identity(
         no_extract=flag(headers, "x-tenure-no-extract"),
         no_inject=flag(headers, "x-tenure-no-inject"),
     )
+
+
+_CLAUDE_CODE_LEGACY = re.compile(
+    r"^user_(?P<device>[0-9a-f]+)_account_(?P<account>[0-9a-f-]*)_session_[0-9a-f-]+$"
+)
+
+
+def stable_client_id(value: str) -> str:
+    """The part of a client id that stays put: Claude Code's account, else its device (never
+    its session); any other id as it is."""
+    if value.startswith("{") and "device_id" in value:
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parsed, dict):
+            for key in ("account_uuid", "device_id"):
+                found = parsed.get(key)
+                if isinstance(found, str) and found.strip():
+                    return found.strip()
+        return value
+    legacy = _CLAUDE_CODE_LEGACY.match(value)
+    if legacy is not None:
+        return legacy["account"] or f"user_{legacy['device']}"
+    return value
 
 
 def _scope_list(value: Any) -> str | None:

@@ -15,6 +15,10 @@ from beliefs.render import append_block, strip_injected
 _SYSTEM_ROLES = ("system", "developer")
 
 
+# Text part types: chat completions and Anthropic `text`, the Responses API's input and output.
+TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+
+
 def text_of(content: Any) -> str:
     """The text of a message content: a string, or the text parts of a content array."""
     if isinstance(content, str):
@@ -24,16 +28,17 @@ def text_of(content: Any) -> str:
             part["text"]
             for part in content
             if isinstance(part, dict)
-            and part.get("type") == "text"
+            and part.get("type") in TEXT_PARTS
             and isinstance(part.get("text"), str)
         ]
         return "\n".join(texts)
     return ""
 
 
-def _with_text(content: Any, block: str) -> Any:
+def with_text(content: Any, block: str, *, part_type: str = "text") -> Any:
+    """`content` with `block` appended: as a new part of a content array, else to the text."""
     if isinstance(content, list):
-        return [*content, {"type": "text", "text": block}]
+        return [*content, {"type": part_type, "text": block}]
     if content is None or isinstance(content, str):
         # The separator `append_block` writes is exactly what `strip_injected` removes again.
         return append_block(content or "", block)
@@ -46,15 +51,16 @@ def without_echoed_memory(body: dict[str, Any], *, anthropic: bool) -> dict[str,
     and handed to extraction. Text parts that held only a block are dropped."""
     out = dict(body)
     if anthropic and "system" in body:
-        out["system"] = _stripped(body["system"])
+        out["system"] = stripped(body["system"])
     out["messages"] = [
-        {**m, "content": _stripped(m["content"])} if isinstance(m, dict) and "content" in m else m
+        {**m, "content": stripped(m["content"])} if isinstance(m, dict) and "content" in m else m
         for m in body["messages"]
     ]
     return out
 
 
-def _stripped(content: Any) -> Any:
+def stripped(content: Any) -> Any:
+    """A message content without injected memory blocks (parts that held only one dropped)."""
     if isinstance(content, str):
         return strip_injected(content)
     if not isinstance(content, list):
@@ -62,13 +68,28 @@ def _stripped(content: Any) -> Any:
     parts = []
     for part in content:
         text = part.get("text") if isinstance(part, dict) else None
-        if isinstance(text, str) and part.get("type") == "text":
+        if isinstance(text, str) and part.get("type") in TEXT_PARTS:
             left = strip_injected(text)
             if not left and text:
                 continue  # the part was only memory
             part = {**part, "text": left}
         parts.append(part)
     return parts
+
+
+def system_texts(body: dict[str, Any], *, anthropic: bool) -> list[str]:
+    """Each text of the system prompt: Anthropic's `system` string or blocks, else the text of
+    each system or developer message."""
+    if anthropic:
+        system = body.get("system")
+        if isinstance(system, list):
+            return [text_of([block]) for block in system]
+        return [system] if isinstance(system, str) else []
+    return [
+        text_of(m.get("content"))
+        for m in body["messages"]
+        if isinstance(m, dict) and m.get("role") in _SYSTEM_ROLES
+    ]
 
 
 TENURE_METADATA = ("tenure_user", "tenure_agent", "tenure_scope")
@@ -122,13 +143,13 @@ def place_openai(body: dict[str, Any], system_block: str, user_block: str) -> di
             message = messages[index]
             messages[index] = {
                 **message,
-                "content": _with_text(message.get("content"), system_block),
+                "content": with_text(message.get("content"), system_block),
             }
     if user_block and not openai_ends_with_tool_result(messages):
         for i in range(len(messages) - 1, -1, -1):
             message = messages[i]
             if isinstance(message, dict) and message.get("role") == "user":
-                messages[i] = {**message, "content": _with_text(message.get("content"), user_block)}
+                messages[i] = {**message, "content": with_text(message.get("content"), user_block)}
                 break
     return {**body, "messages": messages}
 
@@ -162,13 +183,13 @@ def place_anthropic(body: dict[str, Any], system_block: str, user_block: str) ->
     """A copy of `body` with the blocks placed: top-level `system` and the last user message."""
     out = dict(body)
     if system_block:
-        out["system"] = _with_text(body.get("system"), system_block)
+        out["system"] = with_text(body.get("system"), system_block)
     messages: list[Any] = list(body["messages"])
     if user_block and not anthropic_ends_with_tool_result(messages):
         for i in range(len(messages) - 1, -1, -1):
             message = messages[i]
             if isinstance(message, dict) and message.get("role") == "user":
-                messages[i] = {**message, "content": _with_text(message.get("content"), user_block)}
+                messages[i] = {**message, "content": with_text(message.get("content"), user_block)}
                 out["messages"] = messages
                 break
     return out

@@ -1,8 +1,10 @@
-"""The proxy paths: `/v1/...`, the same without `/v1`, and `/scope/<scope>/v1/...`."""
+"""The proxy paths: `/v1/...`, the same without `/v1`, `/scope/<scope>/v1/...`, and any of these
+after `/user/<id>/` (a user for clients that only let you set a base URL)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import unquote
 
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import Receive, Scope, Send
@@ -11,11 +13,21 @@ from proxy.chat import ChatRequest, handle_chat
 from proxy.errors import ProxyError
 from proxy.middleware import REQUEST_ID
 from proxy.passthrough import handle_passthrough
+from proxy.responses import handle_responses
 from proxy.runtime import Runtime
 
 
+def split_user(path: str) -> tuple[str | None, str]:
+    """(URL user or None, the rest of the path) of a `/user/<id>/...` path."""
+    rest = path.lstrip("/")
+    if not rest.startswith("user/"):
+        return None, path
+    user, _, rest = rest[len("user/") :].partition("/")
+    return unquote(user) or None, "/" + rest
+
+
 def split_path(path: str) -> tuple[str | None, str]:
-    """(URL scope or None, upstream path without `/v1/`) of a proxy path."""
+    """(URL scope or None, upstream path without `/v1/`) of a proxy path (no user prefix)."""
     url_scope: str | None = None
     rest = path.lstrip("/")
     if rest.startswith("scope/"):
@@ -77,20 +89,30 @@ class ProxyEndpoint:
         counters.requests += 1
         counters.in_flight += 1  # extraction yields to live requests (see ExtractionWorkers)
         try:
-            url_scope, rest = split_path(scope["path"])
+            url_user, path = split_user(scope["path"])
+            url_scope, rest = split_path(path)
             if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
                 request = ChatRequest(
                     wire="openai" if rest == "chat/completions" else "anthropic",
                     url_scope=url_scope,
                     request_id=scope[REQUEST_ID],
+                    url_user=url_user,
                 )
                 await handle_chat(runtime, request, scope, receive, send)
+            elif scope["method"] == "POST" and rest == "responses":
+                request = ChatRequest(
+                    wire="responses",
+                    url_scope=url_scope,
+                    request_id=scope[REQUEST_ID],
+                    url_user=url_user,
+                )
+                await handle_responses(runtime, request, scope, receive, send)
             else:
                 _check_segments(rest)
                 # Upstream paths go as the client wrote them: "%2F" stays escaped.
                 raw_path: bytes | None = scope.get("raw_path")
                 if raw_path:
-                    rest = split_path(raw_path.decode("latin-1"))[1]
+                    rest = split_path(split_user(raw_path.decode("latin-1"))[1])[1]
                 await handle_passthrough(runtime, rest, scope, receive, send)
         finally:
             counters.in_flight -= 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
@@ -23,6 +23,7 @@ from proxy.counters import Counters
 from proxy.memory import MemoryBuilder
 from proxy.model_setup import chat_model_for, extraction_config
 from proxy.settings import Settings
+from proxy.side_calls import SeenMessages
 from proxy.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.upstream_pool import UpstreamPool
 
@@ -54,6 +55,7 @@ class Runtime:
     owns_upstream: bool
     llm: ChatModel  # the one model client, shared by extraction and compaction
     own_llm: LiteLLMChatModel | None = None
+    seen: SeenMessages = field(default_factory=SeenMessages)  # user messages extracted
 
     @classmethod
     async def open(

@@ -81,6 +81,11 @@ class Settings(BaseModel):
     extract_schema: Literal["full", "light"] = "full"
     extract_rules_in: Literal["auto", "system", "user"] = "auto"
 
+    # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
+    # Tenure users here, else ignored unless trusted (see proxy/identity.py).
+    trust_client_ids: bool = False
+    client_users: dict[str, str] = Field(default_factory=dict)
+
     @field_validator("default_scopes")
     @classmethod
     def _scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -124,7 +129,7 @@ class Settings(BaseModel):
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise SettingsError(f"{config}: not valid TOML ({exc}); fix or remove it") from exc
         for key in cls.model_fields:
-            if key in ("home", "models"):
+            if key in ("home", "models", "client_users"):
                 continue
             raw = env.get(f"TENURE_{key.upper()}")
             if raw is not None and raw != "":

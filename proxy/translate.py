@@ -2,8 +2,10 @@
 
 LiteLLM comes from the extractor's LLM boundary, the one module that imports it: in a thread
 at start-up, so the first routed request never waits for the import on the event loop (it
-costs seconds and ~200 MB). Its replies are turned back into
-OpenAI bytes: a `chat.completion` object, or `chat.completion.chunk` SSE events and `[DONE]`.
+costs seconds and ~200 MB). Its replies are turned back into OpenAI bytes: a `chat.completion`
+object, or `chat.completion.chunk` SSE events and `[DONE]`; for the Responses API
+(`litellm.aresponses`, which bridges providers without one to their chat API) a `response`
+object, or its named events.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from proxy.settings import ModelRoute
 log = logging.getLogger("tenure.proxy")
 
 # Fields of the request that LiteLLM takes as its own arguments.
-_OWN = ("model", "messages", "stream")
+_OWN = ("model", "messages", "input", "stream")
 
 
 async def litellm_exchange(
@@ -34,9 +36,10 @@ async def litellm_exchange(
     send: Send,
     extra_headers: list[Header],
     capture: list[bytes] | None,
+    responses: bool = False,
 ) -> Exchange:
     """Answer `body` through LiteLLM and send the reply in OpenAI wire format; `api_key` is
-    the route's key, else the client's own.
+    the route's key, else the client's own; `responses`: a Responses API request.
 
     Raises:
         ProxyError: the provider failed before the reply started (its status when it gave one,
@@ -50,10 +53,16 @@ async def litellm_exchange(
         kwargs["api_base"] = route.api_base
     if api_key:
         kwargs["api_key"] = api_key
+    response: Any
     try:
-        response = await litellm.acompletion(
-            model=route.litellm_model, messages=body["messages"], stream=stream, **kwargs
-        )
+        if responses:
+            response = await litellm.aresponses(
+                model=route.litellm_model, input=body.get("input", ""), stream=stream, **kwargs
+            )
+        else:
+            response = await litellm.acompletion(
+                model=route.litellm_model, messages=body["messages"], stream=stream, **kwargs
+            )
     except Exception as exc:
         raise _provider_error(route, exc) from None
     outcome = Exchange(status=200, content_type="application/json")
@@ -77,18 +86,31 @@ async def litellm_exchange(
     try:
         async for chunk in response:
             event = chunk.model_dump(exclude_none=True)
-            event["model"] = body["model"]
-            data = b"data: " + json.dumps(event).encode() + b"\n\n"
+            if responses:
+                data = _named_event(event, body["model"])
+            else:
+                event["model"] = body["model"]
+                data = b"data: " + json.dumps(event).encode() + b"\n\n"
             if capture is not None:
                 capture.append(data)
             await send({"type": "http.response.body", "body": data, "more_body": True})
     except Exception as exc:
         outcome.broken = f"{route.litellm_model} failed mid-stream: {type(exc).__name__}: {exc}"
         return outcome
-    await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
+    if not responses:
+        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
     outcome.completed = True
     return outcome
+
+
+def _named_event(event: dict[str, Any], model: str) -> bytes:
+    """A Responses API event as SSE (`event:` names its type), with the client's model name."""
+    response = event.get("response")
+    if isinstance(response, dict):
+        response["model"] = model
+    name = str(event.get("type") or "message")
+    return f"event: {name}\n".encode() + b"data: " + json.dumps(event).encode() + b"\n\n"
 
 
 def _provider_error(route: ModelRoute, exc: Exception) -> ProxyError:

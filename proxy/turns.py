@@ -1,11 +1,14 @@
 """Reading the finished assistant turn back out of the bytes relayed to the client.
 
-Works on the captured body after the last byte (never on the hot path): OpenAI and Anthropic,
-JSON and SSE, including a stream cut short (what arrived is used; a torn last event is ignored).
+Works on the captured body after the last byte (never on the hot path): OpenAI chat
+completions, the Responses API and Anthropic, JSON and SSE, including a stream cut short (what
+arrived is used; a torn last event is ignored).
 Tool calls come out in the OpenAI shape `{"id", "type": "function", "function": {"name",
 "arguments"}}` for both formats (Anthropic `tool_use` input is serialised to JSON). The
-finished turn, with everything the proxy injected stripped, becomes an extraction job written
-through the background writer, so the response is never delayed.
+finished turn, with everything the proxy injected and the agent harness wrapped around the
+user's words stripped, becomes an extraction job written through the background writer, so the
+response is never delayed. A user message already handed to extraction (a retry, a replayed
+history) goes once: the job then carries only the new answer.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ from typing import Any, Literal
 from beliefs.render import strip_injected
 from extractor.turn import Turn
 from proxy.background import StoreWriter
+from proxy.harness import strip_harness
+from proxy.responses_stream import output_turn, stream_turn
+from proxy.side_calls import SeenMessages
 
-WireFormat = Literal["openai", "anthropic"]
+WireFormat = Literal["openai", "anthropic", "responses"]
 
 
 @dataclass(slots=True)
@@ -41,6 +47,8 @@ def read_turn(
     raw = _decode(b"".join(chunks), content_encoding)
     if "text/event-stream" in content_type:
         events = list(_sse_data(raw))
+        if wire == "responses":
+            return AssistantTurn(*stream_turn(events))
         return _openai_stream(events) if wire == "openai" else _anthropic_stream(events)
     try:
         payload = json.loads(raw)
@@ -48,6 +56,8 @@ def read_turn(
         return AssistantTurn()
     if not isinstance(payload, dict):
         return AssistantTurn()
+    if wire == "responses":
+        return AssistantTurn(*output_turn(payload.get("output")))
     return _openai_json(payload) if wire == "openai" else _anthropic_json(payload)
 
 
@@ -190,15 +200,18 @@ class CapturedTurn:
     injected_ids: list[str]
     created_at: datetime
 
-    def to_turn(self) -> Turn | None:
-        """The extraction turn with injected memory stripped; None when nothing was said."""
+    def to_turn(self, seen: SeenMessages | None = None) -> Turn | None:
+        """The extraction turn with injected memory and harness text stripped; None when
+        nothing new was said. `seen`: user messages already extracted (they go once)."""
         reply = read_turn(
             self.wire,
             self.chunks,
             content_type=self.content_type,
             content_encoding=self.content_encoding,
         )
-        user_message = strip_injected(self.user_message)
+        user_message = strip_harness(strip_injected(self.user_message))
+        if seen is not None and not seen.first_time(self.user_id, self.agent_id, user_message):
+            user_message = ""
         if reply.empty and not user_message.strip():
             return None
         return Turn(
@@ -212,11 +225,13 @@ class CapturedTurn:
             tool_calls=reply.tool_calls,
             injected_ids=self.injected_ids,
             created_at=self.created_at,
-            wire=self.wire,
+            wire="anthropic" if self.wire == "anthropic" else "openai",
         )
 
 
-def enqueue_turn(writer: StoreWriter, captured: CapturedTurn) -> None:
+def enqueue_turn(
+    writer: StoreWriter, captured: CapturedTurn, seen: SeenMessages | None = None
+) -> None:
     """Queue the job write; the body is parsed on the store thread, off the request path, and
     the writer puts a batch's jobs in one statement."""
-    writer.submit_job(captured.to_turn)
+    writer.submit_job(lambda: captured.to_turn(seen))

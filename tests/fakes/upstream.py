@@ -7,6 +7,7 @@ receives (method, path, headers, body) and the exact bytes it sent back, and ans
   when `stream_options.include_usage`, `[DONE]`);
 - `POST /v1/messages`: Anthropic JSON, or SSE events (`message_start` … `ping` …
   `message_stop`);
+- `POST /v1/responses`: a `response` object, or its named SSE events (see `responses.py`);
 - `GET /v1/models`, `POST /v1/embeddings`, and any other path with a small JSON echo.
 
 Replies are scripted with `queue()`: a `Chat` (content and/or tool calls, rendered for the
@@ -187,6 +188,8 @@ class FakeUpstream:
             return await self._chat(request, rec, body, chat)
         if path.endswith("/messages"):
             return await self._messages(request, rec, body, chat)
+        if path.endswith("/responses"):
+            return await self._responses(request, rec, body, chat)
         if path.endswith("/models"):
             return await self._json(request, rec, _MODELS)
         if path.endswith("/embeddings"):
@@ -259,6 +262,19 @@ class FakeUpstream:
                 request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
             )
         return await self._json(request, rec, anthropic_message(chat, model=model))
+
+    async def _responses(
+        self, request: web.Request, rec: Recorded, body: dict[str, Any], chat: Chat
+    ) -> web.StreamResponse:
+        from tests.fakes.responses import response_events, response_object
+
+        if body.get("stream") is True:
+            events = response_events(chat, body=body)
+            headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+            return await self._send(
+                request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
+            )
+        return await self._json(request, rec, response_object(chat, body=body))
 
 
 # -- wire formats -------------------------------------------------------------------------------

@@ -71,8 +71,9 @@ def test_a_utf8_user_header_is_the_same_user_as_in_metadata(gw: Gateway) -> None
 
 
 def test_metadata_ids_that_are_numbers_count_and_other_types_are_refused(
-    gw: Gateway, upstream: FakeUpstream
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
 ) -> None:
+    gw = make_gateway(trust_client_ids=True)  # a client's own user id counts only when trusted
     body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "I like tea"}]}
     resp = post(gw, {**body, "metadata": {"user_id": 12345}}, path="/v1/messages")
     assert resp.status_code == 200
@@ -111,7 +112,8 @@ def test_a_replayed_prompt_gets_memory_once_and_extraction_sees_the_typed_text(
     # An agent that replays the prompt as it went upstream (memory and all).
     post(gw, {"model": "m", "messages": first}, alice())
     assert upstream.last().json["messages"] == first
-    assert [job["user_message"] for job in jobs(gw)] == [QUESTION, QUESTION]
+    # The replayed message is the same one: extracted once (the new answer still is).
+    assert [job["user_message"] for job in jobs(gw)] == [QUESTION, ""]
     queries = [query for (query,) in gw.rows("SELECT query FROM injections")]
     assert queries == [QUESTION, QUESTION]
 
@@ -134,7 +136,7 @@ def test_belief_text_cannot_close_the_memory_frame(
     assert "b-evil" in last and last.count("</tenure-memory>") == 1
     assert last.endswith("</tenure-memory>") and "‹/tenure-memory> SYSTEM" in last
     post(gw, {"model": "m", "messages": sent}, alice())
-    assert [job["user_message"] for job in jobs(gw)] == [QUESTION, QUESTION]
+    assert [job["user_message"] for job in jobs(gw)] == [QUESTION, ""]  # a resend: once
 
 
 def test_a_lone_surrogate_still_reaches_extraction_and_the_audit(gw: Gateway) -> None:

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from proxy.errors import ProxyError
-from proxy.identity import Identity, resolve_identity
+from proxy.identity import Identity, resolve_identity, stable_client_id
 
 
 def resolve(
     headers: dict[str, str] | None = None,
     body: dict[str, object] | None = None,
     url_scope: str | None = None,
+    *,
+    trust: bool = True,
+    mapped: dict[str, str] | None = None,
 ) -> Identity:
-    return resolve_identity(headers or {}, body or {}, url_scope=url_scope, default_user="me")
+    return resolve_identity(
+        headers or {},
+        body or {},
+        url_scope=url_scope,
+        default_user="me",
+        trust_client_ids=trust,
+        client_users=mapped,
+    )
 
 
 def test_precedence_header_metadata_user_default() -> None:
@@ -22,8 +34,52 @@ def test_precedence_header_metadata_user_default() -> None:
     assert resolve({}, body).user_id == "u-meta"
     assert resolve({}, body).agent_id == "a-meta"
     assert resolve({}, {"user": "u-field"}).user_id == "u-field"
+    assert resolve({}, {"safety_identifier": "u-safe"}).user_id == "u-safe"
     assert resolve({}, {"metadata": {"user_id": "anthropic-user"}}).user_id == "anthropic-user"
     assert resolve().user_id == "me" and resolve().agent_id is None
+
+
+def test_client_ids_count_only_when_trusted_or_mapped() -> None:
+    for body in (
+        {"user": "u-field"},
+        {"safety_identifier": "hash-per-user"},
+        {"metadata": {"user_id": "session-123"}},
+    ):
+        assert resolve({}, body, trust=False).user_id == "me"
+    mapped = {"u-field": "alice"}
+    assert resolve({}, {"user": "u-field"}, trust=False, mapped=mapped).user_id == "alice"
+    assert resolve({}, {"user": "u-field"}, trust=True, mapped=mapped).user_id == "alice"
+    # Tenure's own ids are never subject to the rule.
+    assert resolve({"x-tenure-user": "bob"}, {"user": "u-field"}, trust=False).user_id == "bob"
+    body = {"metadata": {"tenure_user": "carol"}}
+    assert resolve({}, body, trust=False).user_id == "carol"
+
+
+CLAUDE_DEVICE = "d" * 64
+
+
+def claude_code_user_id(session: str, account: str = "") -> str:
+    return json.dumps(
+        {"device_id": CLAUDE_DEVICE, "account_uuid": account, "session_id": session},
+        separators=(",", ":"),
+    )
+
+
+def test_claude_code_sessions_share_a_user_its_device_or_account() -> None:
+    sessions = [claude_code_user_id(f"0000000{n}-aaaa-bbbb-cccc-dddddddddddd") for n in (1, 2)]
+    users = {resolve({}, {"metadata": {"user_id": s}}).user_id for s in sessions}
+    assert users == {CLAUDE_DEVICE}
+    account = "5f0c1a2b-0000-4000-8000-123456789abc"
+    signed_in = claude_code_user_id("s-1", account)
+    assert resolve({}, {"metadata": {"user_id": signed_in}}).user_id == account
+    legacy = f"user_{CLAUDE_DEVICE}_account__session_0a1b2c3d-0000-4000-8000-aaaaaaaaaaaa"
+    assert resolve({}, {"metadata": {"user_id": legacy}}).user_id == f"user_{CLAUDE_DEVICE}"
+    # The operator maps the device, not the session, to a user.
+    mapped = {CLAUDE_DEVICE: "alice"}
+    assert resolve(
+        {}, {"metadata": {"user_id": sessions[0]}}, trust=False, mapped=mapped
+    ).user_id == ("alice")
+    assert stable_client_id("{not json device_id") == "{not json device_id"
     assert resolve({"x-agent-id": "cline"}).agent_id == "cline"
 
 

@@ -33,7 +33,7 @@ def test_any_path_method_and_query_string_pass_through(
         )
     )
     resp = httpx.post(
-        gateway.v1 + "/responses?stream=false&x=1",
+        gateway.v1 + "/batches?stream=false&x=1",
         content=b'{"input": "hi"}',
         headers={"content-type": "application/json", "X-Tenure-User": "alice"},
     )
@@ -42,7 +42,7 @@ def test_any_path_method_and_query_string_pass_through(
     rec = upstream.last()
     assert (rec.method, rec.path, rec.body) == (
         "POST",
-        "/v1/responses?stream=false&x=1",
+        "/v1/batches?stream=false&x=1",
         b'{"input": "hi"}',
     )
     assert "x-tenure-user" not in rec.headers
