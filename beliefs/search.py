@@ -3,6 +3,13 @@
 Lucene-style scoring (k1 = 1.2, b = 0.75, idf over the user's corpus) times a clause boost:
 canonical name word 14, canonical n-gram 14, alias word 5, alias n-gram 14. Alias clauses allow
 one edit (Damerau) when the first two characters match; canonical names match exactly.
+
+Beyond the reference: a clause also matches by its Snowball stem at STEM_FACTOR of its boost
+("dashboards" finds `dashboard`), one word of a multi-word canonical name matches at
+BOOST_NAME_WORD ("which database" finds `database_postgres`), and a single-word name that is an
+everyday English word counts only when corroborated (`beliefs.corroboration`). The minimum
+score applies to all of it. With a semantic index attached, embedding neighbours above a
+floor are fused in by reciprocal rank (`beliefs.semantic`).
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import pairwise
-from typing import cast
+from typing import Literal, cast
 
+from beliefs.corroboration import Witness, proper_words
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
+from beliefs.lexicon import is_common, is_general, stem, stem_phrase
 from beliefs.models import MAX_ALIASES, Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
 
@@ -29,18 +38,33 @@ BOOST_CANONICAL_WORD = 14.0
 BOOST_CANONICAL_PHRASE = 14.0
 BOOST_ALIAS_WORD = 5.0
 BOOST_ALIAS_PHRASE = 14.0
+BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name
+STEM_FACTOR = 0.8  # a stemmed match scores this share of the exact one
+
+Match = Literal["exact", "fuzzy", "stemmed", "name_word", "semantic", "participant"]
 
 
 @dataclass(frozen=True)
 class Clause:
-    """One reason a belief matched: the field, the term (query~indexed when fuzzy), its score."""
+    """One reason a belief matched: the field, the term (query~indexed unless equal), its score,
+    how it matched, and for an everyday word what corroborated it."""
 
     field: str
     term: str
     score: float
+    match: Match = "exact"
+    corroborated: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"field": self.field, "term": self.term, "score": round(self.score, 4)}
+        out: dict[str, object] = {
+            "field": self.field,
+            "term": self.term,
+            "score": round(self.score, 4),
+            "match": self.match,
+        }
+        if self.corroborated is not None:
+            out["corroborated"] = self.corroborated
+        return out
 
 
 class Hit:
@@ -102,12 +126,18 @@ def similarity(query: str, token: str, edits: int) -> float:
     return 1.0 - edits / min(len(query), len(token)) if edits else 1.0
 
 
-Matched = dict[str, tuple[float, str, str]]  # token -> (score before length norm, field, label)
+# token -> (score before length norm, field, label, how, the query word or phrase)
+Matched = dict[str, tuple[float, str, str, Match, str]]
+# canonical token -> its name words the turn holds: (score, label, query word)
+NameWords = dict[str, list[tuple[float, str, str]]]
+TF_NORM_ONE = 1.0 / (1.0 + K1)  # canonical names are one token: field length 1 everywhere
+
+
+def _label(query: str, token: str) -> str:
+    return token if query == token else f"{query}~{token}"
 
 
 def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
-    # Canonical names are one token each: field length 1 for every document.
-    tf_norm = 1.0 / (1.0 + K1)
     matched: Matched = {}
     phrases = [
         p for size in _phrase_sizes(postings.name_sizes) for p in terms.canonical_phrases_of(size)
@@ -119,8 +149,81 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
         for word in words:
             ids = postings.canonical.get(word)
             if ids and word not in matched:
-                matched[word] = (boost * idf(n, len(ids)) * tf_norm, "canonical_name", word)
+                base = boost * idf(n, len(ids)) * TF_NORM_ONE
+                matched[word] = (base, "canonical_name", word, "exact", word)
+    for words, boost in (
+        (terms.words, BOOST_CANONICAL_WORD),
+        (phrases, BOOST_CANONICAL_PHRASE),
+    ):
+        for word in words:
+            for token in postings.canonical_stems.get(stem_phrase(word), ()):
+                if token not in matched and _prefix_ok(word, token):
+                    base = (
+                        boost * STEM_FACTOR * idf(n, len(postings.canonical[token])) * TF_NORM_ONE
+                    )
+                    matched[token] = (base, "canonical_name", _label(word, token), "stemmed", word)
     return matched
+
+
+def _prefix_ok(query: str, token: str) -> bool:
+    return query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]
+
+
+def _match_name_words(
+    postings: UserPostings, terms: QueryTerms, n: int, canonical: Matched, consumed: set[str]
+) -> NameWords:
+    """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
+    `database_postgres`): an everyday word but not a general one, not already part of a longer
+    name the turn matched (`consumed`), in a canonical name whose other words hold a rare one
+    (the name), and not written as a name by the belief itself.
+    """
+    found: NameWords = {}
+    for word in dict.fromkeys(terms.content):
+        tokens = postings.name_words.get(stem(word))
+        if not tokens or word in consumed or is_general(word):
+            continue
+        hits = {}
+        for token in tokens:
+            name_word = _name_word(token, word)
+            if (
+                token not in canonical
+                and name_word
+                and is_common(name_word)
+                and not is_general(name_word)
+                and _names_a_kind(token, name_word)
+                and not _written_as_name(postings, token, name_word)
+            ):
+                hits[token] = name_word
+        if not hits:
+            continue
+        df = sum(len(postings.canonical[t]) for t in hits)
+        base = BOOST_NAME_WORD * idf(n, df) * TF_NORM_ONE
+        for token, name_word in hits.items():
+            found.setdefault(token, []).append((base, _label(word, name_word), word))
+    return found
+
+
+def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
+    """Whether a belief of that name writes `word` as a name ("Click" of `python_cli_click`):
+    then it names the thing, not its kind, and only an alias clause (corroborated) counts."""
+    docs = postings.docs
+    return any(word in proper_words(docs[bid]) for bid in postings.canonical[canonical])
+
+
+def _name_word(canonical: str, word: str) -> str | None:
+    """The word of `canonical` that `word` is a form of: the same stem, and `word` keeps the
+    whole of it ("queues" of "queue"; not "caching" of "cache", another sense)."""
+    target = stem(word)
+    for name_word in canonical.split(" "):
+        if word.startswith(name_word) and stem(name_word) == target:
+            return name_word
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _names_a_kind(canonical: str, word: str) -> bool:
+    """Whether `word` names the kind of thing in `canonical`: another word is a rare one."""
+    return any(w != word and len(w) > FUZZY_PREFIX and not is_common(w) for w in canonical.split())
 
 
 def _phrase_sizes(sizes: dict[int, int]) -> list[int]:
@@ -171,22 +274,86 @@ def _match_aliases(
                 df = len(postings.aliases[token])
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
-                    label = token if edits == 0 else f"{query}~{token}"
-                    matched[token] = (base, "alias", label)
+                    how: Match = "exact" if edits == 0 else "fuzzy"
+                    matched[token] = (base, "alias", _label(query, token), how, query)
+    for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
+        for query in queries:
+            for token in postings.alias_stems.get(stem_phrase(query), ()):
+                if token not in matched and _prefix_ok(query, token):
+                    base = boost * STEM_FACTOR * idf(n, len(postings.aliases[token]))
+                    matched[token] = (base, "alias", _label(query, token), "stemmed", query)
     return matched
 
 
-def _accumulate(postings: UserPostings, canonical: Matched, aliases: Matched) -> dict[str, float]:
+def _may_need_corroboration(token: str, how: Match, query: str) -> bool:
+    """A one-word name that is an everyday word (or reached from one by stem or edit)."""
+    if " " in token:
+        return False
+    return is_common(token) or (how != "exact" and is_common(query))
+
+
+def _consumed(canonical: Matched, aliases: Matched) -> set[str]:
+    """Query words that are part of a phrase some name matched ("pipeline" of "CI pipeline")."""
+    return {w for m in (canonical, aliases) for *_, q in m.values() if " " in q for w in q.split()}
+
+
+Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
+
+
+def _accumulate(
+    postings: UserPostings,
+    terms: QueryTerms,
+    canonical: Matched,
+    aliases: Matched,
+    names: NameWords,
+) -> tuple[dict[str, float], Corroborated]:
     scores: dict[str, float] = {}
     get = scores.get
-    for token, (base, _, _) in canonical.items():
+    norms = _length_norms(postings.avg_alias_len)
+    gated: list[tuple[str, float, str, dict[str, int] | set[str]]] = []
+    for token, (base, _, _, how, query) in canonical.items():
+        if _may_need_corroboration(token, how, query):
+            gated.append((token, base, query, postings.canonical[token]))
+            continue
         for bid in postings.canonical[token]:
             scores[bid] = get(bid, 0.0) + base
-    norms = _length_norms(postings.avg_alias_len)
-    for token, (base, _, _) in aliases.items():
+    for token, words in names.items():
+        total = sum(base for base, _, _ in words)
+        for bid in postings.canonical[token]:
+            scores[bid] = get(bid, 0.0) + total
+    for token, (base, _, _, how, query) in aliases.items():
+        if _may_need_corroboration(token, how, query):
+            gated.append((token, base, query, postings.aliases[token]))
+            continue
         for bid, dl in postings.aliases[token].items():
             scores[bid] = get(bid, 0.0) + base * norms[dl]
-    return scores
+    corroborated: Corroborated = {}
+    if gated:
+        matched_before = set(scores)
+        docs = postings.docs
+        for token, base, query, posting in gated:
+            witness: Witness | None = None
+            general = is_general(token)
+            for bid in posting:
+                doc = docs[bid]
+                if general or token in proper_words(doc):  # an ambiguous name: corroborate
+                    witness = witness or Witness(terms, query, token)
+                    reason = witness.reason(doc, bid in matched_before)
+                    if reason is None:
+                        continue
+                    corroborated[bid, token] = reason
+                factor = norms[posting[bid]] if isinstance(posting, dict) else 1.0
+                scores[bid] = get(bid, 0.0) + base * factor
+    return scores, corroborated
+
+
+def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: _Matches) -> bool:
+    """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
+    if (doc.belief.id, token) in m.corroborated:
+        return True
+    if not _may_need_corroboration(token, how, query):
+        return True
+    return not is_general(token) and token not in proper_words(doc)
 
 
 @lru_cache(maxsize=256)
@@ -195,20 +362,36 @@ def _length_norms(avgdl: float) -> tuple[float, ...]:
     return tuple(1.0 / (1.0 + K1 * (1.0 - B + B * dl / avgdl)) for dl in range(MAX_ALIASES * 2 + 1))
 
 
-def _clauses(
-    doc: IndexedDoc, avg_alias_len: float, canonical: Matched, aliases: Matched
-) -> list[Clause]:
+@dataclass(frozen=True)
+class _Matches:
+    """Everything one turn matched, kept so a hit's clauses can be rebuilt when read."""
+
+    avg_alias_len: float
+    canonical: Matched
+    aliases: Matched
+    names: NameWords
+    corroborated: Corroborated
+
+
+def _clauses(doc: IndexedDoc, m: _Matches) -> list[Clause]:
     """Rebuild why one document matched (only for hits whose clauses are read)."""
     out: list[Clause] = []
-    if doc.canonical in canonical:
-        base, fld, label = canonical[doc.canonical]
-        out.append(Clause(fld, label, base))
+    bid = doc.belief.id
+    if doc.canonical in m.canonical:
+        base, fld, label, how, query = m.canonical[doc.canonical]
+        if _counts(doc, doc.canonical, how, query, m):
+            why = m.corroborated.get((bid, doc.canonical))
+            out.append(Clause(fld, label, base, how, why))
+    for base, label, _ in m.names.get(doc.canonical, ()):
+        out.append(Clause("canonical_name", label, base, "name_word"))
     dl = len(doc.aliases)
-    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / avg_alias_len))
+    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / m.avg_alias_len))
     for token, fld in doc.aliases.items():
-        if token in aliases:
-            base, _, label = aliases[token]
-            out.append(Clause(fld, label, base * norm))
+        if token in m.aliases:
+            base, _, label, how, query = m.aliases[token]
+            if _counts(doc, token, how, query, m):
+                why = m.corroborated.get((bid, token))
+                out.append(Clause(fld, label, base * norm, how, why))
     out.sort(key=lambda c: -c.score)
     return out
 
@@ -243,7 +426,9 @@ def search(
         canonical = _match_canonical(postings, terms, n)
         cache = cast(TermMatches, index.derived.setdefault(("alias-terms", user_id), {}))
         aliases = _match_aliases(postings, terms, n, cache)
-        scores = _accumulate(postings, canonical, aliases)
+        consumed = _consumed(canonical, aliases)
+        names = _match_name_words(postings, terms, n, canonical, consumed)
+        scores, corroborated = _accumulate(postings, terms, canonical, aliases, names)
         docs = postings.docs
         if weight is not None:
             factors = _factors(index, user_id, weight)
@@ -256,7 +441,7 @@ def search(
         known: dict[str, bool] = {}
         if verdicts is not None and verdicts[0] == index.version:
             known = verdicts[1]
-        avg_alias_len = postings.avg_alias_len
+        matches = _Matches(postings.avg_alias_len, canonical, aliases, names, corroborated)
         # (-rounded score, -recency, id): best first, ties to the most recently reinforced
         chosen: list[tuple[float, float, str, IndexedDoc, float]] = []
         for score, bid in _ranked(scores, min_score, limit):
@@ -272,7 +457,7 @@ def search(
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
         chosen.sort(key=_rank_key)
     return [
-        Hit(doc.belief, score, explain=partial(_clauses, doc, avg_alias_len, canonical, aliases))
+        Hit(doc.belief, score, explain=partial(_clauses, doc, matches))
         for _, _, _, doc, score in chosen
     ]
 
