@@ -24,6 +24,7 @@ from beliefs.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
 _WORD = re.compile(r"[a-z][a-z0-9+#]*")
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 WRITTEN = "written as a name"
 OTHER_CLAUSE = "another clause"
@@ -44,12 +45,18 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
 
 
 def proper_words(doc: IndexedDoc) -> frozenset[str]:
-    """Tokens the belief writes as names: aliases with a capital, capitalised content words."""
+    """Tokens the belief writes as names: aliases with a capital, capitalised content words,
+    acronyms aside."""
     if doc.proper is None:
         belief = doc.belief
         named = {normalize_name(a) for a in belief.aliases if any(ch.isupper() for ch in a)}
         named.update(w for w, marked in written_words(belief.content) if marked)
-        doc.proper = frozenset(named)
+        # An acronym ("PG", "CI") is not an everyday word written as a name; a general word
+        # ("REST") is gated by its frequency anyway.
+        acronyms = {
+            a.lower() for a in _ACRONYM.findall(" ".join([belief.content, *belief.aliases]))
+        }
+        doc.proper = frozenset(named - acronyms)
     return doc.proper
 
 

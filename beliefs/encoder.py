@@ -66,7 +66,7 @@ class Encoder:
     def encode(self, texts: Sequence[str]) -> Matrix:
         """One unit vector per text (rows), in order."""
         np = self._np
-        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        out: Matrix = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
             ids = self._tokenizer.encode(text).ids
             out[row] = self._embed(np.asarray(ids, dtype=np.int64))

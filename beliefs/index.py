@@ -11,10 +11,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
 from beliefs.query import STOP_WORDS, normalize_name
+
+if TYPE_CHECKING:
+    from beliefs.semantic import SemanticIndex
 
 FUZZY_PREFIX = 2
 
@@ -216,6 +220,8 @@ class BeliefIndex:
         self._owner: dict[str, str] = {}
         self.version = 0  # bumped on every change
         self.derived: dict[object, object] = {}  # views computed from the index; reset on change
+        self.semantic: SemanticIndex | None = None  # embedding recall, when switched on
+        self.reference_only = False  # match as the reference does (for measuring against it)
 
     def load(self, beliefs: Iterable[Belief]) -> None:
         with self.lock:

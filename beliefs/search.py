@@ -27,6 +27,7 @@ from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.lexicon import is_common, is_general, stem, stem_phrase
 from beliefs.models import MAX_ALIASES, Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
+from beliefs.semantic import fuse
 
 K1 = 1.2
 B = 0.75
@@ -40,6 +41,7 @@ BOOST_ALIAS_WORD = 5.0
 BOOST_ALIAS_PHRASE = 14.0
 BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name
 STEM_FACTOR = 0.8  # a stemmed match scores this share of the exact one
+MAX_KIND_NAMES = 8  # a kind word stands in for a name only among this few beliefs
 
 Match = Literal["exact", "fuzzy", "stemmed", "name_word", "semantic", "participant"]
 
@@ -137,7 +139,9 @@ def _label(query: str, token: str) -> str:
     return token if query == token else f"{query}~{token}"
 
 
-def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
+def _match_canonical(
+    postings: UserPostings, terms: QueryTerms, n: int, extended: bool = True
+) -> Matched:
     matched: Matched = {}
     phrases = [
         p for size in _phrase_sizes(postings.name_sizes) for p in terms.canonical_phrases_of(size)
@@ -151,6 +155,8 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
             if ids and word not in matched:
                 base = boost * idf(n, len(ids)) * TF_NORM_ONE
                 matched[word] = (base, "canonical_name", word, "exact", word)
+    if not extended:
+        return matched
     for words, boost in (
         (terms.words, BOOST_CANONICAL_WORD),
         (phrases, BOOST_CANONICAL_PHRASE),
@@ -170,37 +176,55 @@ def _prefix_ok(query: str, token: str) -> bool:
 
 
 def _match_name_words(
-    postings: UserPostings, terms: QueryTerms, n: int, canonical: Matched, consumed: set[str]
+    postings: UserPostings,
+    terms: QueryTerms,
+    n: int,
+    canonical: Matched,
+    consumed: set[str],
+    cache: dict[str, tuple[float, dict[str, str]]],
 ) -> NameWords:
     """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
     `database_postgres`): an everyday word but not a general one, not already part of a longer
     name the turn matched (`consumed`), in a canonical name whose other words hold a rare one
-    (the name), and not written as a name by the belief itself.
+    (the name), and not written as a name by the belief itself. Per word, what it reaches is
+    kept until the index changes (`cache`).
     """
     found: NameWords = {}
     for word in dict.fromkeys(terms.content):
-        tokens = postings.name_words.get(stem(word))
-        if not tokens or word in consumed or is_general(word):
+        if word in consumed:
             continue
-        hits = {}
-        for token in tokens:
-            name_word = _name_word(token, word)
-            if (
-                token not in canonical
-                and name_word
-                and is_common(name_word)
-                and not is_general(name_word)
-                and _names_a_kind(token, name_word)
-                and not _written_as_name(postings, token, name_word)
-            ):
-                hits[token] = name_word
-        if not hits:
-            continue
-        df = sum(len(postings.canonical[t]) for t in hits)
-        base = BOOST_NAME_WORD * idf(n, df) * TF_NORM_ONE
+        known = cache.get(word)
+        if known is None:
+            known = cache[word] = _kind_word(postings, word, n)
+        base, hits = known
         for token, name_word in hits.items():
-            found.setdefault(token, []).append((base, _label(word, name_word), word))
+            if token not in canonical:
+                found.setdefault(token, []).append((base, _label(word, name_word), word))
     return found
+
+
+def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[str, str]]:
+    """The canonical names `word` is the kind word of, and its clause score (0 for none)."""
+    tokens = postings.name_words.get(stem(word)) if len(word) > FUZZY_PREFIX else None
+    if not tokens or is_general(word):
+        return 0.0, {}
+    if len(tokens) > MAX_KIND_NAMES:  # the kind of that many things names none of them
+        return 0.0, {}
+    hits = {}
+    for token in tokens:
+        name_word = _name_word(token, word)
+        if (
+            name_word
+            and is_common(name_word)
+            and not is_general(name_word)
+            and _names_a_kind(token, name_word)
+            and not _written_as_name(postings, token, name_word)
+        ):
+            hits[token] = name_word
+    df = sum(len(postings.canonical[t]) for t in hits)
+    if df > MAX_KIND_NAMES:
+        return 0.0, {}
+    return (BOOST_NAME_WORD * idf(n, df) * TF_NORM_ONE if hits else 0.0), hits
 
 
 def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
@@ -259,7 +283,7 @@ def _alias_matches(
 
 
 def _match_aliases(
-    postings: UserPostings, terms: QueryTerms, n: int, cache: TermMatches
+    postings: UserPostings, terms: QueryTerms, n: int, cache: TermMatches, extended: bool = True
 ) -> Matched:
     """Alias tokens the query names, each with its best-scoring query term."""
     matched: Matched = {}
@@ -276,6 +300,8 @@ def _match_aliases(
                 if token not in matched or base > matched[token][0]:
                     how: Match = "exact" if edits == 0 else "fuzzy"
                     matched[token] = (base, "alias", _label(query, token), how, query)
+    if not extended:
+        return matched
     for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
         for query in queries:
             for token in postings.alias_stems.get(stem_phrase(query), ()):
@@ -306,13 +332,14 @@ def _accumulate(
     canonical: Matched,
     aliases: Matched,
     names: NameWords,
+    extended: bool = True,
 ) -> tuple[dict[str, float], Corroborated]:
     scores: dict[str, float] = {}
     get = scores.get
     norms = _length_norms(postings.avg_alias_len)
     gated: list[tuple[str, float, str, dict[str, int] | set[str]]] = []
     for token, (base, _, _, how, query) in canonical.items():
-        if _may_need_corroboration(token, how, query):
+        if extended and _may_need_corroboration(token, how, query):
             gated.append((token, base, query, postings.canonical[token]))
             continue
         for bid in postings.canonical[token]:
@@ -322,7 +349,7 @@ def _accumulate(
         for bid in postings.canonical[token]:
             scores[bid] = get(bid, 0.0) + total
     for token, (base, _, _, how, query) in aliases.items():
-        if _may_need_corroboration(token, how, query):
+        if extended and _may_need_corroboration(token, how, query):
             gated.append((token, base, query, postings.aliases[token]))
             continue
         for bid, dl in postings.aliases[token].items():
@@ -349,7 +376,7 @@ def _accumulate(
 
 def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: _Matches) -> bool:
     """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
-    if (doc.belief.id, token) in m.corroborated:
+    if not m.extended or (doc.belief.id, token) in m.corroborated:
         return True
     if not _may_need_corroboration(token, how, query):
         return True
@@ -371,6 +398,7 @@ class _Matches:
     aliases: Matched
     names: NameWords
     corroborated: Corroborated
+    extended: bool = True
 
 
 def _clauses(doc: IndexedDoc, m: _Matches) -> list[Clause]:
@@ -423,12 +451,19 @@ def search(
         if not postings.docs:
             return []
         n = max(len(postings.docs), MIN_CORPUS)
-        canonical = _match_canonical(postings, terms, n)
+        extended = not index.reference_only
+        canonical = _match_canonical(postings, terms, n, extended)
         cache = cast(TermMatches, index.derived.setdefault(("alias-terms", user_id), {}))
-        aliases = _match_aliases(postings, terms, n, cache)
-        consumed = _consumed(canonical, aliases)
-        names = _match_name_words(postings, terms, n, canonical, consumed)
-        scores, corroborated = _accumulate(postings, terms, canonical, aliases, names)
+        aliases = _match_aliases(postings, terms, n, cache, extended)
+        names: NameWords = {}
+        if extended:
+            consumed = _consumed(canonical, aliases)
+            kinds = cast(
+                dict[str, tuple[float, dict[str, str]]],
+                index.derived.setdefault(("kind-words", user_id), {}),
+            )
+            names = _match_name_words(postings, terms, n, canonical, consumed, kinds)
+        scores, corroborated = _accumulate(postings, terms, canonical, aliases, names, extended)
         docs = postings.docs
         if weight is not None:
             factors = _factors(index, user_id, weight)
@@ -439,9 +474,12 @@ def search(
                     factor = factors[bid] = weight(docs[bid].belief)
                 scores[bid] = score * factor
         known: dict[str, bool] = {}
+        neighbours: list[tuple[IndexedDoc, float]] = []
         if verdicts is not None and verdicts[0] == index.version:
             known = verdicts[1]
-        matches = _Matches(postings.avg_alias_len, canonical, aliases, names, corroborated)
+        matches = _Matches(
+            postings.avg_alias_len, canonical, aliases, names, corroborated, extended
+        )
         # (-rounded score, -recency, id): best first, ties to the most recently reinforced
         chosen: list[tuple[float, float, str, IndexedDoc, float]] = []
         for score, bid in _ranked(scores, min_score, limit):
@@ -454,12 +492,60 @@ def search(
             chosen.append((-round(score, 9), doc.recency, bid, doc, score))
             if limit is not None and len(chosen) >= limit:
                 break
+        if index.semantic is not None:
+            neighbours = _neighbours(index, user_id, terms, accept, known, docs)
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
         chosen.sort(key=_rank_key)
-    return [
+    hits = [
         Hit(doc.belief, score, explain=partial(_clauses, doc, matches))
         for _, _, _, doc, score in chosen
     ]
+    if index.semantic is None:
+        return hits
+    return _fused(hits, neighbours, limit)
+
+
+def _neighbours(
+    index: BeliefIndex,
+    user_id: str,
+    terms: QueryTerms,
+    accept: Callable[[Belief], bool],
+    known: dict[str, bool],
+    docs: dict[str, IndexedDoc],
+) -> list[tuple[IndexedDoc, float]]:
+    """The semantic index's neighbours of the turn that `accept` lets through (lock held)."""
+    assert index.semantic is not None
+
+    def ok(doc: IndexedDoc) -> bool:
+        verdict = known.get(doc.belief.id)
+        return accept(doc.belief) if verdict is None else verdict
+
+    ordered = list(docs.values())
+    return index.semantic.neighbours((user_id, index.version), ordered, terms.cleaned, ok)
+
+
+def _fused(
+    hits: list[Hit], neighbours: list[tuple[IndexedDoc, float]], limit: int | None
+) -> list[Hit]:
+    """Name matches and embedding neighbours in one list by reciprocal rank fusion."""
+    if not neighbours:
+        return hits
+    by_id = {h.belief.id: h for h in hits}
+    similarity = {doc.belief.id: (doc, cos) for doc, cos in neighbours}
+    order = fuse([h.belief.id for h in hits], list(similarity))
+    out: list[Hit] = []
+    for bid in order:
+        hit = by_id.get(bid)
+        if bid in similarity:
+            doc, cos = similarity[bid]
+            clause = Clause("semantic", f"cosine {cos:.3f}", cos, "semantic")
+            if hit is None:
+                hit = Hit(doc.belief, cos, [clause])
+            else:
+                hit = Hit(hit.belief, hit.score, [*hit.clauses, clause])
+        assert hit is not None
+        out.append(hit)
+    return out[:limit] if limit is not None else out
 
 
 def _factors(

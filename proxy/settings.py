@@ -74,6 +74,8 @@ class Settings(BaseModel):
 
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
+    # embedding recall beside name matching (needs the 'semantic' extra); off by default
+    semantic: bool = False
 
     @field_validator("default_scopes")
     @classmethod
