@@ -22,7 +22,7 @@ from functools import lru_cache, partial
 from itertools import pairwise
 from typing import Literal, cast
 
-from beliefs.corroboration import Witness, proper_words
+from beliefs.corroboration import WRITTEN, Witness, proper_words
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.lexicon import is_common, is_general, stem, stem_phrase
 from beliefs.models import MAX_ALIASES, Belief
@@ -333,6 +333,7 @@ def _accumulate(
     aliases: Matched,
     names: NameWords,
     extended: bool = True,
+    ambiguity: dict[str, frozenset[str]] | None = None,
 ) -> tuple[dict[str, float], Corroborated]:
     scores: dict[str, float] = {}
     get = scores.get
@@ -355,23 +356,43 @@ def _accumulate(
         for bid, dl in postings.aliases[token].items():
             scores[bid] = get(bid, 0.0) + base * norms[dl]
     corroborated: Corroborated = {}
+    ambiguity = {} if ambiguity is None else ambiguity
     if gated:
         matched_before = set(scores)
         docs = postings.docs
         for token, base, query, posting in gated:
-            witness: Witness | None = None
-            general = is_general(token)
+            ambiguous = _ambiguous(postings, token, posting, ambiguity)
+            witness = Witness(terms, query, token) if ambiguous else None
+            if witness is not None and witness.written:  # written as a name: counts everywhere
+                corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
+                ambiguous = frozenset()
             for bid in posting:
-                doc = docs[bid]
-                if general or token in proper_words(doc):  # an ambiguous name: corroborate
-                    witness = witness or Witness(terms, query, token)
-                    reason = witness.reason(doc, bid in matched_before)
+                if witness is not None and bid in ambiguous:
+                    reason = witness.reason(docs[bid], bid in matched_before)
                     if reason is None:
                         continue
                     corroborated[bid, token] = reason
                 factor = norms[posting[bid]] if isinstance(posting, dict) else 1.0
                 scores[bid] = get(bid, 0.0) + base * factor
     return scores, corroborated
+
+
+def _ambiguous(
+    postings: UserPostings,
+    token: str,
+    posting: dict[str, int] | set[str],
+    cache: dict[str, frozenset[str]],
+) -> frozenset[str]:
+    """The beliefs for which `token` is an ambiguous name (kept until the index changes)."""
+    found = cache.get(token)
+    if found is None:
+        docs = postings.docs
+        if is_general(token):
+            found = frozenset(posting)
+        else:
+            found = frozenset(bid for bid in posting if token in proper_words(docs[bid]))
+        cache[token] = found
+    return found
 
 
 def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: _Matches) -> bool:
@@ -463,7 +484,12 @@ def search(
                 index.derived.setdefault(("kind-words", user_id), {}),
             )
             names = _match_name_words(postings, terms, n, canonical, consumed, kinds)
-        scores, corroborated = _accumulate(postings, terms, canonical, aliases, names, extended)
+        ambiguity = cast(
+            dict[str, frozenset[str]], index.derived.setdefault(("ambiguous", user_id), {})
+        )
+        scores, corroborated = _accumulate(
+            postings, terms, canonical, aliases, names, extended, ambiguity
+        )
         docs = postings.docs
         if weight is not None:
             factors = _factors(index, user_id, weight)
