@@ -15,22 +15,21 @@ floor are fused in by reciprocal rank (`beliefs.semantic`).
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from itertools import pairwise
 from typing import Literal, cast
 
+from beliefs.bm25 import K1, TF_NORM_ONE, B, idf, label, length_norms, similarity, within_one_edit
 from beliefs.corroboration import WRITTEN, Witness, proper_words
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
-from beliefs.lexicon import is_common, is_general, stem, stem_phrase
-from beliefs.models import MAX_ALIASES, Belief
+from beliefs.kind_words import NameWords, match_kind_words
+from beliefs.lexicon import is_common, is_general, stem_phrase
+from beliefs.models import Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
 from beliefs.semantic import fuse
 
-K1 = 1.2
-B = 0.75
 MIN_SCORE = 3.0
 # BM25 needs a corpus: below this many beliefs the document count is floored, so a new
 # user's first beliefs are found by one alias instead of all sinking under MIN_SCORE.
@@ -39,9 +38,7 @@ BOOST_CANONICAL_WORD = 14.0
 BOOST_CANONICAL_PHRASE = 14.0
 BOOST_ALIAS_WORD = 5.0
 BOOST_ALIAS_PHRASE = 14.0
-BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name
 STEM_FACTOR = 0.8  # a stemmed match scores this share of the exact one
-MAX_KIND_NAMES = 8  # a kind word stands in for a name only among this few beliefs
 
 Match = Literal["exact", "fuzzy", "stemmed", "name_word", "semantic", "participant"]
 
@@ -99,44 +96,7 @@ class Hit:
         return f"Hit({self.belief.id!r}, {self.score:.4f})"
 
 
-def idf(n_docs: int, doc_freq: int) -> float:
-    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
-
-
-def within_one_edit(a: str, b: str) -> int | None:
-    """Edits (0 or 1, adjacent transposition counting as one) between a and b, else None."""
-    if a == b:
-        return 0
-    la, lb = len(a), len(b)
-    if abs(la - lb) > 1:
-        return None
-    i = 0
-    while i < min(la, lb) and a[i] == b[i]:
-        i += 1
-    if la == lb:
-        if a[i + 1 :] == b[i + 1 :]:
-            return 1
-        if i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]:
-            return 1
-        return None
-    longer, shorter = (a, b) if la > lb else (b, a)
-    return 1 if longer[i + 1 :] == shorter[i:] else None
-
-
-def similarity(query: str, token: str, edits: int) -> float:
-    """Lucene's fuzzy-term boost: 1 - edits / min(length)."""
-    return 1.0 - edits / min(len(query), len(token)) if edits else 1.0
-
-
-# token -> (score before length norm, field, label, how, the query word or phrase)
 Matched = dict[str, tuple[float, str, str, Match, str]]
-# canonical token -> its name words the turn holds: (score, label, query word)
-NameWords = dict[str, list[tuple[float, str, str]]]
-TF_NORM_ONE = 1.0 / (1.0 + K1)  # canonical names are one token: field length 1 everywhere
-
-
-def _label(query: str, token: str) -> str:
-    return token if query == token else f"{query}~{token}"
 
 
 def _match_canonical(
@@ -167,87 +127,12 @@ def _match_canonical(
                     base = (
                         boost * STEM_FACTOR * idf(n, len(postings.canonical[token])) * TF_NORM_ONE
                     )
-                    matched[token] = (base, "canonical_name", _label(word, token), "stemmed", word)
+                    matched[token] = (base, "canonical_name", label(word, token), "stemmed", word)
     return matched
 
 
 def _prefix_ok(query: str, token: str) -> bool:
     return query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]
-
-
-def _match_name_words(
-    postings: UserPostings,
-    terms: QueryTerms,
-    n: int,
-    canonical: Matched,
-    consumed: set[str],
-    cache: dict[str, tuple[float, dict[str, str]]],
-) -> NameWords:
-    """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
-    `database_postgres`): an everyday word but not a general one, not already part of a longer
-    name the turn matched (`consumed`), in a canonical name whose other words hold a rare one
-    (the name), and not written as a name by the belief itself. Per word, what it reaches is
-    kept until the index changes (`cache`).
-    """
-    found: NameWords = {}
-    for word in dict.fromkeys(terms.content):
-        if word in consumed:
-            continue
-        known = cache.get(word)
-        if known is None:
-            known = cache[word] = _kind_word(postings, word, n)
-        base, hits = known
-        for token, name_word in hits.items():
-            if token not in canonical:
-                found.setdefault(token, []).append((base, _label(word, name_word), word))
-    return found
-
-
-def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[str, str]]:
-    """The canonical names `word` is the kind word of, and its clause score (0 for none)."""
-    tokens = postings.name_words.get(stem(word)) if len(word) > FUZZY_PREFIX else None
-    if not tokens or is_general(word):
-        return 0.0, {}
-    if len(tokens) > MAX_KIND_NAMES:  # the kind of that many things names none of them
-        return 0.0, {}
-    hits = {}
-    for token in tokens:
-        name_word = _name_word(token, word)
-        if (
-            name_word
-            and is_common(name_word)
-            and not is_general(name_word)
-            and _names_a_kind(token, name_word)
-            and not _written_as_name(postings, token, name_word)
-        ):
-            hits[token] = name_word
-    df = sum(len(postings.canonical[t]) for t in hits)
-    if df > MAX_KIND_NAMES:
-        return 0.0, {}
-    return (BOOST_NAME_WORD * idf(n, df) * TF_NORM_ONE if hits else 0.0), hits
-
-
-def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
-    """Whether a belief of that name writes `word` as a name ("Click" of `python_cli_click`):
-    then it names the thing, not its kind, and only an alias clause (corroborated) counts."""
-    docs = postings.docs
-    return any(word in proper_words(docs[bid]) for bid in postings.canonical[canonical])
-
-
-def _name_word(canonical: str, word: str) -> str | None:
-    """The word of `canonical` that `word` is a form of: the same stem, and `word` keeps the
-    whole of it ("queues" of "queue"; not "caching" of "cache", another sense)."""
-    target = stem(word)
-    for name_word in canonical.split(" "):
-        if word.startswith(name_word) and stem(name_word) == target:
-            return name_word
-    return None
-
-
-@lru_cache(maxsize=65_536)
-def _names_a_kind(canonical: str, word: str) -> bool:
-    """Whether `word` names the kind of thing in `canonical`: another word is a rare one."""
-    return any(w != word and len(w) > FUZZY_PREFIX and not is_common(w) for w in canonical.split())
 
 
 def _phrase_sizes(sizes: dict[int, int]) -> list[int]:
@@ -299,7 +184,7 @@ def _match_aliases(
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
                     how: Match = "exact" if edits == 0 else "fuzzy"
-                    matched[token] = (base, "alias", _label(query, token), how, query)
+                    matched[token] = (base, "alias", label(query, token), how, query)
     if not extended:
         return matched
     for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
@@ -307,7 +192,7 @@ def _match_aliases(
             for token in postings.alias_stems.get(stem_phrase(query), ()):
                 if token not in matched and _prefix_ok(query, token):
                     base = boost * STEM_FACTOR * idf(n, len(postings.aliases[token]))
-                    matched[token] = (base, "alias", _label(query, token), "stemmed", query)
+                    matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
 
 
@@ -337,7 +222,7 @@ def _accumulate(
 ) -> tuple[dict[str, float], Corroborated]:
     scores: dict[str, float] = {}
     get = scores.get
-    norms = _length_norms(postings.avg_alias_len)
+    norms = length_norms(postings.avg_alias_len)
     gated: list[tuple[str, float, str, dict[str, int] | set[str]]] = []
     for token, (base, _, _, how, query) in canonical.items():
         if extended and _may_need_corroboration(token, how, query):
@@ -402,12 +287,6 @@ def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: _Matches) ->
     if not _may_need_corroboration(token, how, query):
         return True
     return not is_general(token) and token not in proper_words(doc)
-
-
-@lru_cache(maxsize=256)
-def _length_norms(avgdl: float) -> tuple[float, ...]:
-    """BM25's length normalisation for every possible alias count, given the average."""
-    return tuple(1.0 / (1.0 + K1 * (1.0 - B + B * dl / avgdl)) for dl in range(MAX_ALIASES * 2 + 1))
 
 
 @dataclass(frozen=True)
@@ -483,7 +362,7 @@ def search(
                 dict[str, tuple[float, dict[str, str]]],
                 index.derived.setdefault(("kind-words", user_id), {}),
             )
-            names = _match_name_words(postings, terms, n, canonical, consumed, kinds)
+            names = match_kind_words(postings, terms, n, canonical, consumed, kinds)
         ambiguity = cast(
             dict[str, frozenset[str]], index.derived.setdefault(("ambiguous", user_id), {})
         )
