@@ -341,7 +341,7 @@ def _expand_relations(
                 if not searchable(belief):
                     continue
                 seen.add(belief.id)
-                clause = Clause("participant", hit.belief.canonical_name, 0.0)
+                clause = Clause("participant", hit.belief.canonical_name, 0.0, "participant")
                 out.append(Hit(belief=belief, score=hit.score, clauses=[clause]))
     return out
 

@@ -11,9 +11,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
-from beliefs.query import normalize_name
+from beliefs.query import STOP_WORDS, normalize_name
+
+if TYPE_CHECKING:
+    from beliefs.semantic import SemanticIndex
 
 FUZZY_PREFIX = 2
 
@@ -29,6 +34,18 @@ class IndexedDoc:
     canonical: str
     aliases: dict[str, str]  # token -> field ("alias" | "rejected_alternative")
     recency: float = 0.0  # minus the last reinforcement's timestamp: ties rank newest first
+    domain: frozenset[str] | None = None  # stems of its own words, worked out when first asked
+    proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
+
+
+def name_words(canonical: str) -> list[str]:
+    """Stems of the words of a multi-word canonical name that may match alone."""
+    words = canonical.split(" ")
+    if len(words) < 2:
+        return []
+    return list(
+        dict.fromkeys(stem(w) for w in words if len(w) > FUZZY_PREFIX and w not in STOP_WORDS)
+    )
 
 
 @dataclass
@@ -45,6 +62,9 @@ class UserPostings:
     alias_len_sum: int = 0
     name_sizes: dict[int, int] = field(default_factory=dict)  # canonical tokens by word count
     pinned: set[str] = field(default_factory=set)  # pinned or delivery=always
+    alias_stems: dict[str, set[str]] = field(default_factory=dict)  # stemmed -> alias tokens
+    canonical_stems: dict[str, set[str]] = field(default_factory=dict)  # stemmed -> canonical
+    name_words: dict[str, set[str]] = field(default_factory=dict)  # name word stem -> canonical
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
@@ -52,6 +72,9 @@ class UserPostings:
         if doc.canonical not in self.canonical:
             self.canonical[doc.canonical] = set()
             _count(self.name_sizes, doc.canonical, 1)
+            self.canonical_stems.setdefault(stem_phrase(doc.canonical), set()).add(doc.canonical)
+            for word in name_words(doc.canonical):
+                self.name_words.setdefault(word, set()).add(doc.canonical)
         self.canonical[doc.canonical].add(bid)
         for token in doc.aliases:
             posting = self.aliases.get(token)
@@ -60,6 +83,7 @@ class UserPostings:
                 for key in _fuzzy_keys(token):
                     self._fuzzy(key).add(token)
                 _count(self.sizes, token, 1)
+                self.alias_stems.setdefault(stem_phrase(token), set()).add(token)
             posting[bid] = len(doc.aliases)
         if doc.aliases:
             self.alias_docs += 1
@@ -74,6 +98,9 @@ class UserPostings:
         _discard(self.canonical, doc.canonical, bid)
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, -1)
+            _discard(self.canonical_stems, stem_phrase(doc.canonical), doc.canonical)
+            for word in name_words(doc.canonical):
+                _discard(self.name_words, word, doc.canonical)
         for token in doc.aliases:
             posting = self.aliases.get(token)
             if posting is None:
@@ -82,6 +109,7 @@ class UserPostings:
             if not posting:
                 del self.aliases[token]
                 _count(self.sizes, token, -1)
+                _discard(self.alias_stems, stem_phrase(token), token)
                 for key in _fuzzy_keys(token):
                     bucket = self._fuzzy(key)
                     bucket.discard(token)
@@ -192,6 +220,8 @@ class BeliefIndex:
         self._owner: dict[str, str] = {}
         self.version = 0  # bumped on every change
         self.derived: dict[object, object] = {}  # views computed from the index; reset on change
+        self.semantic: SemanticIndex | None = None  # embedding recall, when switched on
+        self.reference_only = False  # match as the reference does (for measuring against it)
 
     def load(self, beliefs: Iterable[Belief]) -> None:
         with self.lock:

@@ -104,14 +104,52 @@ def clean_query(text: str) -> str:
 
 def query_words(cleaned: str) -> list[str]:
     """Words of a cleaned query, lower-cased, edge punctuation and possessives stripped."""
-    out: list[str] = []
-    for raw in cleaned.lower().split():
-        word = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
-        word = _without_possessive(word).rstrip(_TRAIL_PUNCT)
+    return [word for word, _ in written_words(cleaned)]
+
+
+def written_words(text: str) -> list[tuple[str, bool]]:
+    """Each word of `text` (as `query_words` gives them) and whether it is written as a name.
+
+    A name-like form is a capital letter where a sentence does not start ("rewrite it in Go")
+    or past a word's first letter ("TS", "GitHub"). A text written all in capitals marks
+    nothing: its capitals say nothing about any one word.
+    """
+    shouting = text.upper() == text
+    out: list[tuple[str, bool]] = []
+    sentence_start = True
+    for raw in text.split():
+        stripped = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
+        stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
+        starts = sentence_start
+        sentence_start = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
+        word = stripped.lower()
         if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
             continue
         if word.isalnum() or any(ch.isalnum() for ch in word):
-            out.append(word)
+            capitals = [ch.isupper() for ch in stripped]
+            named = not shouting and (any(capitals[1:]) or (capitals[0] and not starts))
+            out.append((word, named))
+    return out
+
+
+_CODE_SPAN_WORDS = 3  # a longer span is code, not a name
+_NAME_LIKE = re.compile(r"^[a-z][a-z0-9+#.-]*$")  # `make`, `next.js`; not `connect()`
+
+
+def code_words(text: str) -> list[str]:
+    """Words of short inline code spans (`make`, `go test`): names written as code.
+
+    `clean_query` drops code; a span of a few words is kept here as a strong sign that the
+    word is meant as a name.
+    """
+    if "`" not in text:
+        return []
+    out: list[str] = []
+    for match in _INLINE_CODE.finditer(_FENCED.sub(" ", text) if "``" in text else text):
+        span = match.group(0).strip("`")
+        words = query_words(span)
+        if 0 < len(words) <= _CODE_SPAN_WORDS and all(map(_NAME_LIKE.match, words)):
+            out.extend(words)
     return out
 
 
@@ -133,6 +171,8 @@ class QueryTerms:
     words: tuple[str, ...]
     sequence: tuple[str, ...]
     content: tuple[str, ...]
+    # words written as names (code spans, capitals where a sentence does not start)
+    marked: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -157,10 +197,15 @@ class QueryTerms:
 
 def parse_query(text: str) -> QueryTerms:
     cleaned = clean_query(text)
-    words = query_words(cleaned)
+    written = written_words(cleaned)
+    coded = code_words(text)
+    words = [w for w, _ in written]
+    marked = {w for w, named in written if named} | set(coded)
+    words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
     return QueryTerms(
         cleaned=cleaned,
         words=tuple(dict.fromkeys(words)),
         sequence=tuple(words),
         content=tuple(w for w in words if w not in STOP_WORDS),
+        marked=frozenset(marked),
     )

@@ -3,24 +3,33 @@
 Lucene-style scoring (k1 = 1.2, b = 0.75, idf over the user's corpus) times a clause boost:
 canonical name word 14, canonical n-gram 14, alias word 5, alias n-gram 14. Alias clauses allow
 one edit (Damerau) when the first two characters match; canonical names match exactly.
+
+Beyond the reference: a clause also matches by its Snowball stem at STEM_FACTOR of its boost
+("dashboards" finds `dashboard`), one word of a multi-word canonical name matches at
+BOOST_NAME_WORD ("which database" finds `database_postgres`), and a single-word name that is an
+everyday English word counts only when corroborated (`beliefs.corroboration`). The minimum
+score applies to all of it. With a semantic index attached, embedding neighbours above a
+floor are fused in by reciprocal rank (`beliefs.semantic`).
 """
 
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from itertools import pairwise
-from typing import cast
+from typing import Literal, cast
 
+from beliefs.bm25 import K1, TF_NORM_ONE, B, idf, label, length_norms, similarity, within_one_edit
+from beliefs.corroboration import WRITTEN, Witness, proper_words
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
-from beliefs.models import MAX_ALIASES, Belief
+from beliefs.kind_words import NameWords, match_kind_words
+from beliefs.lexicon import is_common, is_general, stem_phrase
+from beliefs.models import Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
+from beliefs.semantic import fuse
 
-K1 = 1.2
-B = 0.75
 MIN_SCORE = 3.0
 # BM25 needs a corpus: below this many beliefs the document count is floored, so a new
 # user's first beliefs are found by one alias instead of all sinking under MIN_SCORE.
@@ -29,18 +38,32 @@ BOOST_CANONICAL_WORD = 14.0
 BOOST_CANONICAL_PHRASE = 14.0
 BOOST_ALIAS_WORD = 5.0
 BOOST_ALIAS_PHRASE = 14.0
+STEM_FACTOR = 0.8  # a stemmed match scores this share of the exact one
+
+Match = Literal["exact", "fuzzy", "stemmed", "name_word", "semantic", "participant"]
 
 
 @dataclass(frozen=True)
 class Clause:
-    """One reason a belief matched: the field, the term (query~indexed when fuzzy), its score."""
+    """One reason a belief matched: the field, the term (query~indexed unless equal), its score,
+    how it matched, and for an everyday word what corroborated it."""
 
     field: str
     term: str
     score: float
+    match: Match = "exact"
+    corroborated: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"field": self.field, "term": self.term, "score": round(self.score, 4)}
+        out: dict[str, object] = {
+            "field": self.field,
+            "term": self.term,
+            "score": round(self.score, 4),
+            "match": self.match,
+        }
+        if self.corroborated is not None:
+            out["corroborated"] = self.corroborated
+        return out
 
 
 class Hit:
@@ -73,41 +96,12 @@ class Hit:
         return f"Hit({self.belief.id!r}, {self.score:.4f})"
 
 
-def idf(n_docs: int, doc_freq: int) -> float:
-    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+Matched = dict[str, tuple[float, str, str, Match, str]]
 
 
-def within_one_edit(a: str, b: str) -> int | None:
-    """Edits (0 or 1, adjacent transposition counting as one) between a and b, else None."""
-    if a == b:
-        return 0
-    la, lb = len(a), len(b)
-    if abs(la - lb) > 1:
-        return None
-    i = 0
-    while i < min(la, lb) and a[i] == b[i]:
-        i += 1
-    if la == lb:
-        if a[i + 1 :] == b[i + 1 :]:
-            return 1
-        if i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]:
-            return 1
-        return None
-    longer, shorter = (a, b) if la > lb else (b, a)
-    return 1 if longer[i + 1 :] == shorter[i:] else None
-
-
-def similarity(query: str, token: str, edits: int) -> float:
-    """Lucene's fuzzy-term boost: 1 - edits / min(length)."""
-    return 1.0 - edits / min(len(query), len(token)) if edits else 1.0
-
-
-Matched = dict[str, tuple[float, str, str]]  # token -> (score before length norm, field, label)
-
-
-def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Matched:
-    # Canonical names are one token each: field length 1 for every document.
-    tf_norm = 1.0 / (1.0 + K1)
+def _match_canonical(
+    postings: UserPostings, terms: QueryTerms, n: int, extended: bool = True
+) -> Matched:
     matched: Matched = {}
     phrases = [
         p for size in _phrase_sizes(postings.name_sizes) for p in terms.canonical_phrases_of(size)
@@ -119,8 +113,26 @@ def _match_canonical(postings: UserPostings, terms: QueryTerms, n: int) -> Match
         for word in words:
             ids = postings.canonical.get(word)
             if ids and word not in matched:
-                matched[word] = (boost * idf(n, len(ids)) * tf_norm, "canonical_name", word)
+                base = boost * idf(n, len(ids)) * TF_NORM_ONE
+                matched[word] = (base, "canonical_name", word, "exact", word)
+    if not extended:
+        return matched
+    for words, boost in (
+        (terms.words, BOOST_CANONICAL_WORD),
+        (phrases, BOOST_CANONICAL_PHRASE),
+    ):
+        for word in words:
+            for token in postings.canonical_stems.get(stem_phrase(word), ()):
+                if token not in matched and _prefix_ok(word, token):
+                    base = (
+                        boost * STEM_FACTOR * idf(n, len(postings.canonical[token])) * TF_NORM_ONE
+                    )
+                    matched[token] = (base, "canonical_name", label(word, token), "stemmed", word)
     return matched
+
+
+def _prefix_ok(query: str, token: str) -> bool:
+    return query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]
 
 
 def _phrase_sizes(sizes: dict[int, int]) -> list[int]:
@@ -156,7 +168,7 @@ def _alias_matches(
 
 
 def _match_aliases(
-    postings: UserPostings, terms: QueryTerms, n: int, cache: TermMatches
+    postings: UserPostings, terms: QueryTerms, n: int, cache: TermMatches, extended: bool = True
 ) -> Matched:
     """Alias tokens the query names, each with its best-scoring query term."""
     matched: Matched = {}
@@ -171,44 +183,143 @@ def _match_aliases(
                 df = len(postings.aliases[token])
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
-                    label = token if edits == 0 else f"{query}~{token}"
-                    matched[token] = (base, "alias", label)
+                    how: Match = "exact" if edits == 0 else "fuzzy"
+                    matched[token] = (base, "alias", label(query, token), how, query)
+    if not extended:
+        return matched
+    for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
+        for query in queries:
+            for token in postings.alias_stems.get(stem_phrase(query), ()):
+                if token not in matched and _prefix_ok(query, token):
+                    base = boost * STEM_FACTOR * idf(n, len(postings.aliases[token]))
+                    matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
 
 
-def _accumulate(postings: UserPostings, canonical: Matched, aliases: Matched) -> dict[str, float]:
+def _may_need_corroboration(token: str, how: Match, query: str) -> bool:
+    """A one-word name that is an everyday word (or reached from one by stem or edit)."""
+    if " " in token:
+        return False
+    return is_common(token) or (how != "exact" and is_common(query))
+
+
+def _consumed(canonical: Matched, aliases: Matched) -> set[str]:
+    """Query words that are part of a phrase some name matched ("pipeline" of "CI pipeline")."""
+    return {w for m in (canonical, aliases) for *_, q in m.values() if " " in q for w in q.split()}
+
+
+Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
+
+
+def _accumulate(
+    postings: UserPostings,
+    terms: QueryTerms,
+    canonical: Matched,
+    aliases: Matched,
+    names: NameWords,
+    extended: bool = True,
+    ambiguity: dict[str, frozenset[str]] | None = None,
+) -> tuple[dict[str, float], Corroborated]:
     scores: dict[str, float] = {}
     get = scores.get
-    for token, (base, _, _) in canonical.items():
+    norms = length_norms(postings.avg_alias_len)
+    gated: list[tuple[str, float, str, dict[str, int] | set[str]]] = []
+    for token, (base, _, _, how, query) in canonical.items():
+        if extended and _may_need_corroboration(token, how, query):
+            gated.append((token, base, query, postings.canonical[token]))
+            continue
         for bid in postings.canonical[token]:
             scores[bid] = get(bid, 0.0) + base
-    norms = _length_norms(postings.avg_alias_len)
-    for token, (base, _, _) in aliases.items():
+    for token, words in names.items():
+        total = sum(base for base, _, _ in words)
+        for bid in postings.canonical[token]:
+            scores[bid] = get(bid, 0.0) + total
+    for token, (base, _, _, how, query) in aliases.items():
+        if extended and _may_need_corroboration(token, how, query):
+            gated.append((token, base, query, postings.aliases[token]))
+            continue
         for bid, dl in postings.aliases[token].items():
             scores[bid] = get(bid, 0.0) + base * norms[dl]
-    return scores
+    corroborated: Corroborated = {}
+    ambiguity = {} if ambiguity is None else ambiguity
+    if gated:
+        matched_before = set(scores)
+        docs = postings.docs
+        for token, base, query, posting in gated:
+            ambiguous = _ambiguous(postings, token, posting, ambiguity)
+            witness = Witness(terms, query, token) if ambiguous else None
+            if witness is not None and witness.written:  # written as a name: counts everywhere
+                corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
+                ambiguous = frozenset()
+            for bid in posting:
+                if witness is not None and bid in ambiguous:
+                    reason = witness.reason(docs[bid], bid in matched_before)
+                    if reason is None:
+                        continue
+                    corroborated[bid, token] = reason
+                factor = norms[posting[bid]] if isinstance(posting, dict) else 1.0
+                scores[bid] = get(bid, 0.0) + base * factor
+    return scores, corroborated
 
 
-@lru_cache(maxsize=256)
-def _length_norms(avgdl: float) -> tuple[float, ...]:
-    """BM25's length normalisation for every possible alias count, given the average."""
-    return tuple(1.0 / (1.0 + K1 * (1.0 - B + B * dl / avgdl)) for dl in range(MAX_ALIASES * 2 + 1))
+def _ambiguous(
+    postings: UserPostings,
+    token: str,
+    posting: dict[str, int] | set[str],
+    cache: dict[str, frozenset[str]],
+) -> frozenset[str]:
+    """The beliefs for which `token` is an ambiguous name (kept until the index changes)."""
+    found = cache.get(token)
+    if found is None:
+        docs = postings.docs
+        if is_general(token):
+            found = frozenset(posting)
+        else:
+            found = frozenset(bid for bid in posting if token in proper_words(docs[bid]))
+        cache[token] = found
+    return found
 
 
-def _clauses(
-    doc: IndexedDoc, avg_alias_len: float, canonical: Matched, aliases: Matched
-) -> list[Clause]:
+def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: _Matches) -> bool:
+    """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
+    if not m.extended or (doc.belief.id, token) in m.corroborated:
+        return True
+    if not _may_need_corroboration(token, how, query):
+        return True
+    return not is_general(token) and token not in proper_words(doc)
+
+
+@dataclass(frozen=True)
+class _Matches:
+    """Everything one turn matched, kept so a hit's clauses can be rebuilt when read."""
+
+    avg_alias_len: float
+    canonical: Matched
+    aliases: Matched
+    names: NameWords
+    corroborated: Corroborated
+    extended: bool = True
+
+
+def _clauses(doc: IndexedDoc, m: _Matches) -> list[Clause]:
     """Rebuild why one document matched (only for hits whose clauses are read)."""
     out: list[Clause] = []
-    if doc.canonical in canonical:
-        base, fld, label = canonical[doc.canonical]
-        out.append(Clause(fld, label, base))
+    bid = doc.belief.id
+    if doc.canonical in m.canonical:
+        base, fld, label, how, query = m.canonical[doc.canonical]
+        if _counts(doc, doc.canonical, how, query, m):
+            why = m.corroborated.get((bid, doc.canonical))
+            out.append(Clause(fld, label, base, how, why))
+    for base, label, _ in m.names.get(doc.canonical, ()):
+        out.append(Clause("canonical_name", label, base, "name_word"))
     dl = len(doc.aliases)
-    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / avg_alias_len))
+    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / m.avg_alias_len))
     for token, fld in doc.aliases.items():
-        if token in aliases:
-            base, _, label = aliases[token]
-            out.append(Clause(fld, label, base * norm))
+        if token in m.aliases:
+            base, _, label, how, query = m.aliases[token]
+            if _counts(doc, token, how, query, m):
+                why = m.corroborated.get((bid, token))
+                out.append(Clause(fld, label, base * norm, how, why))
     out.sort(key=lambda c: -c.score)
     return out
 
@@ -240,10 +351,24 @@ def search(
         if not postings.docs:
             return []
         n = max(len(postings.docs), MIN_CORPUS)
-        canonical = _match_canonical(postings, terms, n)
+        extended = not index.reference_only
+        canonical = _match_canonical(postings, terms, n, extended)
         cache = cast(TermMatches, index.derived.setdefault(("alias-terms", user_id), {}))
-        aliases = _match_aliases(postings, terms, n, cache)
-        scores = _accumulate(postings, canonical, aliases)
+        aliases = _match_aliases(postings, terms, n, cache, extended)
+        names: NameWords = {}
+        if extended:
+            consumed = _consumed(canonical, aliases)
+            kinds = cast(
+                dict[str, tuple[float, dict[str, str]]],
+                index.derived.setdefault(("kind-words", user_id), {}),
+            )
+            names = match_kind_words(postings, terms, n, canonical, consumed, kinds)
+        ambiguity = cast(
+            dict[str, frozenset[str]], index.derived.setdefault(("ambiguous", user_id), {})
+        )
+        scores, corroborated = _accumulate(
+            postings, terms, canonical, aliases, names, extended, ambiguity
+        )
         docs = postings.docs
         if weight is not None:
             factors = _factors(index, user_id, weight)
@@ -254,9 +379,12 @@ def search(
                     factor = factors[bid] = weight(docs[bid].belief)
                 scores[bid] = score * factor
         known: dict[str, bool] = {}
+        neighbours: list[tuple[IndexedDoc, float]] = []
         if verdicts is not None and verdicts[0] == index.version:
             known = verdicts[1]
-        avg_alias_len = postings.avg_alias_len
+        matches = _Matches(
+            postings.avg_alias_len, canonical, aliases, names, corroborated, extended
+        )
         # (-rounded score, -recency, id): best first, ties to the most recently reinforced
         chosen: list[tuple[float, float, str, IndexedDoc, float]] = []
         for score, bid in _ranked(scores, min_score, limit):
@@ -269,12 +397,60 @@ def search(
             chosen.append((-round(score, 9), doc.recency, bid, doc, score))
             if limit is not None and len(chosen) >= limit:
                 break
+        if index.semantic is not None:
+            neighbours = _neighbours(index, user_id, terms, accept, known, docs)
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
         chosen.sort(key=_rank_key)
-    return [
-        Hit(doc.belief, score, explain=partial(_clauses, doc, avg_alias_len, canonical, aliases))
+    hits = [
+        Hit(doc.belief, score, explain=partial(_clauses, doc, matches))
         for _, _, _, doc, score in chosen
     ]
+    if index.semantic is None:
+        return hits
+    return _fused(hits, neighbours, limit)
+
+
+def _neighbours(
+    index: BeliefIndex,
+    user_id: str,
+    terms: QueryTerms,
+    accept: Callable[[Belief], bool],
+    known: dict[str, bool],
+    docs: dict[str, IndexedDoc],
+) -> list[tuple[IndexedDoc, float]]:
+    """The semantic index's neighbours of the turn that `accept` lets through (lock held)."""
+    assert index.semantic is not None
+
+    def ok(doc: IndexedDoc) -> bool:
+        verdict = known.get(doc.belief.id)
+        return accept(doc.belief) if verdict is None else verdict
+
+    ordered = list(docs.values())
+    return index.semantic.neighbours((user_id, index.version), ordered, terms.cleaned, ok)
+
+
+def _fused(
+    hits: list[Hit], neighbours: list[tuple[IndexedDoc, float]], limit: int | None
+) -> list[Hit]:
+    """Name matches and embedding neighbours in one list by reciprocal rank fusion."""
+    if not neighbours:
+        return hits
+    by_id = {h.belief.id: h for h in hits}
+    similarity = {doc.belief.id: (doc, cos) for doc, cos in neighbours}
+    order = fuse([h.belief.id for h in hits], list(similarity))
+    out: list[Hit] = []
+    for bid in order:
+        hit = by_id.get(bid)
+        if bid in similarity:
+            doc, cos = similarity[bid]
+            clause = Clause("semantic", f"cosine {cos:.3f}", cos, "semantic")
+            if hit is None:
+                hit = Hit(doc.belief, cos, [clause])
+            else:
+                hit = Hit(hit.belief, hit.score, [*hit.clauses, clause])
+        assert hit is not None
+        out.append(hit)
+    return out[:limit] if limit is not None else out
 
 
 def _factors(

@@ -1,7 +1,10 @@
 """Context assembly latency (p50, p99) at 1k, 10k and 100k beliefs for one user.
 
-Baseline, measured in the same run: the same filters and scoring done by a linear scan over
-the user's beliefs (what a store without an index would do). Ratios are indexed / baseline.
+Baselines, measured in the same run: the same filters and scoring done by a linear scan over
+the user's beliefs (what a store without an index would do), and the index matching as the
+reference does (no stems, kind words or corroboration: `ref p50`). Ratios are indexed / scan
+and extended / reference. `--semantic` also times semantic recall (the 'semantic' extra) and
+reports what it adds: the time to embed the corpus once, per-turn latency and memory.
 Run: `.venv/bin/python bench/context_latency.py [--sizes 1000,10000,100000] [--queries 300]`.
 """
 
@@ -63,15 +66,54 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--baseline-queries", type=int, default=30)
+    parser.add_argument("--semantic", default="", help="sizes to time semantic recall at")
     args = parser.parse_args()
     queries = make_queries(args.queries)
     count = token_counter()
     print(
         f"{'beliefs':>8} {'p50 ms':>8} {'p99 ms':>8} {'mean':>7} {'hits':>5} "
-        f"{'scan p50':>9} {'ratio p50':>9} {'load s':>7}"
+        f"{'scan p50':>9} {'ratio p50':>9} {'ref p50':>8} {'ext/ref':>7} {'load s':>7}"
     )
     for size in (int(s) for s in args.sizes.split(",")):
         run_size(size, queries, args.baseline_queries, count)
+    for size in (int(s) for s in args.semantic.split(",") if s):
+        run_semantic(size, queries[:100], count)
+
+
+def run_semantic(size: int, queries: list[str], count) -> None:
+    """Semantic recall's own cost: embedding the corpus, per-turn latency added, memory."""
+    import tracemalloc
+
+    from beliefs.encoder import load_encoder
+    from beliefs.semantic import enable
+
+    index = BeliefIndex()
+    index.load(make_corpus(size))
+    tracemalloc.start()
+    encoder = load_encoder()
+    weights = tracemalloc.get_traced_memory()[0]
+    semantic = enable(index, encoder)
+
+    def run(query: str) -> None:
+        assemble(index, ContextRequest("bench-user", SCOPES, query), count_tokens=count)
+
+    started = time.perf_counter()
+    run(queries[0])  # embeds every belief once
+    embed_s = time.perf_counter() - started
+    vectors = tracemalloc.get_traced_memory()[0] - weights
+    tracemalloc.stop()
+    with_semantic = measure(run, queries)
+    index.semantic = None
+    index.derived.clear()
+    measure(run, queries[:10])
+    without = measure(run, queries)
+    on, off = percentile(with_semantic, 50), percentile(without, 50)
+    print(
+        f"semantic at {size}: p50 {on:.2f} ms vs {off:.3f} ms without (+{on - off:.2f} ms), "
+        f"p99 {percentile(with_semantic, 99):.2f} ms; embedding {len(semantic)} beliefs "
+        f"took {embed_s:.1f} s; memory: model {weights / 2**20:.0f} MiB, "
+        f"vectors and matrix {vectors / 2**20:.1f} MiB"
+    )
 
 
 def run_size(size: int, queries: list[str], baseline_queries: int, count) -> None:
@@ -92,14 +134,20 @@ def run_size(size: int, queries: list[str], baseline_queries: int, count) -> Non
         )
         hits.append(len(ctx.relevant))
 
+    index.reference_only = True
+    measure(run, queries[:20])  # warm-up
+    reference = measure(run, queries)
+    index.reference_only = False
     measure(run, queries[:20])  # warm-up
     hits.clear()
     times = measure(run, queries)
     scan = measure(lambda q: linear_scan(corpus, q), queries[:baseline_queries])
     p50, p99, scan50 = percentile(times, 50), percentile(times, 99), percentile(scan, 50)
+    ref50 = percentile(reference, 50)
     print(
         f"{size:>8} {p50:>8.3f} {p99:>8.3f} {statistics.mean(times):>7.3f} "
-        f"{statistics.mean(hits):>5.1f} {scan50:>9.2f} {p50 / scan50:>9.4f} {load_s:>7.2f}"
+        f"{statistics.mean(hits):>5.1f} {scan50:>9.2f} {p50 / scan50:>9.4f} {ref50:>8.3f} "
+        f"{p50 / ref50:>7.2f} {load_s:>7.2f}"
     )
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from starlette.requests import Request
 
+from beliefs.lexicon import warm as warm_lexicon
+from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import CompactionScheduler, Compactor, PersonaKeeper
@@ -75,6 +77,9 @@ class Runtime:
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
             store = BeliefStore.open(settings.db_path)
+        warm_lexicon()  # the word-frequency list loads in ~0.6 s: not in a turn's time budget
+        if settings.semantic and store.index.semantic is None:
+            enable_semantic(store.index)
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()

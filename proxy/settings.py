@@ -74,6 +74,8 @@ class Settings(BaseModel):
 
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
+    # embedding recall beside name matching (needs the 'semantic' extra); off by default
+    semantic: bool = False
 
     # How the extraction model is asked (see docs/extraction-models.md).
     extract_max_tokens: int = Field(default=1024, ge=64, le=65536)

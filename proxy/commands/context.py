@@ -13,6 +13,7 @@ from beliefs.errors import BeliefError, StoreLocked
 from beliefs.index import BeliefIndex
 from beliefs.models import Belief
 from beliefs.render import system_block, user_block
+from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
 from beliefs.tokens import token_counter
 from proxy.api_client import ApiClient
@@ -104,6 +105,8 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
                 now = _parse_time(args.as_of)
                 index = BeliefIndex()
                 index.load(store.as_of(args.user, now))
+            if settings.semantic:
+                enable_semantic(index)
             ctx = assemble(
                 index,
                 request,

@@ -17,6 +17,7 @@ from beliefs.evaluation import (
     run_sessions,
 )
 from beliefs.interchange import read_file
+from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
 from proxy.settings import Settings
 
@@ -50,7 +51,7 @@ def _cases(path: str, what: str) -> list[dict[str, Any]]:
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    del settings  # the run never touches TENURE_HOME
+    # the run never touches TENURE_HOME; of the settings only TENURE_SEMANTIC counts
     beliefs = read_file(args.beliefs)
     cases = _cases(args.cases, "cases")
     sessions = _cases(args.sessions, "sessions") if args.sessions else []
@@ -60,6 +61,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
         BeliefStore.open(Path(tmp) / "eval.duckdb") as store,
     ):
         store.import_beliefs(beliefs)
+        if settings.semantic:
+            enable_semantic(store.index)
         backend = StoreEvalBackend(store, personas)
         results = run_cases(backend, cases) + run_sessions(backend, sessions)
     return _summarise(results, args.report)

@@ -1,0 +1,62 @@
+"""How each clause matched: exact, stemmed, kind word, corroborated everyday word."""
+
+from __future__ import annotations
+
+from beliefs.index import BeliefIndex
+from beliefs.query import parse_query
+from beliefs.search import Hit, search
+from tests.beliefs.factory import belief, index_of
+
+
+def hits(index: BeliefIndex, query: str) -> list[Hit]:
+    return search(index, "u1", parse_query(query), lambda b: True)
+
+
+def matches(index: BeliefIndex, query: str) -> dict[str, list[tuple[str, str, str | None]]]:
+    return {
+        h.belief.id: [(c.term, c.match, c.corroborated) for c in h.clauses]
+        for h in hits(index, query)
+    }
+
+
+def test_inflections_match_by_stem_below_the_exact_form() -> None:
+    index = index_of(belief("t", "tracing_otel", ["tracing"]), filler=10)
+    assert matches(index, "the traces are missing") == {"t": [("traces~tracing", "stemmed", None)]}
+    exact, stemmed = hits(index, "tracing")[0].score, hits(index, "traces")[0].score
+    assert 0 < stemmed < exact
+
+
+def test_an_everyday_name_needs_corroboration() -> None:
+    go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
+    index = index_of(go, filler=10)
+    assert matches(index, "let's go with the second approach") == {}
+    assert matches(index, "rewrite it in Go") == {"go": [("go", "exact", "written as a name")]}
+    assert matches(index, "is the `go` binary there") == {
+        "go": [("go", "exact", "written as a name")]
+    }
+    go_version = belief("g2", "go_toolchain", ["Go"], content="The Go version is pinned.")
+    index = index_of(go_version, filler=10)
+    assert matches(index, "which go version") == {"g2": [("go", "exact", "domain word 'version'")]}
+
+
+def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None:
+    index = index_of(belief("e", "error_handling", ["exceptions"]), filler=10)
+    assert matches(index, "when should I throw exceptions") == {
+        "e": [("exceptions", "exact", None)]
+    }
+
+
+def test_a_kind_word_of_a_canonical_name_matches_alone() -> None:
+    index = index_of(
+        belief("db", "database_postgres", ["Postgres"]),
+        belief("m", "authorship_mode", []),
+        filler=10,
+    )
+    assert matches(index, "which database do we use?") == {"db": [("database", "name_word", None)]}
+    assert matches(index, "strict mode") == {}  # no rare word names the thing in authorship_mode
+
+
+def test_the_reference_mode_matches_as_the_reference_does() -> None:
+    index = index_of(belief("t", "tracing_otel", ["tracing"]), filler=10)
+    index.reference_only = True
+    assert matches(index, "the traces are missing") == {}
