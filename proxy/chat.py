@@ -27,6 +27,7 @@ from proxy.forward import (
 from proxy.identity import Identity, header_text, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
+from proxy.middleware import ACCESS_USER
 from proxy.replies import send_bytes, send_events
 from proxy.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.runtime import Runtime
@@ -62,6 +63,7 @@ async def handle_chat(
     )
     state = rt.chat_states.get(identity.user_id, identity.agent_id)
     identity = identity.scoped(state.scopes, settings.default_scopes)
+    scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
     messages: list[Any] = body["messages"]
     model: str = body["model"]
     stream = body.get("stream") is True

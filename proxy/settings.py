@@ -75,6 +75,11 @@ class Settings(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
 
+    # Logs of `tenure serve`: `json` writes one JSON object per line; LiteLLM's own loggers
+    # stay silent unless given a level.
+    log_format: Literal["text", "json"] = "text"
+    litellm_log_level: Literal["off", "debug", "info", "warning", "error"] = "off"
+
     @field_validator("default_scopes")
     @classmethod
     def _scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:

@@ -268,7 +268,7 @@ def test_locked_database_names_the_holder(
     code, out, err = seeded("beliefs", "pin", "b-strict-typing")
     assert code == 1 and out == ""
     assert err.startswith("error: the belief database") and f"process {pid}" in err
-    assert "a Tenure server is probably running on this home: stop it" in err
+    assert "no Tenure server is recorded in" in err and "stop that process" in err
     assert "Traceback" not in err and "IO Error" not in err
 
 
