@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import logging
+import signal
 import sys
+from types import FrameType
 
 from beliefs.errors import StoreLocked
 from beliefs.store import BeliefStore
@@ -27,6 +30,10 @@ def check_bind(host: str, api_key: str | None) -> None:
             "TENURE_API_KEY is not set. Set TENURE_API_KEY (clients then send "
             "Authorization: Bearer <key>) or use --host 127.0.0.1"
         )
+
+
+def _exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 def local_url(host: str, port: int) -> str:
@@ -70,12 +77,18 @@ def serve(settings: Settings) -> None:
         sock.close()
         raise
     url = local_url(settings.host, settings.port)
-    print(
+    banner = (
         f"tenure: serving on {url}/v1 (upstream {settings.upstream_url}, data in "
-        f"{settings.home}); UI at {url}/beliefs",
-        file=sys.stderr,
+        f"{settings.home}); UI at {url}/beliefs"
     )
+    if settings.log_format == "json":  # every line of a JSON log is JSON
+        logging.getLogger("tenure.serve").warning(banner)
+    else:
+        print(banner, file=sys.stderr)
     write_server(settings.home, url)
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again for the handler it
+    # found: make that an exit that runs the clean-up below instead of killing the process.
+    signal.signal(signal.SIGTERM, _exit)
     try:
         config = uvicorn.Config(
             create_app(settings, store=store),

@@ -46,8 +46,10 @@ def seeded_home(path: Path, user: str) -> Path:
 Serve = Callable[[Path], int]
 
 
-def start_tenure(home: Path, upstream_url: str) -> tuple[subprocess.Popen[bytes], int]:
-    """`tenure serve` on `home` at a free port, once its /healthz answers."""
+def start_tenure(
+    home: Path, upstream_url: str, *args: str, **extra_env: str
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`tenure serve ARGS` on `home` at a free port, once its /healthz answers."""
     port = free_port()
     env = {
         **os.environ,
@@ -56,9 +58,10 @@ def start_tenure(home: Path, upstream_url: str) -> tuple[subprocess.Popen[bytes]
         "TENURE_UPSTREAM_URL": upstream_url,
         "TENURE_EXTRACT_WORKERS": "0",
         "TENURE_LOG_LEVEL": "warning",
+        **extra_env,
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve"],
+        [sys.executable, "-m", "proxy.cli", "serve", *args],
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -77,10 +80,12 @@ def start_tenure(home: Path, upstream_url: str) -> tuple[subprocess.Popen[bytes]
         time.sleep(0.1)
 
 
-def stop_tenure(proc: subprocess.Popen[bytes]) -> None:
+def stop_tenure(proc: subprocess.Popen[bytes]) -> str:
+    """Stop it; returns what it logged."""
     proc.terminate()
     _out, err = proc.communicate(timeout=15)
     assert b"Traceback" not in err, err.decode()
+    return err.decode()
 
 
 @pytest.fixture
@@ -254,3 +259,40 @@ def test_the_program_keeps_litellms_price_list_local(tmp_path: Path) -> None:
         server.server_close()
     assert done.returncode == 0, done.stderr.decode()
     assert _CostMapServer.hits == []
+
+
+def test_a_stopped_server_leaves_no_record_behind(tmp_path: Path) -> None:
+    home = seeded_home(tmp_path / "home", "alice")
+    proc, _port = start_tenure(home, "http://127.0.0.1:9/v1")
+    assert (home / SERVER_FILE).exists()
+    stop_tenure(proc)
+    assert proc.returncode == 0
+    assert not (home / SERVER_FILE).exists()
+    assert not (home / "tenure.duckdb.wal").exists()  # the store was closed, not abandoned
+
+
+def test_each_proxied_request_gets_one_access_line(
+    tmp_path: Path, upstream_server: FakeUpstream
+) -> None:
+    home = seeded_home(tmp_path / "home", "alice")
+    proc, port = start_tenure(
+        home, upstream_server.url, "--log-level", "info", TENURE_LOG_FORMAT="json"
+    )
+    body = {"model": "m", "messages": [{"role": "user", "content": "Which job queue, dramatiq?"}]}
+    headers = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    first = httpx.post(url, json=body, headers=headers)
+    hidden = httpx.post(url, json=body, headers={**headers, "X-Tenure-Incognito": "1"})
+    httpx.get(f"http://127.0.0.1:{port}/api/beliefs")  # not proxied: no line at info
+    logged = [json.loads(line) for line in stop_tenure(proc).splitlines()]
+    access = [line for line in logged if line["logger"] == "tenure.access"]
+    assert [a["request_id"] for a in access] == [
+        first.headers["x-tenure-request-id"],
+        hidden.headers["x-tenure-request-id"],
+    ]
+    assert access[0]["method"] == "POST" and access[0]["path"] == "/v1/chat/completions"
+    assert access[0]["status"] == 200 and access[0]["ms"] > 0
+    assert access[0]["user"] == "alice"
+    assert access[0]["injected"] == int(first.headers["x-tenure-injected"]) >= 1
+    assert access[1]["user"] is None  # incognito: who asked is not logged
+    assert not [line for line in logged if line["logger"].startswith("LiteLLM")]

@@ -151,7 +151,7 @@ def test_anthropic_chat_command_streams_events(gw: Gateway, upstream: FakeUpstre
     ("path", "headers", "extra", "user", "scopes"),
     [
         ("/v1", ALICE, {}, "alice", ["domain:code", "user:universal"]),
-        ("/v1", {}, {"user": "alice"}, "alice", ["user:universal"]),
+        ("/v1", {}, {"user": "alice"}, "alice", ["domain:general", "user:universal"]),
         (
             "/v1",
             {},
