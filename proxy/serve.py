@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import sys
 from types import FrameType
@@ -30,10 +31,6 @@ def check_bind(host: str, api_key: str | None) -> None:
             "TENURE_API_KEY is not set. Set TENURE_API_KEY (clients then send "
             "Authorization: Bearer <key>) or use --host 127.0.0.1"
         )
-
-
-def _exit(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(0)
 
 
 def local_url(host: str, port: int) -> str:
@@ -86,9 +83,20 @@ def serve(settings: Settings) -> None:
     else:
         print(banner, file=sys.stderr)
     write_server(settings.home, url)
-    # uvicorn stops gracefully on SIGTERM, then raises the signal again for the handler it
-    # found: make that an exit that runs the clean-up below instead of killing the process.
-    signal.signal(signal.SIGTERM, _exit)
+
+    def stopped(signum: int, frame: FrameType | None) -> None:
+        """uvicorn stops gracefully on SIGTERM or Ctrl-C (the lifespan has closed the runtime),
+        then raises the signal again for the handler it found, which is this one: close the
+        store, drop the record and leave, without waiting on threads a model library left."""
+        clear_server(settings.home)
+        with contextlib.suppress(Exception):
+            store.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0 if signum == signal.SIGTERM else 130)
+
+    signal.signal(signal.SIGTERM, stopped)
+    signal.signal(signal.SIGINT, stopped)
     try:
         config = uvicorn.Config(
             create_app(settings, store=store),
