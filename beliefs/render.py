@@ -71,6 +71,9 @@ def project(belief: Belief, *, aliases: bool = False) -> dict[str, object]:
 
 
 TRUST_LABELS = {3: "operator", 2: "agent", 1: "external"}
+# Heads hits whose scope has no template when other groups sit beside them, so they never read
+# as the end of the group before (a `(SOURCE)` group's passages, say).
+UNGROUPED_HEADING = "(MEMORY) Other beliefs from memory (never cited):"
 CITE_INSTRUCTION = (
     "Cite the source passages above that you use at the end of your answer, under a "
     "'##### Sources' heading, one line each: - Memory `<scope>`. Never cite other memory."
@@ -134,6 +137,8 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
 
     Hits whose scope has a rule with an instruction template are grouped under it (printed
     once per group, in the order the group's first hit ranks); `(SOURCE)` groups are cited.
+    Every group has a heading: hits without a template get one whenever another group is
+    beside them.
     """
     if not context.relevant and not header_only:
         return ""
@@ -147,7 +152,7 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
         lines = "\n".join(context.lines.get(h.belief.id) or relevant_line(h) for h in hits)
         rule = context.templates[hits[0].belief.id] if key is not None else None
         if rule is None:
-            parts.append(lines)
+            parts.append(f"{UNGROUPED_HEADING}\n{lines}" if len(groups) > 1 else lines)
             continue
         parts.append(defang(rule.render(lines)))
         if rule.label == "(SOURCE)":

@@ -319,8 +319,14 @@ class _Merger:
             self.skip(label, f"confidence {nb.confidence:g} is below {MIN_CONFIDENCE:g}")
             return
         scope = [s.strip().lower() for s in nb.scope if s.strip().lower() in self.scopes]
+        own = [s for s in self.scopes if s != UNIVERSAL]
+        if UNIVERSAL in scope and nb.type != "preference" and own:
+            # `user:universal` is injected everywhere: only what is about the person (their
+            # preferences, style, expertise) goes there; decisions, entities and questions
+            # stay where they were said.
+            scope = [s for s in scope if s != UNIVERSAL] or own
         if not scope:
-            scope = [s for s in self.scopes if s != UNIVERSAL] or [UNIVERSAL]
+            scope = own or [UNIVERSAL]
         try:
             belief = Belief(
                 user_id=self.turn.user_id,

@@ -9,19 +9,14 @@ import urllib.request
 from typing import Any
 
 from beliefs.errors import BeliefError, BeliefNotFound
-from proxy.serve import is_loopback
-from proxy.settings import Settings
 
 
 class ApiClient:
-    """GETs and POSTs against the running gateway at the configured host and port."""
+    """GETs and POSTs against a running gateway's JSON API at `base` (e.g. http://127.0.0.1:5757)."""
 
-    def __init__(self, settings: Settings, *, timeout: float = 30.0) -> None:
-        host = settings.host if is_loopback(settings.host) else "127.0.0.1"
-        if ":" in host:
-            host = f"[{host.strip('[]')}]"
-        self.base = f"http://{host}:{settings.port}"
-        self._key = settings.api_key
+    def __init__(self, base: str, *, api_key: str | None = None, timeout: float = 30.0) -> None:
+        self.base = base.rstrip("/")
+        self._key = api_key
         self._timeout = timeout
 
     def get(self, path: str, **params: Any) -> Any:
@@ -45,16 +40,22 @@ class ApiClient:
         )
         return self._send(request)
 
-    def send(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
-        """The JSON body of `<method> <base><path>?<params>` with `body` (if any) as JSON."""
+    def send(
+        self, method: str, path: str, body: Any = None, *, text: str | None = None, **params: Any
+    ) -> Any:
+        """The JSON body of `<method> <base><path>?<params>` with `body` (if any) as JSON, or
+        `text` sent as it is."""
         query = {k: _param(v) for k, v in params.items() if v is not None and v is not False}
         url = self.base + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
-        data = None if body is None else json.dumps(body).encode()
+        data = text.encode() if text is not None else None
+        if body is not None:
+            data = json.dumps(body).encode()
         request = urllib.request.Request(
             url, data=data, method=method, headers={"Accept": "application/json"}
         )
         if data is not None:
-            request.add_header("Content-Type", "application/json")
+            kind = "application/json" if text is None else "text/plain; charset=utf-8"
+            request.add_header("Content-Type", kind)
         return self._send(request)
 
     def _send(self, request: urllib.request.Request) -> Any:
@@ -62,17 +63,19 @@ class ApiClient:
             request.add_header("Authorization", f"Bearer {self._key}")
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                return json.loads(response.read())
+                raw = response.read()
+                return json.loads(raw) if raw else None  # 204: nothing to say
         except urllib.error.HTTPError as exc:
             message = _message(exc.read()) or f"{exc.code} {exc.reason}"
             if exc.code == 404:
                 raise BeliefNotFound(message) from None
             raise BeliefError(f"the server at {self.base} answered {exc.code}: {message}") from None
         except (urllib.error.URLError, OSError) as exc:
-            raise BeliefError(
-                f"the database is locked by a server that does not answer at {self.base} "
-                f"({exc}); stop it or check TENURE_HOST / TENURE_PORT"
-            ) from None
+            raise ServerUnreachable(f"no answer from {self.base} ({exc})") from None
+
+
+class ServerUnreachable(BeliefError):
+    """Nothing answers at the server's address."""
 
 
 def _param(value: Any) -> str:

@@ -20,6 +20,7 @@ from proxy.routes_api import api_routes
 from proxy.routes_beliefs import belief_routes
 from proxy.routes_compaction import compaction_routes
 from proxy.routes_delivery import delivery_routes
+from proxy.routes_home import home_routes
 from proxy.routes_jobs import jobs_routes
 from proxy.routes_proxy import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.runtime import Runtime
@@ -57,6 +58,7 @@ def create_app(
         *jobs_routes(),  # before the API's catch-all
         *compaction_routes(),
         *mcp_routes(),
+        *home_routes(),
         *api_routes(),
         *ui_routes(settings),
     ]

@@ -28,6 +28,7 @@ from proxy.harness import user_words
 from proxy.identity import Identity, header_text, resolve_identity
 from proxy.injections import InjectionRecord
 from proxy.memory import Memory
+from proxy.middleware import ACCESS_USER
 from proxy.replies import send_bytes, send_events
 from proxy.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.runtime import Runtime
@@ -151,6 +152,7 @@ def request_identity(
         client_users=settings.client_users,
     )
     state = rt.chat_states.get(identity.user_id, identity.agent_id)
+    scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
     return identity.scoped(state.scopes, settings.default_scopes), state
 
 

@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code (1 for errors, 2 for usage)."""
+    # LiteLLM fetches its model price list from the internet on import unless told to use the
+    # copy it ships with; nothing of ours may reach the network except the upstream. Set before
+    # any command can import it (an explicit choice in the environment is kept).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

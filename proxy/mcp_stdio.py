@@ -16,7 +16,6 @@ from mcp.shared.message import SessionMessage
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import PersonaKeeper
-from proxy.api_client import ApiClient
 from proxy.chat_commands import LOAD_SQL, ChatStates
 from proxy.identity import header_text, resolve_identity
 from proxy.mcp_server import ToolServer
@@ -53,13 +52,13 @@ async def serve_stdio(settings: Settings, store: BeliefStore, headers: Mapping[s
         thread.close()
 
 
-async def relay_stdio(settings: Settings, headers: Mapping[str, str]) -> None:
-    """Pass every message between this process's stdio and the running server's `/mcp`."""
-    base = ApiClient(settings).base
+async def relay_stdio(settings: Settings, base: str, headers: Mapping[str, str]) -> None:
+    """Pass every message between this process's stdio and the running server's `/mcp` at
+    `base` (a server checked to serve this home)."""
     sent = {**headers, "User-Agent": RELAY_AGENT}
     if settings.api_key:
         sent["Authorization"] = f"Bearer {settings.api_key}"
-    print(f"tenure mcp: server running at {base}; relaying to {base}/mcp", file=sys.stderr)
+    print(f"tenure mcp: relaying to {base}/mcp", file=sys.stderr)
     timeout = httpx2.Timeout(30.0, read=300.0)
     async with (
         httpx2.AsyncClient(headers=sent, timeout=timeout) as http,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from urllib.parse import urlencode
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -24,8 +25,11 @@ from proxy.replies import send_bytes, send_error
 from proxy.request_body import ClientGone
 
 log = logging.getLogger("tenure.proxy")
+access_log = logging.getLogger("tenure.access")
 
 REQUEST_ID = "tenure.request_id"
+# Set by the chat path once it knows who is asking (never for incognito requests).
+ACCESS_USER = "tenure.user"
 
 
 def new_request_id() -> str:
@@ -59,6 +63,59 @@ class GatewayMiddleware:
         request_id = new_request_id()
         scope[REQUEST_ID] = request_id
         stamp = (b"x-tenure-request-id", request_id.encode())
+        path: str = scope["path"]
+        proxied = self.proxy is not None and is_proxy_path(path)
+        level = logging.INFO if proxied else logging.DEBUG
+        if not access_log.isEnabledFor(level):
+            await self._serve(scope, receive, send, request_id, stamp)
+            return
+        began = time.perf_counter()
+        status, injected = 0, None
+
+        async def watched(message: Message) -> None:
+            nonlocal status, injected
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                for name, value in message.get("headers", ()):
+                    if name == b"x-tenure-injected":
+                        injected = int(value)
+            await send(message)
+
+        try:
+            await self._serve(scope, receive, watched, request_id, stamp)
+        finally:
+            ms = round((time.perf_counter() - began) * 1000, 1)
+            user = scope.get(ACCESS_USER)
+            fields = {
+                "method": scope["method"],
+                "path": path,
+                "status": status,
+                "ms": ms,
+                "user": user,
+                "injected": injected,
+                "request_id": request_id,
+            }
+            access_log.log(
+                level,
+                "%s %s %s %.1f ms user=%s injected=%s %s",
+                scope["method"],
+                path,
+                status or "-",
+                ms,
+                user or "-",
+                "-" if injected is None else injected,
+                request_id,
+                extra=fields,
+            )
+
+    async def _serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        request_id: str,
+        stamp: tuple[bytes, bytes],
+    ) -> None:
         started = False
 
         async def stamped(message: Message) -> None:

@@ -47,7 +47,9 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
 
     default_user: str = "default"
-    default_scopes: tuple[str, ...] = ()
+    # A request that names no scope works in this one (and `user:universal`), so what is said
+    # there is not injected into every other scope.
+    default_scopes: tuple[str, ...] = ("domain:general",)
     retrieval_timeout_ms: float = Field(default=50.0, gt=0)
     max_beliefs: int = Field(default=20, ge=0, le=200)
     budget_pct: float = Field(default=8.0, ge=0, le=100)
@@ -87,6 +89,11 @@ class Settings(BaseModel):
     # Tenure users here, else ignored unless trusted (see proxy/identity.py).
     trust_client_ids: bool = False
     client_users: dict[str, str] = Field(default_factory=dict)
+
+    # Logs of `tenure serve`: `json` writes one JSON object per line; LiteLLM's own loggers
+    # stay silent unless given a level.
+    log_format: Literal["text", "json"] = "text"
+    litellm_log_level: Literal["off", "debug", "info", "warning", "error"] = "off"
 
     @field_validator("default_scopes")
     @classmethod

@@ -1,5 +1,5 @@
 """Fixtures shared by every part's tests: no network lookups from LiteLLM, the stand-in
-provider, and a second process holding a database."""
+provider, a second process holding a database, and the public conformance suite."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")  # no fetch at test time
 
 from tests.fakes.upstream import FakeUpstream
+
+# The public retrieval suite sits beside a checkout (it is not part of the project). Without it
+# the conformance test skips, except in CI, where it must run.
+CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 
 _HOLDER = """
 import sys, duckdb
@@ -62,3 +66,14 @@ def hold_database() -> Iterator[Callable[[Path], int]]:
         proc.wait(timeout=10)
         assert proc.stdout is not None
         proc.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def conformance() -> Path:
+    """The conformance suite's directory; skips without it (fails instead with CI=true)."""
+    if (CONFORMANCE / "tenure-v1.0.0-paper" / "beliefs.seed.json").exists():
+        return CONFORMANCE
+    reason = f"conformance suite not found at {CONFORMANCE} (place it beside the checkout)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}; CI=true requires it")
+    pytest.skip(reason)

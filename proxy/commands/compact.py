@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from typing import Any
 
-from beliefs.errors import StoreLocked
 from beliefs.models import SCOPE_PATTERN
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import RunReport
 from proxy.api_client import ApiClient
+from proxy.commands.backend import with_backend
 from proxy.compaction_setup import compaction_parts
 from proxy.settings import Settings, SettingsError
 
@@ -46,17 +47,18 @@ def _compact(args: argparse.Namespace, settings: Settings) -> int:
         "dry_run": args.dry_run,
         "force": args.force,
     }
-    settings.home.mkdir(parents=True, exist_ok=True)
-    try:
-        store = BeliefStore.open(settings.db_path)
-    except StoreLocked:
-        client = ApiClient(settings, timeout=API_TIMEOUT)
-        print(f"note: server running at {client.base}; compacting through its API", file=sys.stderr)
-        body = {"user": args.user, "scope": scope, "dry_run": args.dry_run, "force": args.force}
-        report = RunReport.model_validate(client.send("POST", "/api/compaction/run", body))
-    else:
-        with store:
-            report = asyncio.run(_run(settings, store, options))
+    body = {"user": args.user, "scope": scope, "dry_run": args.dry_run, "force": args.force}
+
+    def local(store: BeliefStore) -> RunReport:
+        # Only the report goes to stdout: whatever the model library prints on a failed call
+        # (LiteLLM's help banner) must not break `--json`.
+        with contextlib.redirect_stdout(sys.stderr):
+            return asyncio.run(_run(settings, store, options))
+
+    def remote(client: ApiClient) -> RunReport:
+        return RunReport.model_validate(client.send("POST", "/api/compaction/run", body))
+
+    report = with_backend(settings, local, remote, timeout=API_TIMEOUT)
     if args.json:
         json.dump(report.model_dump(mode="json"), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

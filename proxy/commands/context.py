@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from beliefs.context import Context, ContextRequest, assemble
-from beliefs.errors import BeliefError, StoreLocked
+from beliefs.errors import BeliefError
 from beliefs.index import BeliefIndex
 from beliefs.models import Belief
 from beliefs.render import system_block, user_block
@@ -18,6 +20,7 @@ from beliefs.store import BeliefStore
 from beliefs.tokens import token_counter
 from proxy.api_client import ApiClient
 from proxy.commands import count
+from proxy.commands.backend import with_backend
 from proxy.errors import ProxyError
 from proxy.identity import parse_scopes
 from proxy.settings import Settings
@@ -92,34 +95,40 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
         min_trust=settings.inject_min_trust,
         inject_scopes=settings.inject_scopes,
     )
-    try:
-        store = BeliefStore.open(settings.db_path)
-    except StoreLocked:
-        data = _through_server(args, settings, scopes)
-    else:
-        with store:
-            persona = store.get_persona(args.user)
-            text = persona.text if persona else ""
-            index, now = store.index, None
-            if args.as_of:
-                now = _parse_time(args.as_of)
-                index = BeliefIndex()
-                index.load(store.as_of(args.user, now))
-            if settings.semantic:
-                enable_semantic(index)
-            ctx = assemble(
-                index,
-                request,
-                persona=text,
-                now=now,
-                count_tokens=token_counter(),
-                rules=store.rules,
-            )
-        data = {
+
+    def local(store: BeliefStore) -> dict[str, Any]:
+        persona = store.get_persona(args.user)
+        text = persona.text if persona else ""
+        index, now = store.index, None
+        if args.as_of:
+            now = _parse_time(args.as_of)
+            index = BeliefIndex()
+            index.load(store.as_of(args.user, now))
+        if settings.semantic:
+            enable_semantic(index)
+        ctx = assemble(
+            index,
+            request,
+            persona=text,
+            now=now,
+            count_tokens=token_counter(),
+            rules=store.rules,
+        )
+        return {
             **context_json(ctx),
             "system_block": system_block(ctx),
             "user_block": user_block(ctx),
         }
+
+    remote: Callable[[ApiClient], dict[str, Any]] | str = functools.partial(
+        _preview, args=args, scopes=scopes
+    )
+    if args.as_of or args.token_budget is not None or args.max_beliefs is not None:
+        remote = (
+            "--as-of, --token-budget and --max-beliefs need the database itself (the server's "
+            "preview answers only with its own settings); stop the server or drop those options"
+        )
+    data = with_backend(settings, local, remote)
     if args.json:
         shown = {k: data[k] for k in ("persona", "pinned", "relevant", "open_questions", "budget")}
         json.dump(shown, sys.stdout, indent=2, ensure_ascii=False)
@@ -133,17 +142,10 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _through_server(
-    args: argparse.Namespace, settings: Settings, scopes: tuple[str, ...]
+def _preview(
+    client: ApiClient, args: argparse.Namespace, scopes: tuple[str, ...]
 ) -> dict[str, Any]:
     """While the server holds the database, ask its prompt preview for the same context."""
-    if args.as_of or args.token_budget is not None or args.max_beliefs is not None:
-        raise BeliefError(
-            "--as-of, --token-budget and --max-beliefs need the database, which a running "
-            "server holds; stop the server or drop those options to use its preview"
-        )
-    client = ApiClient(settings)
-    print(f"note: server running at {client.base}; using its API", file=sys.stderr)
     data: dict[str, Any] = client.get(
         "/api/prompts/preview",
         user=args.user,

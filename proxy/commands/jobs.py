@@ -9,11 +9,10 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from beliefs.errors import StoreLocked
-from beliefs.store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
 from proxy.api_client import ApiClient
 from proxy.commands import count
+from proxy.commands.backend import with_backend
 from proxy.commands.text import when
 from proxy.settings import Settings
 
@@ -41,16 +40,8 @@ def register(subparsers: Any) -> None:
 def _with_queue(
     settings: Settings, local: Callable[[JobQueue], T], remote: Callable[[ApiClient], T]
 ) -> T:
-    """Use the database, or the running server's API while it holds the lock."""
-    settings.home.mkdir(parents=True, exist_ok=True)
-    try:
-        store = BeliefStore.open(settings.db_path)
-    except StoreLocked:
-        client = ApiClient(settings)
-        print(f"note: server running at {client.base}; using its API", file=sys.stderr)
-        return remote(client)
-    with store:
-        return local(JobQueue(store))
+    """Use the database, or the API of this home's running server while it holds the lock."""
+    return with_backend(settings, lambda store: local(JobQueue(store)), remote)
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 
 from beliefs.errors import StoreLocked
-from beliefs.store import BeliefStore
+from proxy.commands.backend import open_store, server_for_home
 from proxy.errors import ProxyError
 from proxy.identity import parse_scopes
 from proxy.settings import Settings, SettingsError
@@ -45,10 +45,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if value
     }
     try:
-        settings.home.mkdir(parents=True, exist_ok=True)
-        store = BeliefStore.open(settings.db_path)
-    except StoreLocked:
-        asyncio.run(relay_stdio(settings, headers))
+        store = open_store(settings)
+    except StoreLocked as locked:
+        server = server_for_home(settings, locked)  # only a server of this home, and says so
+        asyncio.run(relay_stdio(settings, server.base, headers))
         return 0
     with store:
         asyncio.run(serve_stdio(settings, store, headers))

@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from beliefs.context import MAX_PERSONA_CHARS
-from beliefs.errors import BeliefError, StoreLocked
+from beliefs.errors import BeliefError
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import deterministic_text, inputs_hash, persona_inputs
 from proxy.api_client import ApiClient
+from proxy.commands.backend import with_backend
 from proxy.compaction_setup import compaction_parts
 from proxy.settings import Settings
 
@@ -100,16 +101,8 @@ def _with_store(
     local: Callable[[BeliefStore], dict[str, Any]],
     remote: Callable[[ApiClient], Any],
 ) -> dict[str, Any]:
-    settings.home.mkdir(parents=True, exist_ok=True)
-    try:
-        store = BeliefStore.open(settings.db_path)
-    except StoreLocked:
-        client = ApiClient(settings, timeout=120)
-        print(f"note: server running at {client.base}; using its API", file=sys.stderr)
-        result: dict[str, Any] = remote(client)
-        return result
-    with store:
-        return local(store)
+    result: dict[str, Any] = with_backend(settings, local, remote, timeout=120)
+    return result
 
 
 def _print(args: argparse.Namespace, persona: dict[str, Any]) -> int:

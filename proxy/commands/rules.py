@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import urllib.parse
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,7 +14,8 @@ from beliefs.errors import InvalidBelief
 from beliefs.models import MemoryClass
 from beliefs.rule_store import create_rule, delete_rule, load_rules, update_rule
 from beliefs.rules import Rule
-from beliefs.store import BeliefStore
+from proxy.api_client import ApiClient
+from proxy.commands.backend import with_backend
 from proxy.settings import Settings
 
 CLASSES: tuple[MemoryClass, ...] = ("episodic", "semantic", "procedural", "working", "document")
@@ -48,9 +50,15 @@ def _print(rule: Rule) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
+def _rules(data: Any) -> list[Rule]:
+    fields = set(Rule.model_fields)
+    return [Rule.model_validate({k: v for k, v in r.items() if k in fields}) for r in data]
+
+
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    with BeliefStore.open(settings.db_path) as store:
-        rules = load_rules(store.conn)
+    rules = with_backend(
+        settings, lambda store: load_rules(store.conn), lambda api: _rules(api.get("/api/rules"))
+    )
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in rules], indent=2))
         return 0
@@ -70,29 +78,39 @@ def _changes(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add(args: argparse.Namespace, settings: Settings) -> int:
+    changes = _changes(args)
     try:
-        rule = Rule.model_validate(_changes(args))
+        rule = Rule.model_validate(changes)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(map(str, err["loc"]))
         raise InvalidBelief(f"rule {field} {err.get('input')!r}: {err['msg']}") from None
-    with BeliefStore.open(settings.db_path) as store:
-        create_rule(store, rule)
+
+    def remote(api: ApiClient) -> Rule:
+        return _rules([api.send("POST", "/api/rules", changes)])[0]
+
+    rule = with_backend(settings, lambda store: create_rule(store, rule), remote)
     _print(rule)
     print(f"added rule {rule.id} for {rule.pattern}")
     return 0
 
 
 def _edit(args: argparse.Namespace, settings: Settings) -> int:
-    with BeliefStore.open(settings.db_path) as store:
-        rule = update_rule(store, args.id, _changes(args))
+    changes, path = _changes(args), f"/api/rules/{urllib.parse.quote(args.id, safe='')}"
+    rule = with_backend(
+        settings,
+        lambda store: update_rule(store, args.id, changes),
+        lambda api: _rules([api.send("PATCH", path, changes)])[0],
+    )
     _print(rule)
     print(f"updated rule {rule.id}")
     return 0
 
 
 def _delete(args: argparse.Namespace, settings: Settings) -> int:
-    with BeliefStore.open(settings.db_path) as store:
-        delete_rule(store, args.id)
+    path = f"/api/rules/{urllib.parse.quote(args.id, safe='')}"
+    with_backend(
+        settings, lambda store: delete_rule(store, args.id), lambda api: api.send("DELETE", path)
+    )
     print(f"deleted rule {args.id}")
     return 0

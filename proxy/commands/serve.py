@@ -18,17 +18,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=count(1, 65535), help="port to listen on (default 5757)")
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        help="what to log (default info: one line per proxied request; TENURE_LOG_LEVEL)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        help="text (default) or one JSON object per line (TENURE_LOG_FORMAT)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from proxy.serve import serve
 
-    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    given = {
+        "host": args.host,
+        "port": args.port,
+        "log_level": args.log_level,
+        "log_format": args.log_format,
+    }
+    overrides = {k: v for k, v in given.items() if v is not None}
     if overrides:
         try:
             settings = Settings.model_validate({**settings.model_dump(), **overrides})
         except ValidationError as exc:
-            raise SettingsError(f"bad --host/--port: {exc.errors()[0]['msg']}") from None
+            raise SettingsError(f"bad --host: {exc.errors()[0]['msg']}") from None
     serve(settings)
     return 0

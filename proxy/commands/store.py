@@ -9,14 +9,16 @@ import urllib.parse
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from beliefs.errors import StoreLocked
 from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
 from beliefs.models import Belief, HistoryEvent
 from beliefs.store import BeliefStore
 from proxy.api_client import ApiClient
 from proxy.commands import count
+from proxy.commands.backend import with_backend
 from proxy.commands.text import belief_detail, belief_table, chain_lines, history_lines
 from proxy.settings import Settings
+
+T = TypeVar("T")
 
 
 def register(subparsers: Any) -> None:
@@ -93,31 +95,15 @@ def _choices(field: str) -> list[str]:
     return list(getattr(annotation, "__args__", ()))
 
 
-def _open(settings: Settings, args: argparse.Namespace) -> BeliefStore:
-    read_only = bool(getattr(args, "read_only", False))
-    if not read_only:
-        settings.home.mkdir(parents=True, exist_ok=True)
-    return BeliefStore.open(settings.db_path, read_only=read_only)
-
-
-T = TypeVar("T")
-
-
-def _read(
+def _backend(
     settings: Settings,
     args: argparse.Namespace,
     local: Callable[[BeliefStore], T],
-    remote: Callable[[ApiClient], T],
+    remote: Callable[[ApiClient], T] | str,
 ) -> T:
-    """Read from the database, or through the running server's API when it holds the lock."""
-    try:
-        store = _open(settings, args)
-    except StoreLocked:
-        client = ApiClient(settings)
-        print(f"note: server running at {client.base}; using its API", file=sys.stderr)
-        return remote(client)
-    with store:
-        return local(store)
+    """The database, or the API of the server holding it (see `backend.with_backend`)."""
+    read_only = bool(getattr(args, "read_only", False))
+    return with_backend(settings, local, remote, read_only=read_only)
 
 
 def _beliefs(data: Any) -> list[Belief]:
@@ -139,8 +125,12 @@ def _dump(belief: Belief) -> dict[str, Any]:
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
     beliefs = read_file(args.file, args.format)
-    with _open(settings, args) as store:
-        count = store.import_beliefs(beliefs)
+
+    def remote(api: ApiClient) -> int:
+        answer = api.send("POST", "/api/import", text="\n".join(to_jsonl(beliefs)) + "\n")
+        return int(answer["imported"])
+
+    count = _backend(settings, args, lambda store: store.import_beliefs(beliefs), remote)
     _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
     return 0
 
@@ -150,7 +140,7 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
         "include_superseded": args.include_superseded,
         "include_deleted": args.include_deleted,
     }
-    beliefs = _read(
+    beliefs = _backend(
         settings,
         args,
         lambda store: store.list(user_id=args.user, with_history=True, **filters),
@@ -164,9 +154,13 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _verify(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
+    def local(store: BeliefStore) -> dict[str, Any]:
         problems = store.verify()
         total = len(store.list(include_superseded=True, include_deleted=True))
+        return {"ok": not problems, "beliefs": total, "problems": problems}
+
+    report = _backend(settings, args, local, lambda api: dict(api.get("/api/verify")))
+    problems, total = list(report["problems"]), int(report["beliefs"])
     if args.json:
         _print_json({"ok": not problems, "beliefs": total, "problems": problems})
     elif problems:
@@ -186,7 +180,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         "include_deleted": args.include_deleted,
         "limit": args.limit,
     }
-    beliefs = _read(
+    beliefs = _backend(
         settings,
         args,
         lambda store: store.list(
@@ -215,7 +209,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:
-    belief = _read(
+    belief = _backend(
         settings,
         args,
         lambda store: store.get(args.id),
@@ -229,7 +223,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _history(args: argparse.Namespace, settings: Settings) -> int:
-    events = _read(
+    events = _backend(
         settings,
         args,
         lambda store: store.history(args.id),
@@ -246,7 +240,7 @@ def _history(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _chain(args: argparse.Namespace, settings: Settings) -> int:
-    chain = _read(
+    chain = _backend(
         settings,
         args,
         lambda store: store.chain(args.id),
@@ -267,32 +261,63 @@ def _changed(args: argparse.Namespace, belief: Belief, message: str) -> int:
     return 0
 
 
+def _set_pin(args: argparse.Namespace, settings: Settings, pinned: bool) -> int:
+    belief = _backend(
+        settings,
+        args,
+        lambda store: store.pin(args.id, pinned),
+        lambda api: Belief.model_validate(
+            api.send("PATCH", f"/api/beliefs/{_quoted(args.id)}", {"pinned": pinned})
+        ),
+    )
+    return _changed(args, belief, "pinned" if pinned else "unpinned")
+
+
 def _pin(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        return _changed(args, store.pin(args.id, True), "pinned")
+    return _set_pin(args, settings, True)
 
 
 def _unpin(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        return _changed(args, store.pin(args.id, False), "unpinned")
+    return _set_pin(args, settings, False)
 
 
 def _delete(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        if not args.hard:
-            return _changed(args, store.soft_delete(args.id), "deleted (restorable)")
-        belief = store.get(args.id)
+    path = f"/api/beliefs/{_quoted(args.id)}"
+    if not args.hard:
+        belief = _backend(
+            settings,
+            args,
+            lambda store: store.soft_delete(args.id),
+            lambda api: Belief.model_validate(api.send("DELETE", path)["belief"]),
+        )
+        return _changed(args, belief, "deleted (restorable)")
+
+    def local(store: BeliefStore) -> str:
+        name = store.get(args.id).canonical_name
         store.hard_delete(args.id)
+        return name
+
+    def remote(api: ApiClient) -> str:
+        return str(api.send("POST", f"{path}/purge", None, hard=True)["canonical_name"])
+
+    name = _backend(settings, args, local, remote)
     if args.json:
-        _print_json({"deleted": belief.id, "hard": True})
+        _print_json({"deleted": args.id, "hard": True})
     else:
-        _print([f"deleted {belief.id} ({belief.canonical_name}) for good; its history is kept"])
+        _print([f"deleted {args.id} ({name}) for good; its history is kept"])
     return 0
 
 
 def _restore(args: argparse.Namespace, settings: Settings) -> int:
-    with _open(settings, args) as store:
-        return _changed(args, store.restore(args.id), "restored")
+    belief = _backend(
+        settings,
+        args,
+        lambda store: store.restore(args.id),
+        lambda api: Belief.model_validate(
+            api.send("POST", f"/api/beliefs/{_quoted(args.id)}/restore")
+        ),
+    )
+    return _changed(args, belief, "restored")
 
 
 def _quoted(belief_id: str) -> str:

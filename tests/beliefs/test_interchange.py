@@ -12,15 +12,7 @@ import pytest
 from beliefs.errors import ImportRejected
 from beliefs.interchange import detect_format, parse, read_file, to_jsonl, to_tenure
 from beliefs.models import Belief
-
-SEED = (
-    Path(__file__).resolve().parents[2]
-    / ".."
-    / "shared"
-    / "conformance"
-    / "tenure-v1.0.0-paper"
-    / "beliefs.seed.json"
-)
+from tests.data import SAMPLE_BELIEFS
 
 
 def tenure_entry(**kw: Any) -> dict[str, Any]:
@@ -51,11 +43,11 @@ def tenure_entry(**kw: Any) -> dict[str, Any]:
 
 
 def test_seed_parses_with_ids_links_and_import_source() -> None:
-    beliefs = read_file(SEED)
-    assert len(beliefs) == 29
+    beliefs = read_file(SAMPLE_BELIEFS)
+    assert len(beliefs) == 20
     by_id = {b.id: b for b in beliefs}
-    assert by_id["b-linting-v0"].superseded_by == "b-linting-v1"
-    assert by_id["b-linting-v1"].superseded_by == "b-linting-current"
+    assert by_id["b-queue-v0"].superseded_by == "b-queue-v1"
+    assert by_id["b-queue-v1"].superseded_by == "b-queue-current"
     assert all(b.source_type == "import" for b in beliefs)
     assert by_id["b-hosting-resolved"].resolved_at == datetime(2026, 8, 1, tzinfo=UTC)
 

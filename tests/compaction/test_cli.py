@@ -10,6 +10,7 @@ import pytest
 from beliefs.store import BeliefStore
 from proxy.cli import main
 from tests.compaction.conftest import USER, belief
+from tests.fakes.upstream import FakeUpstream, Raw
 from tests.proxy.test_serve_process import served as served  # a fixture
 
 
@@ -70,3 +71,23 @@ def test_commands_go_through_the_api_while_a_server_runs(
     assert (shown["text"], shown["source"]) == ("You are Alice.", "operator")
     assert main(["persona", "regenerate", "--user", "alice"]) == 0
     assert "You are Alice." in capsys.readouterr().out
+
+
+def test_compact_json_stays_json_when_the_model_call_fails(
+    home: Path,
+    upstream: FakeUpstream,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        store.create(belief("queue_rabbitmq", "Jobs run on RabbitMQ.", aliases=["queue"]))
+        store.create(belief("queue_kafka", "Events stream through Kafka.", aliases=["queue"]))
+    monkeypatch.setenv("TENURE_COMPACTION_MODEL", "openai/m")
+    monkeypatch.setenv("TENURE_EXTRACT_API_BASE", upstream.url)
+    upstream.queue(Raw(500, b'{"error": {"message": "the model is down"}}'))
+    upstream.queue(Raw(500, b'{"error": {"message": "the model is down"}}'))
+    code = main(["compact", "--json", "--user", USER])
+    out, err = capsys.readouterr()
+    report = json.loads(out)  # nothing the model library prints gets in the way
+    assert code == 1 and report["errors"], err
+    assert upstream.requests, "the model was called"

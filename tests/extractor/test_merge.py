@@ -68,11 +68,29 @@ def test_scopes_outside_the_turn_fall_back_to_the_turn_scope() -> None:
         extraction(
             new_beliefs=[
                 new_belief("a", "x", scope=["project:other"]),
-                new_belief("b", "y", scope=["user:universal"]),
+                new_belief("b", "y", scope=["user:universal"], type="preference"),
             ]
         )
     )
     assert [b.scope for b in plan.creates] == [["project:billing"], ["user:universal"]]
+
+
+def test_only_beliefs_about_the_person_go_to_user_universal() -> None:
+    plan = merge(
+        extraction(
+            new_beliefs=[
+                new_belief("queue_choice", "x", scope=["user:universal"]),
+                new_belief("likes_short_answers", "y", scope=["user:universal"], type="preference"),
+                new_belief("both", "z", scope=["user:universal", "project:billing"], type="entity"),
+            ]
+        )
+    )
+    scopes = {b.canonical_name: b.scope for b in plan.creates}
+    assert scopes == {
+        "queue_choice": ["project:billing"],
+        "likes_short_answers": ["user:universal"],
+        "both": ["project:billing"],
+    }
 
 
 def test_same_name_same_content_reinforces_and_unions_aliases() -> None:

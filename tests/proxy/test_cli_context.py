@@ -11,9 +11,9 @@ import pytest
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
 from proxy.cli import main
+from tests.data import SAMPLE_BELIEFS
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance"
-PAPER = SHARED / "tenure-v1.0.0-paper"
+SEED = str(SAMPLE_BELIEFS)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -30,16 +30,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_conformance_suite_passes_72_of_72(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], conformance: Path
 ) -> None:
+    paper = conformance / "tenure-v1.0.0-paper"
     report = tmp_path / "report.json"
     code, out, err = run(
         capsys,
         "eval",
-        "--beliefs", str(PAPER / "beliefs.seed.json"),
-        "--cases", str(PAPER / "retrieval.cases.json"),
-        "--sessions", str(PAPER / "session-retrieval.cases.json"),
-        "--persona", str(SHARED / "persona.json"),
+        "--beliefs", str(paper / "beliefs.seed.json"),
+        "--cases", str(paper / "retrieval.cases.json"),
+        "--sessions", str(paper / "session-retrieval.cases.json"),
+        "--persona", str(conformance / "persona.json"),
         "--report", str(report),
     )  # fmt: skip
     assert (code, err) == (0, ""), out
@@ -63,16 +64,17 @@ def test_eval_reports_failed_cases_and_exits_non_zero(
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([
         {"caseId": "ok", "scope": ["domain:code"], "query": "k8s?",
-         "expect": {"relevantBeliefs": {"shouldOnlyInclude": ["b-kubernetes-entity"]}}},
-        {"caseId": "wrong", "scope": ["domain:code"], "query": "k8s?",
-         "expect": {"relevantBeliefs": {"shouldOnlyInclude": ["b-react-entity"]}}},
+         "userId": "sample-user",
+         "expect": {"relevantBeliefs": {"shouldOnlyInclude": ["b-k8s-entity"]}}},
+        {"caseId": "wrong", "scope": ["domain:code"], "query": "k8s?", "userId": "sample-user",
+         "expect": {"relevantBeliefs": {"shouldOnlyInclude": ["b-vue-entity"]}}},
     ]))  # fmt: skip
-    code, out, _ = run(capsys, "eval", "--beliefs", str(PAPER / "beliefs.seed.json"),
+    code, out, _ = run(capsys, "eval", "--beliefs", SEED,
                        "--cases", str(cases))  # fmt: skip
     assert code == 1
     lines = out.splitlines()
     assert lines[-1] == "1 passed, 1 failed"
-    assert lines[0].startswith("FAIL wrong: relevant: missing ['b-react-entity']")
+    assert lines[0].startswith("FAIL wrong: relevant: missing ['b-vue-entity']")
 
 
 def test_eval_names_a_bad_cases_file(
@@ -80,7 +82,7 @@ def test_eval_names_a_bad_cases_file(
 ) -> None:
     bad = tmp_path / "cases.json"
     bad.write_text("{not json")
-    code, _, err = run(capsys, "eval", "--beliefs", str(PAPER / "beliefs.seed.json"),
+    code, _, err = run(capsys, "eval", "--beliefs", SEED,
                        "--cases", str(bad))  # fmt: skip
     assert code == 1 and "cases file" in err and "not valid JSON" in err
     assert "Traceback" not in err
@@ -89,18 +91,18 @@ def test_eval_names_a_bad_cases_file(
 def test_context_json_lists_each_layer_in_rank_order(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(capsys, "import", str(PAPER / "beliefs.seed.json"))[0] == 0
+    assert run(capsys, "import", SEED)[0] == 0
     code, out, _ = run(
-        capsys, "context", "--user", "test-user", "--scope", "domain:code",
-        "--query", "how should ReactJS components handle exceptions?", "--json",
+        capsys, "context", "--user", "sample-user", "--scope", "domain:code",
+        "--query", "how should VueJS components retry failed requests?", "--json",
     )  # fmt: skip
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"persona", "pinned", "relevant", "open_questions", "budget"}
-    assert {b["id"] for b in data["relevant"]} == {"b-react-entity", "b-error-handling"}
+    assert {b["id"] for b in data["relevant"]} == {"b-vue-entity", "b-retry-policy"}
     assert all(b["score"] >= 3 and b["clauses"] for b in data["relevant"])
     assert data["relevant"][0]["score"] >= data["relevant"][1]["score"]
-    assert "b-db-decision" in [b["id"] for b in data["pinned"]]
+    assert "b-db-postgres" in [b["id"] for b in data["pinned"]]
     assert [b["id"] for b in data["open_questions"]] == ["b-auth-open-q"]
     assert data["relevant"][0]["canonical_name"] and "change_log" not in data["relevant"][0]
 

@@ -70,7 +70,7 @@ def test_bad_input_is_a_clear_error(failed_job: str, capsys: pytest.CaptureFixtu
 
 
 def test_api_client_posts_to_the_running_server(gateway: Gateway) -> None:
-    client = ApiClient(gateway.settings.model_copy(update={"port": gateway.port}))
+    client = ApiClient(f"http://127.0.0.1:{gateway.port}")
     with pytest.raises(BeliefNotFound, match="no job 'j-nope'"):
         client.post("/api/jobs/j-nope/retry")
     job_id = gateway.on_store(lambda s: JobQueue(s).enqueue(make_turn()))
@@ -79,5 +79,5 @@ def test_api_client_posts_to_the_running_server(gateway: Gateway) -> None:
 
 def test_jobs_routes_answer_json(make_gateway: Callable[..., Gateway]) -> None:
     gateway = make_gateway()
-    client = ApiClient(gateway.settings.model_copy(update={"port": gateway.port}))
+    client = ApiClient(f"http://127.0.0.1:{gateway.port}")
     assert client.get("/api/jobs") == [] and client.get("/api/conflicts") == []

@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
+from proxy.home_record import write_server
 from tests.proxy.conftest import Gateway
 from tests.proxy.mcp_client import Mode
 
@@ -106,6 +107,8 @@ def test_stdio_relays_to_the_server_that_holds_the_database(
     make_gateway: Callable[..., Gateway],
 ) -> None:
     gateway = make_gateway()
+    # what `tenure serve` records in the home: the relay uses only a server of its own home
+    write_server(gateway.settings.home, f"http://127.0.0.1:{gateway.port}")
     params = tenure_mcp(gateway.settings.home, "--user", "bob", port=gateway.port)
 
     _, [(failed, made)] = session(params, [REMEMBER], "auto")

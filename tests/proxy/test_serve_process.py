@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,14 +14,7 @@ from beliefs.store import BeliefStore
 from proxy.cli import main
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.proxy.test_cli_server import free_port, start_tenure, stop_tenure
 
 
 @pytest.fixture
@@ -42,40 +30,13 @@ def served(
             id="b-pg17", user_id=seed.USER, canonical_name="postgres_17", scope=["domain:code"]
         )
         store.supersede("b-postgres", replacement)
-    port = free_port()
-    env = {
-        **os.environ,
-        "TENURE_HOME": str(home),
-        "TENURE_PORT": str(port),
-        "TENURE_UPSTREAM_URL": upstream_server.url,
-        "TENURE_EXTRACT_WORKERS": "0",
-        "TENURE_LOG_LEVEL": "warning",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process, port = start_tenure(home, upstream_server.url)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(process.stderr.read().decode() if process.stderr else "")
-            time.sleep(0.1)
-        for key in ("TENURE_HOME", "TENURE_PORT"):
-            monkeypatch.setenv(key, env[key])
+        monkeypatch.setenv("TENURE_HOME", str(home))
+        monkeypatch.setenv("TENURE_PORT", str(port))
         yield port
     finally:
-        process.terminate()
-        _out, err = process.communicate(timeout=15)
-        assert b"Traceback" not in err, err.decode()
+        stop_tenure(process)
 
 
 def test_cli_reads_through_the_api_while_serving(
