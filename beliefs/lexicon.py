@@ -3,6 +3,10 @@
 Stems come from the Snowball English stemmer (PyStemmer). How common a word is comes from
 wordfreq's English frequency list, which ships inside the package (nothing is downloaded); its
 Zipf scale is log10 of a word's frequency per billion words, so 3 is once per million words.
+Frequency alone cannot tell an everyday word from a frequent name: "jenkins" (3.8) is as common
+as "rust" (3.7) because it is a surname. So a word counts as everyday only when a dictionary
+also lists it in lower case (Webster's word list, shipped by `english-words`): "rust", "flask"
+and "slack" are there, "jenkins" and "django" are not, and "kafka" only as a name.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ import Stemmer
 # Once per million words or more: an everyday word ("go", "make", "rest", "flask", "spark"),
 # so an alias spelled that way needs corroboration before it counts.
 COMMON_ZIPF = 3.0
+# Frequent enough that a word this common is an everyday word even where the dictionary does
+# not list it ("database", "email", "app"); surnames and product names stay below ("jenkins"
+# is 3.8).
+EVERYDAY_ZIPF = 4.25
 # Once per ten thousand words or more ("language", "use", "version"): too general to name a
 # thing by itself, and too general to corroborate one.
 GENERAL_ZIPF = 5.0
@@ -44,9 +52,30 @@ def zipf(word: str) -> float:
     return float(zipf_frequency(word, "en"))
 
 
+@lru_cache(maxsize=1)
+def _dictionary() -> frozenset[str]:
+    from english_words import get_english_words_set  # ~0.3 s to load its word list
+
+    return frozenset(get_english_words_set(["web2"], alpha=True, lower=False))
+
+
+def in_dictionary(word: str) -> bool:
+    """Whether the dictionary lists `word` in lower case (a common noun, verb or adjective)."""
+    return word in _dictionary()
+
+
 def is_common(word: str) -> bool:
-    """An everyday English word: a name spelled so is ambiguous."""
-    return zipf(word) >= COMMON_ZIPF
+    """An everyday English word: a name spelled so is ambiguous.
+
+    Frequent enough, and either a dictionary word (or the plural of one), or so frequent that a
+    name rarely is (the dictionary predates "database" and "email")."""
+    frequency = zipf(word)
+    if frequency < COMMON_ZIPF:
+        return False
+    if frequency >= EVERYDAY_ZIPF or in_dictionary(word):
+        return True
+    single = word[:-1] if word.endswith("s") else ""  # "flags"; "jenkins" is no plural of "jenkin"
+    return bool(single) and zipf(single) >= frequency and in_dictionary(single)
 
 
 def is_general(word: str) -> bool:
@@ -59,5 +88,6 @@ def is_function_word(word: str) -> bool:
 
 
 def warm() -> None:
-    """Load the frequency list now rather than on the first turn that needs it."""
+    """Load the frequency and word lists now rather than on the first turn that needs them."""
     zipf("the")
+    in_dictionary("the")

@@ -3,7 +3,8 @@ temporary store, then ask retrieval what it learned.
 
 A fact counts as extracted when, after its conversation, a probe query retrieves a belief that
 says it (the same search the gateway runs before a request), not when a string matches the
-model's reply. Also scored: rejected alternatives captured (recorded and found by their name),
+model's reply. Also scored: rejected alternatives captured (recorded as such on a
+live belief),
 supersessions detected, beliefs made from small talk (there should be none), beliefs copied
 from the prompt's worked example, jobs failed and why, seconds and tokens per job.
 """
@@ -255,10 +256,12 @@ def _score_conversation(store: BeliefStore, conversation: Conversation) -> Conve
             one.facts_found += 1
         else:
             one.missed.append(f"probe {probe.query!r}")
+    live = [b for b in everything if b.superseded_by is None]
     for name in conversation.rejected:
         one.rejected_expected += 1
-        found = _retrieve(store, user, scopes, name)
-        if any(_rejects(b, name) for b in found):
+        # Recorded where search reads it; whether a turn naming it then surfaces the decision
+        # is the probes' part (a lone everyday word such as "slack" rightly does not).
+        if any(_rejects(b, name) for b in live):
             one.rejected_captured += 1
         else:
             one.missed.append(f"rejected {name!r}")

@@ -60,3 +60,34 @@ def test_the_reference_mode_matches_as_the_reference_does() -> None:
     index = index_of(belief("t", "tracing_otel", ["tracing"]), filler=10)
     index.reference_only = True
     assert matches(index, "the traces are missing") == {}
+
+
+def test_a_frequent_name_that_is_no_dictionary_word_needs_no_corroboration() -> None:
+    # "jenkins" is as frequent as "rust" (a surname), but no everyday word: typed lowercase,
+    # the way people name tools, it still finds the decision that ruled Jenkins out.
+    ci = belief(
+        "ci",
+        "ci_system",
+        ["github actions", "gha"],
+        rejected_alternatives=["jenkins", "circleci"],
+        content="Builds run in GitHub Actions; Jenkins and CircleCI were ruled out.",
+    )
+    index = index_of(ci, filler=10)
+    assert "ci" in matches(index, "write a jenkins pipeline for the tests")
+    rust = belief("r", "systems_language_rust", ["Rust"], content="Tools are written in Rust.")
+    index = index_of(rust, filler=10)
+    assert matches(index, "the rust on the old chain") == {}
+
+
+def test_everyday_words_are_frequent_dictionary_words_or_their_plurals() -> None:
+    from beliefs.lexicon import is_common
+
+    assert [w for w in ("rust", "flask", "slack", "go", "flags", "database") if is_common(w)] == [
+        "rust",
+        "flask",
+        "slack",
+        "go",
+        "flags",
+        "database",
+    ]
+    assert [w for w in ("jenkins", "django", "kafka", "circleci") if is_common(w)] == []
