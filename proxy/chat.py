@@ -8,6 +8,7 @@ then record the injection and hand the finished turn to extraction in the backgr
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -31,7 +32,7 @@ from proxy.replies import send_bytes, send_events
 from proxy.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.runtime import Runtime
 from proxy.translate import litellm_exchange
-from proxy.turns import CapturedTurn, WireFormat, enqueue_turn
+from proxy.turns import CapturedTurn, WireFormat, enqueue_turn, make_durable
 
 log = logging.getLogger("tenure.proxy")
 
@@ -97,7 +98,36 @@ async def handle_chat(
     extract = not (identity.incognito or identity.no_extract or not state.extract)
     capture: list[bytes] | None = [] if extract else None
 
-    outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, capture)
+    injected_ids = [i for ids in (memory.layers.values() if memory else ()) for i in ids]
+
+    def captured(outcome: Exchange) -> CapturedTurn:
+        return CapturedTurn(
+            request_id=request.request_id,
+            wire=request.wire,
+            user_id=identity.user_id,
+            agent_id=identity.agent_id,
+            scopes=identity.all_scopes,
+            model=model,
+            user_message=_typed_text(last) if tool_turn else query,
+            chunks=capture or [],
+            content_type=outcome.content_type,
+            content_encoding=outcome.content_encoding,
+            injected_ids=injected_ids,
+            created_at=datetime.now(UTC),
+        )
+
+    handed_over = False
+
+    async def before_end(outcome: Exchange) -> None:
+        # The whole reply is here: the turn is written before the client sees its end.
+        nonlocal handed_over
+        if capture is not None and 200 <= outcome.status < 300:
+            handed_over = True
+            await make_durable(rt, captured(outcome))
+
+    outcome = await _forward(
+        rt, scope, receive, send, anthropic, body, payload, extra, capture, before_end
+    )
     if outcome.disconnected:
         rt.counters.client_disconnects += 1
     if outcome.status >= 400:
@@ -106,23 +136,9 @@ async def handle_chat(
     if memory is not None and answered:
         rt.counters.injected_requests += 1
         rt.writer.submit_record(_record(request, identity, model, memory))
-    if capture and answered:
+    if capture and answered and not handed_over:
         # A stream the client or the upstream cut short still hands over what arrived.
-        captured = CapturedTurn(
-            request_id=request.request_id,
-            wire=request.wire,
-            user_id=identity.user_id,
-            agent_id=identity.agent_id,
-            scopes=identity.all_scopes,
-            model=model,
-            user_message=_typed_text(last) if tool_turn else query,
-            chunks=capture,
-            content_type=outcome.content_type,
-            content_encoding=outcome.content_encoding,
-            injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
-            created_at=datetime.now(UTC),
-        )
-        enqueue_turn(rt.writer, captured)
+        enqueue_turn(rt.writer, captured(outcome))
     if outcome.broken:
         rt.counters.upstream_broken_streams += 1
         raise UpstreamBroke(outcome.broken)
@@ -150,6 +166,7 @@ async def _forward(
     payload: bytes,
     extra: list[Header],
     capture: list[bytes] | None,
+    before_end: Callable[[Exchange], Awaitable[None]],
 ) -> Exchange:
     """Send the (placed) request upstream, or through LiteLLM for a routed model."""
     settings = rt.settings
@@ -163,6 +180,7 @@ async def _forward(
             send=send,
             extra_headers=extra,
             capture=capture,
+            before_end=before_end,
         )
     if anthropic:
         base = settings.anthropic_upstream_url or settings.upstream_url
@@ -182,6 +200,7 @@ async def _forward(
         send=send,
         extra_headers=extra,
         capture=capture,
+        before_end=before_end,
     )
 
 

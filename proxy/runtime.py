@@ -81,12 +81,18 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
         )
         jobs = JobQueue(store)
-        writer = StoreWriter(thread, counters, jobs)
+        writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
         writer.start()
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
             workers = ExtractionWorkers(
-                thread, jobs, llm, settings, busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT
+                thread,
+                jobs,
+                llm,
+                settings,
+                busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT,
+                min_rate=settings.extract_min_rate,
+                backlog_max=settings.extract_backlog_max,
             )
             await workers.start()
         parts = compaction_parts(settings, thread, llm)
