@@ -11,7 +11,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from beliefs.store import BeliefStore
-from proxy.auth import FailedAttempts, is_loopback
+from proxy.auth import FailedAttempts, Sessions, is_loopback
 from proxy.csrf import BrowserGuard
 from proxy.middleware import GatewayMiddleware
 from proxy.openapi import openapi_routes
@@ -62,10 +62,17 @@ def create_app(
     # to the provider.
     routes.append(ProxyRoute(proxy, reserved=first_segments(routes)))
     failures = FailedAttempts()  # wrong access keys per address, shared with the login form
+    sessions = Sessions()  # the browser sessions, shared with the login and logout forms
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(GatewayMiddleware, api_key=settings.api_key, proxy=proxy, failures=failures),
+            Middleware(
+                GatewayMiddleware,
+                api_key=settings.api_key,
+                proxy=proxy,
+                failures=failures,
+                sessions=sessions,
+            ),
             Middleware(
                 BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
             ),
@@ -73,4 +80,5 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.failed_logins = failures
+    app.state.sessions = sessions
     return app

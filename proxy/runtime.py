@@ -79,6 +79,7 @@ class Runtime:
         pool = upstream or UpstreamPool(
             connect_timeout=settings.upstream_connect_timeout,
             read_timeout=settings.upstream_timeout,
+            max_connections=settings.upstream_max_connections,
         )
         jobs = JobQueue(store)
         writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
