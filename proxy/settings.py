@@ -74,7 +74,7 @@ class Settings(BaseModel):
 
     durable_wait_s: float = Field(default=5.0, ge=0)  # a reply's end waits this long for its job
     write_keep_max: int = Field(default=10_000, ge=1)  # refused writes kept in memory for a retry
-    extract_min_rate: float = Field(default=2.0, ge=0)  # jobs/s extraction keeps under load
+    extract_min_rate: float = Field(default=5.0, ge=0)  # jobs/s extraction keeps under load
     extract_backlog_max: int = Field(default=20_000, ge=0)  # pending jobs kept; 0 = unbounded
     upstream_max_connections: int = Field(default=256, ge=1)  # per upstream origin, in use
 

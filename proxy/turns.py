@@ -233,7 +233,11 @@ async def make_durable(rt: Runtime, captured: CapturedTurn) -> bool:
     """Commit the turn's extraction job now and wait for it: call with the whole reply
     captured, before relaying its last event or bytes, so a turn the client received in full
     survives a kill. False when the store did not take it within `durable_wait_s` or refused
-    it: the job then stays with the writer, which keeps trying (see /healthz)."""
+    it: the job then stays with the writer, which keeps trying (see /healthz). With
+    `durable_wait_s` 0 the job is only queued (batched, not waited for)."""
+    if rt.settings.durable_wait_s <= 0:
+        enqueue_turn(rt.writer, captured)
+        return False
     try:
         async with asyncio.timeout(rt.settings.durable_wait_s):
             if await rt.writer.commit_job(captured.to_turn):
