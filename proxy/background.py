@@ -137,6 +137,8 @@ class StoreWriter:
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._task = None
+        while self._kept:  # the store still refuses them and the process is going away
+            self._lose(self._kept.popleft(), "the server stopped while the store refused writes")
 
     async def _drain(self) -> None:
         while True:

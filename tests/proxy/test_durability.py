@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -71,36 +71,42 @@ class _Lines:
 @pytest.fixture
 def limited_server(
     tmp_path: Path, upstream_server: FakeUpstream
-) -> Iterator[tuple[Server, _Lines]]:
+) -> Iterator[Callable[..., tuple[Server, _Lines]]]:
     """`tenure serve` that ignores SIGXFSZ, so a file-size limit makes writes fail with EFBIG
     (as a full disk does) instead of killing it."""
-    server = Server(tmp_path / "home", free_port(), upstream_server.url)
-    server.home.mkdir()
-    env = {
-        "TENURE_HOME": str(server.home),
-        "TENURE_PORT": str(server.port),
-        "TENURE_UPSTREAM_URL": upstream_server.url,
-        "TENURE_EXTRACT_WORKERS": "0",
-        "TENURE_COMPACTION_INTERVAL": "0",
-        "TENURE_LOG_LEVEL": "warning",
-        "TENURE_DURABLE_WAIT_S": "2",
-    }
-    launcher = (
-        "import signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
-        "sys.argv = ['tenure', 'serve']; from proxy.cli import main; main()"
-    )
-    server.proc = subprocess.Popen(
-        [sys.executable, "-c", launcher],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    lines = _Lines(server.proc)
-    server.wait_healthy()
-    try:
-        yield server, lines
-    finally:
+    started: list[tuple[Server, _Lines]] = []
+
+    def start(**env: str) -> tuple[Server, _Lines]:
+        server = Server(tmp_path / "home", free_port(), upstream_server.url)
+        server.home.mkdir()
+        variables = {
+            "TENURE_HOME": str(server.home),
+            "TENURE_PORT": str(server.port),
+            "TENURE_UPSTREAM_URL": upstream_server.url,
+            "TENURE_EXTRACT_WORKERS": "0",
+            "TENURE_COMPACTION_INTERVAL": "0",
+            "TENURE_LOG_LEVEL": "warning",
+            "TENURE_DURABLE_WAIT_S": "2",
+            **env,
+        }
+        launcher = (
+            "import signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+            "sys.argv = ['tenure', 'serve']; from proxy.cli import main; main()"
+        )
+        server.proc = subprocess.Popen(
+            [sys.executable, "-c", launcher],
+            cwd=ROOT,
+            env={**os.environ, **variables},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        lines = _Lines(server.proc)
+        started.append((server, lines))
+        server.wait_healthy()
+        return server, lines
+
+    yield start
+    for server, lines in started:
         server.stop()
         lines.join()
         server.proc.stdout.close()  # type: ignore[union-attr]
@@ -116,9 +122,9 @@ def _chat(server: Server, text: str) -> httpx.Response:
 
 
 def test_a_full_disk_shows_in_healthz_and_the_turns_are_written_once_it_has_room(
-    limited_server: tuple[Server, _Lines], upstream_server: FakeUpstream
+    limited_server: Callable[..., tuple[Server, _Lines]], upstream_server: FakeUpstream
 ) -> None:
-    server, lines = limited_server
+    server, lines = limited_server()
     assert server.proc is not None
     pid = server.proc.pid
     _soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
@@ -148,3 +154,20 @@ def test_a_full_disk_shows_in_healthz_and_the_turns_are_written_once_it_has_room
     assert set(ids) <= jobs_of(server.home)  # nothing lost
     assert "the store refused" in lines.text and "File too large" in lines.text
     assert "Traceback" not in lines.text
+
+
+def test_past_the_kept_bound_a_loss_is_counted_and_logged_loudly(
+    limited_server: Callable[..., tuple[Server, _Lines]],
+) -> None:
+    server, lines = limited_server(TENURE_WRITE_KEEP_MAX="2")
+    assert server.proc is not None
+    _soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.prlimit(server.proc.pid, resource.RLIMIT_FSIZE, (1, hard))
+    for n in range(4):
+        assert _chat(server, f"turn {n} on a full disk").status_code == 200
+    body = httpx.get(f"{server.base}/healthz", timeout=5).json()
+    assert body["writes"]["kept"] == 2 and body["counters"]["writes_lost"] == 2
+    assert body["counters"]["turns_not_durable"] == 4
+    resource.prlimit(server.proc.pid, resource.RLIMIT_FSIZE, (hard, hard))
+    server.stop()
+    assert lines.text.count("LOST a job write") == 2
