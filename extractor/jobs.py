@@ -71,7 +71,9 @@ class JobQueue:
     """Enqueue, claim, complete and fail jobs; every call runs on the store's thread.
 
     A queue marks what it claims with its own token, so `running` rows with another token were
-    left behind by a process that died: `claim` takes them again. Use one queue per database.
+    left behind by a process that died: `claim` takes them again. So are `running` rows with
+    this queue's token that it no longer holds (a result whose write was rolled back). Use one
+    queue per database.
     """
 
     def __init__(self, store: BeliefStore) -> None:
@@ -80,6 +82,8 @@ class JobQueue:
         self.token = secrets.token_hex(6)
         self._listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
+        self._holding: set[str] = set()  # ids claimed and not yet completed, failed or released
+        self.shed = 0  # pending jobs parked because the backlog was full
 
     def on_enqueue(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener` (on the store thread) after each enqueue; returns its remover."""
@@ -143,14 +147,50 @@ class JobQueue:
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ?, "
             "updated_at = ? WHERE id IN (SELECT id FROM jobs WHERE (status = 'pending' AND "
             "(next_attempt_at IS NULL OR next_attempt_at <= ?)) OR (status = 'running' AND "
-            "claimed_by IS DISTINCT FROM ?) ORDER BY created_at, id LIMIT ?) "
+            "(claimed_by IS DISTINCT FROM ? OR NOT list_contains(?, id))) "
+            "ORDER BY created_at, id LIMIT ?) "
             f"RETURNING {_COLUMNS}",
-            [self.token, now, now, self.token, max(0, int(limit))],
+            [self.token, now, now, self.token, sorted(self._holding), max(0, int(limit))],
         ).fetchall()
-        return sorted((_job(row) for row in rows), key=lambda j: (j.created_at, j.id))
+        jobs = sorted((_job(row) for row in rows), key=lambda j: (j.created_at, j.id))
+        self._holding.update(job.id for job in jobs)
+        return jobs
+
+    def backlog(self, now: datetime | None = None) -> tuple[int, float]:
+        """(pending jobs, age in seconds of the oldest of them; 0 when none)."""
+        count, oldest = self.store.execute(
+            "SELECT count(*), min(created_at) FROM jobs WHERE status = 'pending'"
+        ).fetchone() or (0, None)
+        if oldest is None:
+            return int(count), 0.0
+        age = ((now or utcnow()) - as_utc(oldest)).total_seconds()
+        return int(count), max(0.0, age)
+
+    def shed_over(self, limit: int) -> int:
+        """Park the oldest pending jobs beyond `limit` as failed (their turns stay stored and
+        can be retried); returns how many. The newest turns are the ones extracted first."""
+        if limit <= 0:
+            return 0
+        rows = self.store.execute(
+            "UPDATE jobs SET status = 'failed', last_error = ?, claimed_by = NULL, "
+            "updated_at = ?, finished_at = ? WHERE id IN (SELECT id FROM jobs "
+            "WHERE status = 'pending' ORDER BY created_at DESC, id DESC OFFSET ?) RETURNING id",
+            [
+                f"the extraction backlog was full ({limit} pending jobs); the turn is kept: "
+                "retry it from /status or with `tenure jobs retry`",
+                utcnow(),
+                utcnow(),
+                int(limit),
+            ],
+        ).fetchall()
+        self.shed += len(rows)
+        if rows:
+            log.error("extraction backlog full: %d oldest pending job(s) parked", len(rows))
+        return len(rows)
 
     def release(self, job_id: str) -> None:
         """Give a claimed job back untouched (its attempt does not count)."""
+        self._holding.discard(job_id)
         self.store.execute(
             "UPDATE jobs SET status = 'pending', attempts = greatest(attempts - 1, 0), "
             "claimed_by = NULL, updated_at = ? WHERE id = ? AND status = 'running'",
@@ -159,6 +199,7 @@ class JobQueue:
 
     def release_claimed(self) -> int:
         """Give back every job this queue holds (on shutdown); returns how many."""
+        self._holding.clear()
         rows = self.store.execute(
             "UPDATE jobs SET status = 'pending', attempts = greatest(attempts - 1, 0), "
             "claimed_by = NULL, updated_at = ? WHERE status = 'running' AND claimed_by = ? "
@@ -176,6 +217,9 @@ class JobQueue:
         Raises:
             JobStateError: the job is not running (already done, or retried meanwhile).
         """
+        # Not held any more: if the transaction rolls back, the row stays `running` with this
+        # token and `claim` takes it again instead of leaving it running forever.
+        self._holding.discard(job_id)
         done = (
             job_id,
             json.dumps(list(written_ids)),
@@ -218,6 +262,7 @@ class JobQueue:
         retry_at: datetime | None = None,
     ) -> None:
         """Record a failed attempt: pending again at `retry_at`, or parked as `failed`."""
+        self._holding.discard(job_id)
         now = utcnow()
         status = "pending" if retry_at is not None else "failed"
         self.store.execute(
@@ -240,16 +285,16 @@ class JobQueue:
 
         Raises:
             JobNotFound: no job with that id.
-            JobStateError: the job is running or done.
+            JobStateError: the job is running (being extracted right now) or done.
         """
         job = self.get(job_id)
-        if job.status in ("running", "done"):
+        if job.status == "done" or (job.status == "running" and job_id in self._holding):
             raise JobStateError(
                 f"job {job_id} is {job.status}; only failed or pending jobs can be retried"
             )
         self.store.execute(
             "UPDATE jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL, "
-            "finished_at = NULL, updated_at = ? WHERE id = ?",
+            "claimed_by = NULL, finished_at = NULL, updated_at = ? WHERE id = ?",
             [utcnow(), job_id],
         )
         return self.get(job_id)

@@ -13,33 +13,86 @@ _KEY_NAMES = (
     r"|client[_\- ]?secret|private[_\- ]?key)[a-z0-9_\-]*"
 )
 
-# (pattern, value must mix letters and digits). A pattern with a group "secret" replaces only
-# that group; otherwise the whole match. After words like "token" a long value counts as a secret
-# only if it mixes letters and digits: "token_budget_configuration" is prose, "a1b2c3..." is not.
-_RULES: tuple[tuple[re.Pattern[str], bool], ...] = (
+# (pattern, value must mix letters and digits, triggers). A pattern with a group "secret"
+# replaces only that group; otherwise the whole match. After words like "token" a long value
+# counts as a secret only if it mixes letters and digits: "token_budget_configuration" is
+# prose, "a1b2c3..." is not. A rule runs only on text holding one of its triggers (lower-cased
+# substrings), so ordinary prose costs a few substring checks instead of every regex.
+_Rule = tuple[re.Pattern[str], bool, tuple[str, ...]]
+_RULES: tuple[_Rule, ...] = (
     (
         re.compile(
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?"
             r"(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)"
         ),
         False,
+        ("private key",),
     ),
-    (re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), False),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), False),
-    (re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), False),
-    (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"), False),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), False),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), False),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), False),
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), False),
-    (re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)"), False),
-    (re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})"), False),
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), False, ("sk-ant-",)),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), False, ("sk-",)),
+    # Stripe secret and restricted keys, webhook secrets
+    (re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"), False, ("k_live_", "k_test_")),
+    (re.compile(r"\bwhsec_[A-Za-z0-9]{16,}"), False, ("whsec_",)),
+    (
+        re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
+        False,
+        ("akia", "asia", "agpa", "aida", "aroa"),
+    ),
+    (
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"),
+        False,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), False, ("github_pat_",)),
+    (
+        re.compile(r"\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ft)-[A-Za-z0-9_\-]{20,}"),
+        False,
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-", "glft-"),
+    ),
+    (re.compile(r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"), False, ("xox",)),
+    (re.compile(r"hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"), False, ("hooks.slack.com",)),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), False, ("aiza",)),
+    (re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), False, ("sg.",)),
+    (re.compile(r"\bnpm_[A-Za-z0-9]{30,}"), False, ("npm_",)),
+    (re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{20,}"), False, ("pypi-age",)),
+    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), False, ("hf_",)),
+    (re.compile(r"\bdo[por]_v1_[a-f0-9]{40,}"), False, ("_v1_",)),
+    (
+        re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+        False,
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
+    (re.compile(r"\bdapi[a-f0-9]{32}"), False, ("dapi",)),
+    (re.compile(r"\b[0-9]{8,10}:AA[A-Za-z0-9_\-]{30,}"), False, (":aa",)),
+    (
+        re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+        False,
+        ("eyj",),
+    ),
+    (re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)"), False, ("bearer",)),
+    (re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})"), False, ("basic",)),
+    (re.compile(r"(?i)\bAccountKey=(?P<secret>[^;\s]+)"), False, ("accountkey=",)),
     (
         re.compile(
             r"(?i)\b(?:password|passwd|passphrase|pwd)\b[\"']?\s*(?:[=:]|\bis\b)\s*"
             r"(?P<secret>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"
         ),
         False,
+        ("pass", "pwd"),
+    ),
+    (
+        re.compile(r"(?i)\bpw\b[\"']?\s*[=:]\s*(?P<secret>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"),
+        False,
+        ("pw",),
+    ),
+    # .env style: an upper-case name ending in a secret word, `=` or `:`, any value.
+    (
+        re.compile(
+            r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY)\s*[=:]\s*[\"']?"
+            r"(?P<secret>[^\s\"',;]+)"
+        ),
+        False,
+        ("pass", "pwd", "secret", "token", "key"),
     ),
     (
         re.compile(
@@ -47,8 +100,10 @@ _RULES: tuple[tuple[re.Pattern[str], bool], ...] = (
             r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)"
         ),
         True,
+        ("token", "secret", "key"),
     ),
-    (re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<secret>[^\s@/]+)@"), False),
+    # A URL's password (the user may be empty: redis://:pw@host).
+    (re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s@/]+)@"), False, ("://",)),
 )
 
 
@@ -70,33 +125,10 @@ def _mixes(value: str) -> bool:
     return bool(re.search(r"[0-9]", value)) and bool(re.search(r"[A-Za-z]", value))
 
 
-# Substrings (lower-cased) each rule's match must contain, in `_RULES` order: a rule runs only
-# on text that has one, so ordinary prose costs a few substring checks instead of 14 regexes.
-_TRIGGERS: tuple[tuple[str, ...], ...] = (
-    ("private key",),
-    ("sk-ant-",),
-    ("sk-",),
-    ("akia", "asia", "agpa", "aida", "aroa"),
-    ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    ("github_pat_",),
-    ("xox",),
-    ("aiza",),
-    ("eyj",),
-    ("bearer",),
-    ("basic",),
-    ("pass", "pwd"),
-    ("token", "secret", "key"),
-    ("://",),
-)
-
-_COMPILED = tuple(
-    (pattern, _replacer(mixed), triggers)
-    for (pattern, mixed), triggers in zip(_RULES, _TRIGGERS, strict=True)
-)
-
+_COMPILED = tuple((pattern, _replacer(mixed), triggers) for pattern, mixed, triggers in _RULES)
 
 # Any trigger at all: most strings of a turn (keys, roles, prose) have none and cost one scan.
-_ANY_TRIGGER = re.compile("|".join(re.escape(t) for triggers in _TRIGGERS for t in triggers))
+_ANY_TRIGGER = re.compile("|".join(re.escape(t) for _, _, triggers in _RULES for t in triggers))
 
 
 def redact(text: str) -> str:

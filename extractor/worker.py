@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import time
@@ -29,6 +30,8 @@ from extractor.schema import ExtractionOutput
 from extractor.structured import Structured, complete_structured
 
 log = logging.getLogger("tenure.extractor")
+
+_RATE_WINDOW_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class ExtractionWorkers:
         busy: Callable[[], bool] | None = None,
         max_defer_s: float = 5.0,
         observe: Callable[[JobReport], None] | None = None,
+        min_rate: float = 0.0,
+        backlog_max: int = 0,
     ) -> None:
         self.thread = store_thread
         self.queue = queue
@@ -102,6 +107,14 @@ class ExtractionWorkers:
         self._busy = busy
         self._max_defer_s = max_defer_s
         self.deferrals = 0
+        # The floor: yielding stops while fewer than `min_rate` jobs a second were handled over
+        # the last `_RATE_WINDOW_S` (a steady load then still sees its turns extracted).
+        self._min_rate = min_rate
+        self._handled: collections.deque[float] = collections.deque()
+        # The bound: beyond `backlog_max` pending jobs the oldest are parked (checked each
+        # second off the request path); 0 = unbounded.
+        self._backlog_max = backlog_max
+        self._bounded_at = 0.0
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -186,10 +199,23 @@ class ExtractionWorkers:
         """Wait while live requests are in flight, for at most `max_defer_s`."""
         if self._busy is None or not self._busy():
             return
+        if self._below_floor():
+            return
         self.deferrals += 1
         deadline = time.monotonic() + self._max_defer_s
         while self._busy() and time.monotonic() < deadline and not self._stopping:
+            if self._below_floor():
+                return
             await asyncio.sleep(0.02)
+
+    def _below_floor(self) -> bool:
+        if self._min_rate <= 0:
+            return False
+        cutoff = time.monotonic() - _RATE_WINDOW_S
+        handled = self._handled
+        while handled and handled[0] < cutoff:
+            handled.popleft()
+        return len(handled) < self._min_rate * _RATE_WINDOW_S
 
     async def _idle(self) -> None:
         timeout = self.poll_s
@@ -202,6 +228,9 @@ class ExtractionWorkers:
         self._wake.clear()
 
     async def _claim(self, room: int) -> list[Job]:
+        if self._backlog_max > 0 and time.monotonic() - self._bounded_at >= 1.0:
+            self._bounded_at = time.monotonic()
+            await self.thread.run(self.queue.shed_over, self._backlog_max)
         if self.breaker.retry_in() > 0:
             return []  # jobs wait, they do not fail, while the model is cooling down
         jobs = await self.thread.run(self.queue.claim_many, room)
@@ -276,6 +305,8 @@ class ExtractionWorkers:
     async def _settle(self, outcomes: list[_Outcome]) -> None:
         await self.thread.run(self._settle_on_store, outcomes)
         self.processed += len(outcomes)
+        now = time.monotonic()
+        self._handled.extend(now for _ in outcomes)
 
     def _settle_on_store(self, outcomes: list[_Outcome]) -> None:
         store, now = self.queue.store, utcnow()

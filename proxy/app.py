@@ -11,7 +11,7 @@ from starlette.routing import BaseRoute
 
 from beliefs.store import BeliefStore
 from extractor.llm import ChatModel
-from proxy.auth import FailedAttempts, is_loopback
+from proxy.auth import FailedAttempts, Sessions, is_loopback
 from proxy.csrf import BrowserGuard
 from proxy.mcp_server import mcp_routes, memory_tools, running_mcp, scoped_mcp_route
 from proxy.middleware import GatewayMiddleware
@@ -68,10 +68,17 @@ def create_app(
     routes.append(ProxyRoute(proxy, reserved=first_segments(routes)))
     routes.insert(0, scoped_mcp_route())  # `scope` stays a proxy first segment
     failures = FailedAttempts()  # wrong access keys per address, shared with the login form
+    sessions = Sessions()  # the browser sessions, shared with the login and logout forms
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(GatewayMiddleware, api_key=settings.api_key, proxy=proxy, failures=failures),
+            Middleware(
+                GatewayMiddleware,
+                api_key=settings.api_key,
+                proxy=proxy,
+                failures=failures,
+                sessions=sessions,
+            ),
             Middleware(
                 BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
             ),
@@ -79,4 +86,5 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.failed_logins = failures
+    app.state.sessions = sessions
     return app

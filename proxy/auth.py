@@ -23,19 +23,39 @@ SESSION_COOKIE = "tenure_session"
 UI_PAGES = ("/beliefs", "/review", "/audit", "/rules", "/status", "/logout")
 
 
-def _signature(key: str, nonce: str) -> str:
-    return hmac.new(key.encode(), f"tenure-session:{nonce}".encode(), hashlib.sha256).hexdigest()
+def _signature(key: str, nonce: str, secret: str) -> str:
+    message = f"tenure-session:{secret}:{nonce}".encode()
+    return hmac.new(key.encode(), message, hashlib.sha256).hexdigest()
 
 
-def new_session(key: str) -> str:
-    """A session token: a random nonce signed with the access key (valid until the key changes)."""
-    nonce = secrets.token_urlsafe(18)
-    return f"{nonce}.{_signature(key, nonce)}"
+class Sessions:
+    """The browser sessions of this server: a random nonce signed with the access key and a
+    secret of this process. Logging out revokes the nonce, so the cookie stops working even
+    if it was copied; a restart (a new secret) ends every session."""
 
+    MAX_REVOKED = 100_000
 
-def valid_session(token: str, key: str) -> bool:
-    nonce, _, signature = token.partition(".")
-    return bool(nonce) and hmac.compare_digest(signature, _signature(key, nonce))
+    def __init__(self) -> None:
+        self._secret = secrets.token_hex(16)
+        self._revoked: set[str] = set()
+
+    def new(self, key: str) -> str:
+        nonce = secrets.token_urlsafe(18)
+        return f"{nonce}.{_signature(key, nonce, self._secret)}"
+
+    def valid(self, token: str, key: str) -> bool:
+        nonce, _, signature = token.partition(".")
+        expected = _signature(key, nonce, self._secret)
+        return (
+            bool(nonce) and hmac.compare_digest(signature, expected) and nonce not in self._revoked
+        )
+
+    def revoke(self, token: str) -> None:
+        nonce = token.partition(".")[0]
+        if len(self._revoked) >= self.MAX_REVOKED:  # rather than grow without end: new secret
+            self._revoked.clear()
+            self._secret = secrets.token_hex(16)
+        self._revoked.add(nonce)
 
 
 def cookies_of(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -59,12 +79,12 @@ def bearer_authorized(headers: Iterable[tuple[bytes, bytes]], key: str) -> bool:
     return False
 
 
-def authorized(headers: Iterable[tuple[bytes, bytes]], key: str) -> bool:
+def authorized(headers: Iterable[tuple[bytes, bytes]], key: str, sessions: Sessions) -> bool:
     headers = list(headers)
     if bearer_authorized(headers, key):
         return True
     session = cookies_of(headers).get(SESSION_COOKIE)
-    return session is not None and valid_session(session, key)
+    return session is not None and sessions.valid(session, key)
 
 
 def needs_key(path: str, key: str | None) -> bool:

@@ -8,8 +8,6 @@ then record the injection and hand the finished turn to extraction in the backgr
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.types import Receive, Scope, Send
@@ -19,14 +17,13 @@ from proxy.chat_commands import SAVE_SQL, ChatCommand, ChatState, apply_command,
 from proxy.forward import (
     Exchange,
     Header,
-    UpstreamBroke,
     exchange,
     upstream_headers,
     with_query,
 )
+from proxy.handoff import ChatRequest, Handoff
 from proxy.harness import user_words
 from proxy.identity import Identity, header_text, resolve_identity
-from proxy.injections import InjectionRecord
 from proxy.memory import Memory
 from proxy.middleware import ACCESS_USER
 from proxy.replies import send_bytes, send_events
@@ -34,25 +31,8 @@ from proxy.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.runtime import Runtime
 from proxy.side_calls import is_task_call
 from proxy.translate import litellm_exchange
-from proxy.turns import CapturedTurn, WireFormat, enqueue_turn
 
 log = logging.getLogger("tenure.proxy")
-
-ENDPOINTS: dict[WireFormat, str] = {
-    "openai": "chat/completions",
-    "anthropic": "messages",
-    "responses": "responses",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
-    """Where the request came in: its wire format, the URL scope and the request id."""
-
-    wire: WireFormat
-    url_scope: str | None
-    request_id: str
-    url_user: str | None = None
 
 
 async def handle_chat(
@@ -103,37 +83,17 @@ async def handle_chat(
     extract = not (identity.incognito or identity.no_extract or not state.extract)
     if extract and is_task_call(said, placement.system_texts(body, anthropic=anthropic)):
         extract = False  # an app's title or tag call: not a turn, not a reinforcement
-    capture: list[bytes] | None = [] if extract else None
-
-    outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, capture)
-    if outcome.disconnected:
-        rt.counters.client_disconnects += 1
-    if outcome.status >= 400:
-        rt.counters.upstream_errors += 1
-    answered = 200 <= outcome.status < 300  # a failed exchange leaves the store as it was
-    if memory is not None and answered:
-        rt.counters.injected_requests += 1
-        rt.writer.submit_record(_record(request, identity, model, memory))
-    if capture and answered:
-        # A stream the client or the upstream cut short still hands over what arrived.
-        captured = CapturedTurn(
-            request_id=request.request_id,
-            wire=request.wire,
-            user_id=identity.user_id,
-            agent_id=identity.agent_id,
-            scopes=identity.all_scopes,
-            model=model,
-            user_message=_typed_text(last) if tool_turn else said,
-            chunks=capture,
-            content_type=outcome.content_type,
-            content_encoding=outcome.content_encoding,
-            injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
-            created_at=datetime.now(UTC),
-        )
-        enqueue_turn(rt.writer, captured, rt.seen)
-    if outcome.broken:
-        rt.counters.upstream_broken_streams += 1
-        raise UpstreamBroke(outcome.broken)
+    handoff = Handoff(
+        rt,
+        request,
+        identity,
+        model,
+        memory,
+        user_message=_typed_text(last) if tool_turn else said,
+        extract=extract,
+    )
+    outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, handoff)
+    handoff.finish(outcome)
 
 
 def request_identity(
@@ -177,7 +137,7 @@ async def _forward(
     body: dict[str, Any],
     payload: bytes,
     extra: list[Header],
-    capture: list[bytes] | None,
+    handoff: Handoff,
 ) -> Exchange:
     """Send the (placed) request upstream, or through LiteLLM for a routed model."""
     settings = rt.settings
@@ -190,7 +150,8 @@ async def _forward(
             api_key=route.api_key or client_key,
             send=send,
             extra_headers=extra,
-            capture=capture,
+            capture=handoff.capture,
+            before_end=handoff.before_end,
         )
     if anthropic:
         base = settings.anthropic_upstream_url or settings.upstream_url
@@ -209,7 +170,8 @@ async def _forward(
         receive=receive,
         send=send,
         extra_headers=extra,
-        capture=capture,
+        capture=handoff.capture,
+        before_end=handoff.before_end,
     )
 
 
@@ -230,24 +192,6 @@ def _client_key(scope: Scope) -> str | None:
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return headers.get("x-api-key") or None
-
-
-def _record(
-    request: ChatRequest, identity: Identity, model: str, memory: Memory
-) -> InjectionRecord:
-    return InjectionRecord(
-        request_id=request.request_id,
-        created_at=datetime.now(UTC),
-        user_id=identity.user_id,
-        agent_id=identity.agent_id,
-        scopes=identity.all_scopes,
-        model=model,
-        endpoint=ENDPOINTS[request.wire],
-        query=memory.query,
-        layers=memory.layers,
-        persona=memory.persona,
-        approx_tokens=memory.approx_tokens,
-    )
 
 
 async def _send_synthetic(

@@ -22,6 +22,8 @@ class Counters:
     records_written: int = 0
     jobs_enqueued: int = 0
     write_failures: int = 0
+    turns_not_durable: int = 0  # replies that ended before their job was on disk
+    writes_lost: int = 0  # refused writes dropped because too many were waiting
     in_flight: int = 0  # proxied requests being answered right now
 
     def as_dict(self) -> dict[str, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from starlette.types import Receive, Scope, Send
@@ -158,27 +158,77 @@ class UpstreamBroke(Exception):
     """The upstream failed after the response started: the client's transfer is cut."""
 
 
+# Lines that open a stream's last event: OpenAI's `[DONE]`, Anthropic's `message_stop`, the
+# Responses API's terminal events. The end is held back from the client until `before_end` ran.
+_LAST_EVENT = (
+    b"data: [DONE]",
+    b"data:[DONE]",
+    b"event: message_stop",
+    b'data: {"type":"message_stop"',
+    b'data: {"type": "message_stop"',
+    b"event: response.completed",
+    b"event: response.failed",
+    b"event: response.incomplete",
+)
+
+
+def releasable(data: bytes) -> int:
+    """How many leading bytes of an SSE body's not-yet-sent `data` may go to the client before
+    the reply's end is made durable: every complete line before the stream's last event."""
+    end = data.rfind(b"\n") + 1
+    for marker in _LAST_EVENT:
+        at = data.find(marker, 0, end)
+        while at > 0 and data[at - 1 : at] != b"\n":  # a marker inside a line is content
+            at = data.find(marker, at + 1, end)
+        if at >= 0:
+            end = min(end, at)
+    return end
+
+
+BeforeEnd = Callable[[], Awaitable[None]]
+
+
 async def relay(
     resp: UpstreamResponse,
     send: Send,
     headers: list[Header],
     capture: list[bytes] | None,
+    before_end: BeforeEnd | None = None,
 ) -> None:
     """Send the upstream's status, headers and body chunks to the client as they arrive.
+
+    With `before_end`, the reply's last event (SSE) or last chunk (any other body) is held
+    until `before_end()` has run, so whatever it does happens before the client has it all.
 
     Raises:
         UpstreamBroke: the upstream failed mid-body; the server then aborts the connection so
             the client sees a cut transfer rather than a short "complete" one.
     """
     await send({"type": "http.response.start", "status": resp.status, "headers": headers})
+    sse = "text/event-stream" in resp.headers.get("content-type", "")
+    held = b""
     try:
         async for chunk in resp.chunks():
             if capture is not None:
                 capture.append(chunk)
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if before_end is None:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                continue
+            if not sse:  # all but the newest chunk: its last bytes may complete the reply
+                out, held = held, chunk
+            else:
+                data = held + chunk if held else chunk
+                cut = releasable(data)
+                out, held = data[:cut], data[cut:]
+            if out:
+                await send({"type": "http.response.body", "body": out, "more_body": True})
     except UpstreamError as exc:
+        if held:  # the client gets what arrived, then a cut transfer
+            await send({"type": "http.response.body", "body": held, "more_body": True})
         raise UpstreamBroke(f"upstream failed mid-response: {type(exc).__name__}: {exc}") from exc
-    await send({"type": "http.response.body", "body": b"", "more_body": False})
+    if before_end is not None:
+        await before_end()
+    await send({"type": "http.response.body", "body": held, "more_body": False})
 
 
 @dataclass(slots=True)
@@ -205,10 +255,12 @@ async def exchange(
     send: Send,
     extra_headers: list[Header],
     capture: list[bytes] | None,
+    before_end: Callable[[Exchange], Awaitable[None]] | None = None,
 ) -> Exchange:
     """Forward one request and relay the reply; a client disconnect cancels the upstream call
     (the upstream sees its connection closed). An upstream failing mid-reply is reported in
-    `broken`: the caller raises `UpstreamBroke` after its bookkeeping.
+    `broken`: the caller raises `UpstreamBroke` after its bookkeeping. `before_end(outcome)`
+    runs once the whole reply arrived, before its end is relayed (see `relay`).
 
     Raises:
         ProxyError: 502/504 before any byte of the reply was sent.
@@ -231,7 +283,8 @@ async def exchange(
         outcome.status = resp.status
         outcome.content_type = resp.headers.get("content-type", "")
         outcome.content_encoding = resp.headers.get("content-encoding", "")
-        await relay(resp, send, response_headers(resp, extra_headers), capture)
+        finish = None if before_end is None else _bound(before_end, outcome)
+        await relay(resp, send, response_headers(resp, extra_headers), capture, finish)
         outcome.completed = True
     except UpstreamBroke as exc:
         outcome.broken = str(exc)
@@ -249,6 +302,13 @@ async def exchange(
             else:
                 resp.close()
     return outcome
+
+
+def _bound(before_end: Callable[[Exchange], Awaitable[None]], outcome: Exchange) -> BeforeEnd:
+    async def run() -> None:
+        await before_end(outcome)
+
+    return run
 
 
 async def _wait_for_disconnect(receive: Receive) -> None:

@@ -12,6 +12,7 @@ from beliefs.errors import BeliefNotFound
 from beliefs.models import Belief, storable
 from beliefs.store import BeliefStore
 from beliefs.timeline import state_at
+from extractor.redact import redact
 
 MAX_LIMIT = 1000
 _COLUMNS = (
@@ -47,7 +48,7 @@ class InjectionRecord:
             list(self.scopes),
             None if self.model is None else storable(self.model),
             self.endpoint,
-            storable(self.query),
+            storable(redact(self.query)),  # the turn's own words: secrets never stored
             json.dumps(self.layers),
             self.belief_ids,
             self.persona,

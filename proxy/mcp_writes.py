@@ -35,8 +35,11 @@ def remember(
     scopes = list(scopes_of(caller, args.scope))
     old = None
     if args.replaces:
-        old = _find(store, caller, args.replaces, "replaces", scopes or None)
-        scopes = scopes or list(old.scope)  # the replacement lives where the old one did
+        # Named by id or name wherever it lives unless a scope was given; the replacement
+        # lives where the old one did.
+        old = _find(store, caller, args.replaces, "replaces", scopes if args.scope else None)
+        if not args.scope:
+            scopes = list(old.scope)
     turn = Turn(
         request_id=call_id,
         user_id=identity.user_id,

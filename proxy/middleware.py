@@ -13,6 +13,7 @@ from beliefs.errors import BeliefError
 from proxy.auth import (
     SESSION_COOKIE,
     FailedAttempts,
+    Sessions,
     authorized,
     client_address,
     cookies_of,
@@ -47,10 +48,12 @@ class GatewayMiddleware:
         api_key: str | None,
         proxy: ASGIApp | None = None,
         failures: FailedAttempts | None = None,
+        sessions: Sessions | None = None,
     ) -> None:
         self.app = app
         self.api_key = api_key
         self.failures = failures or FailedAttempts()
+        self.sessions = sessions or Sessions()
         # Proxy calls skip the rest of the stack: the router would first try every API and
         # UI route (~60 regex matches), and the browser guard and HTTP-exception layer have
         # nothing to do for them.
@@ -132,7 +135,7 @@ class GatewayMiddleware:
             if wait is not None:
                 await send_error(stamped, too_many_failures(wait), path=path, retry_after=wait)
                 return
-            if not authorized(scope["headers"], self.api_key or ""):
+            if not authorized(scope["headers"], self.api_key or "", self.sessions):
                 if is_ui_page(path) and scope["method"] in ("GET", "HEAD"):
                     await send_login_redirect(stamped, scope)
                     return

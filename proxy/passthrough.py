@@ -7,6 +7,7 @@ import json
 
 from starlette.types import Receive, Scope, Send
 
+from proxy.errors import ProxyError
 from proxy.forward import (
     Header,
     UpstreamBroke,
@@ -20,6 +21,9 @@ from proxy.replies import send_bytes
 from proxy.request_body import read_body
 from proxy.runtime import Runtime
 
+# TRACE echoes the request (the upstream key included) back; CONNECT would open a tunnel.
+_NOT_FORWARDED = frozenset({"TRACE", "CONNECT"})
+
 
 async def handle_passthrough(
     rt: Runtime, rest: str, scope: Scope, receive: Receive, send: Send
@@ -27,6 +31,13 @@ async def handle_passthrough(
     """Forward `<method> <upstream>/<rest>?<query>` and relay the reply."""
     settings = rt.settings
     method: str = scope["method"]
+    if method.upper() in _NOT_FORWARDED:
+        raise ProxyError(
+            405,
+            f"{method} is not forwarded: the provider would echo the request back, with the "
+            "upstream credentials; use GET, POST or another method the API defines",
+            code="method_not_allowed",
+        )
     body = await read_body(scope, receive, settings.max_body_bytes)
     anthropic = rest == "messages" or rest.startswith("messages/")
     if anthropic:

@@ -129,6 +129,8 @@ def check_chat(body: dict[str, Any], *, anthropic: bool) -> None:
         ProxyError: 400 naming the first wrong field.
     """
     _expect(body, "model", str, required=True)
+    if not body["model"].strip():
+        raise bad_field("model", "'model' is empty; name the model to answer, e.g. \"gpt-4o-mini\"")
     _expect(body, "messages", list, required=True)
     _expect(body, "stream", bool)
     _expect(body, "metadata", dict)

@@ -9,15 +9,15 @@ the input's user words and the output's text and function calls — to extractio
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
 from proxy import responses_body as shape
-from proxy.chat import ChatRequest, _client_key, _record, _run_command, request_identity
+from proxy.chat import _client_key, _run_command, request_identity
 from proxy.chat_commands import parse_command
-from proxy.forward import Exchange, Header, UpstreamBroke, exchange, upstream_headers, with_query
+from proxy.forward import Exchange, Header, exchange, upstream_headers, with_query
+from proxy.handoff import ChatRequest, Handoff
 from proxy.harness import user_words
 from proxy.memory import Memory
 from proxy.placement import has_tenure_metadata, without_tenure_metadata
@@ -27,7 +27,6 @@ from proxy.responses_stream import response_events, response_reply
 from proxy.runtime import Runtime
 from proxy.side_calls import is_task_call
 from proxy.translate import litellm_exchange
-from proxy.turns import CapturedTurn, enqueue_turn
 
 
 async def handle_responses(
@@ -76,36 +75,9 @@ async def handle_responses(
     instructions = body.get("instructions")
     if extract and is_task_call(said, [instructions] if isinstance(instructions, str) else []):
         extract = False
-    capture: list[bytes] | None = [] if extract else None
-
-    outcome = await _forward(rt, scope, receive, send, body, payload, extra_headers, capture)
-    if outcome.disconnected:
-        rt.counters.client_disconnects += 1
-    if outcome.status >= 400:
-        rt.counters.upstream_errors += 1
-    answered = 200 <= outcome.status < 300
-    if memory is not None and answered:
-        rt.counters.injected_requests += 1
-        rt.writer.submit_record(_record(request, identity, model, memory))
-    if capture and answered:
-        captured = CapturedTurn(
-            request_id=request.request_id,
-            wire="responses",
-            user_id=identity.user_id,
-            agent_id=identity.agent_id,
-            scopes=identity.all_scopes,
-            model=model,
-            user_message=said,
-            chunks=capture,
-            content_type=outcome.content_type,
-            content_encoding=outcome.content_encoding,
-            injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
-            created_at=datetime.now(UTC),
-        )
-        enqueue_turn(rt.writer, captured, rt.seen)
-    if outcome.broken:
-        rt.counters.upstream_broken_streams += 1
-        raise UpstreamBroke(outcome.broken)
+    handoff = Handoff(rt, request, identity, model, memory, user_message=said, extract=extract)
+    outcome = await _forward(rt, scope, receive, send, body, payload, extra_headers, handoff)
+    handoff.finish(outcome)
 
 
 async def _forward(
@@ -116,7 +88,7 @@ async def _forward(
     body: dict[str, Any],
     payload: bytes,
     extra: list[Header],
-    capture: list[bytes] | None,
+    handoff: Handoff,
 ) -> Exchange:
     settings = rt.settings
     route = settings.models.get(body["model"])
@@ -128,8 +100,9 @@ async def _forward(
             api_key=route.api_key or client_key,
             send=send,
             extra_headers=extra,
-            capture=capture,
+            capture=handoff.capture,
             responses=True,
+            before_end=handoff.before_end,
         )
     forwarded = upstream_headers(
         scope["headers"],
@@ -146,5 +119,6 @@ async def _forward(
         receive=receive,
         send=send,
         extra_headers=extra,
-        capture=capture,
+        capture=handoff.capture,
+        before_end=handoff.before_end,
     )

@@ -60,20 +60,45 @@ async def list_injections(request: Request) -> Response:
 
 async def healthz(request: Request) -> Response:
     """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
-    when the store fails."""
+    when the store fails or refuses writes, with the reasons. Also the extraction backlog."""
     rt = runtime_of(request)
     status, store_ok = "ok", True
+    reasons: list[str] = []
+    backlog: tuple[int, float] | None = None
     try:
         await asyncio.wait_for(rt.thread.run(lambda: rt.store.execute("SELECT 1").fetchone()), 2)
+        backlog = await asyncio.wait_for(rt.thread.run(rt.jobs.backlog), 2)
     except TimeoutError:
         status = "busy"
-    except Exception:
+    except Exception as exc:
         status, store_ok = "degraded", False
+        reasons.append(f"the store does not answer: {type(exc).__name__}: {exc}"[:300])
+    writes = rt.writer.health()
+    if not writes.ok:
+        status, store_ok = "degraded", False
+        reasons.append(
+            f"the store refuses writes ({writes.reason}); {writes.kept} write(s) kept in memory "
+            "and tried again; free disk space or fix the data directory's permissions"
+        )
     body: dict[str, Any] = {
         "status": status,
+        "reasons": reasons,
         "store": {"ok": store_ok, "beliefs_in_memory": len(rt.store.index)},
         "counters": rt.counters.as_dict(),
         "pending_writes": rt.writer.pending,
+        "writes": {
+            "ok": writes.ok,
+            "reason": writes.reason,
+            "kept": writes.kept,
+            "lost": writes.lost,
+            "failing_since": writes.failing_since,
+        },
+        "jobs": {
+            "pending": backlog[0] if backlog else None,
+            "oldest_pending_age_s": round(backlog[1], 3) if backlog else None,
+            "backlog_max": rt.settings.extract_backlog_max,
+            "shed": rt.jobs.shed,
+        },
     }
     try:
         breaker = rt.breaker_state()

@@ -9,8 +9,9 @@ from urllib.parse import unquote
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import Receive, Scope, Send
 
-from proxy.chat import ChatRequest, handle_chat
+from proxy.chat import handle_chat
 from proxy.errors import ProxyError
+from proxy.handoff import ChatRequest
 from proxy.middleware import REQUEST_ID
 from proxy.passthrough import handle_passthrough
 from proxy.responses import handle_responses

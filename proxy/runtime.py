@@ -91,9 +91,10 @@ class Runtime:
         pool = upstream or UpstreamPool(
             connect_timeout=settings.upstream_connect_timeout,
             read_timeout=settings.upstream_timeout,
+            max_connections=settings.upstream_max_connections,
         )
         jobs = JobQueue(store)
-        writer = StoreWriter(thread, counters, jobs)
+        writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
         writer.start()
         own_llm = None
         if llm is None:
@@ -107,6 +108,8 @@ class Runtime:
                 llm,
                 extraction_config(settings),
                 busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT,
+                min_rate=settings.extract_min_rate,
+                backlog_max=settings.extract_backlog_max,
             )
             await workers.start()
         parts = compaction_parts(settings, thread, llm)

@@ -74,6 +74,12 @@ class Settings(BaseModel):
     compaction_grace_hours: float = Field(default=24.0, ge=0)
     compaction_cooldown_s: float = Field(default=600.0, ge=0)
 
+    durable_wait_s: float = Field(default=5.0, ge=0)  # a reply's end waits this long for its job
+    write_keep_max: int = Field(default=10_000, ge=1)  # refused writes kept in memory for a retry
+    extract_min_rate: float = Field(default=5.0, ge=0)  # jobs/s extraction keeps under load
+    extract_backlog_max: int = Field(default=20_000, ge=0)  # pending jobs kept; 0 = unbounded
+    upstream_max_connections: int = Field(default=256, ge=1)  # per upstream origin, in use
+
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     models: dict[str, ModelRoute] = Field(default_factory=dict)
     # embedding recall beside name matching (needs the 'semantic' extra); off by default

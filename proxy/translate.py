@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.types import Send
@@ -37,6 +38,7 @@ async def litellm_exchange(
     extra_headers: list[Header],
     capture: list[bytes] | None,
     responses: bool = False,
+    before_end: Callable[[Exchange], Awaitable[None]] | None = None,
 ) -> Exchange:
     """Answer `body` through LiteLLM and send the reply in OpenAI wire format; `api_key` is
     the route's key, else the client's own; `responses`: a Responses API request.
@@ -72,6 +74,8 @@ async def litellm_exchange(
         data = json.dumps(payload).encode()
         if capture is not None:
             capture.append(data)
+        if before_end is not None:
+            await before_end(outcome)
         await send_bytes(send, 200, data, headers=extra_headers)
         outcome.completed = True
         return outcome
@@ -97,6 +101,8 @@ async def litellm_exchange(
     except Exception as exc:
         outcome.broken = f"{route.litellm_model} failed mid-stream: {type(exc).__name__}: {exc}"
         return outcome
+    if before_end is not None:
+        await before_end(outcome)
     if not responses:
         await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})

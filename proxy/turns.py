@@ -13,12 +13,14 @@ history) goes once: the job then carries only the new answer.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from beliefs.render import strip_injected
 from extractor.turn import Turn
@@ -26,6 +28,11 @@ from proxy.background import StoreWriter
 from proxy.harness import strip_harness
 from proxy.responses_stream import output_turn, stream_turn
 from proxy.side_calls import SeenMessages
+
+if TYPE_CHECKING:
+    from proxy.runtime import Runtime
+
+log = logging.getLogger("tenure.proxy")
 
 WireFormat = Literal["openai", "anthropic", "responses"]
 
@@ -235,3 +242,27 @@ def enqueue_turn(
     """Queue the job write; the body is parsed on the store thread, off the request path, and
     the writer puts a batch's jobs in one statement."""
     writer.submit_job(lambda: captured.to_turn(seen))
+
+
+async def make_durable(rt: Runtime, captured: CapturedTurn) -> bool:
+    """Commit the turn's extraction job now and wait for it: call with the whole reply
+    captured, before relaying its last event or bytes, so a turn the client received in full
+    survives a kill. False when the store did not take it within `durable_wait_s` or refused
+    it: the job then stays with the writer, which keeps trying (see /healthz). With
+    `durable_wait_s` 0 the job is only queued (batched, not waited for)."""
+    if rt.settings.durable_wait_s <= 0:
+        enqueue_turn(rt.writer, captured, rt.seen)
+        return False
+    try:
+        async with asyncio.timeout(rt.settings.durable_wait_s):
+            if await rt.writer.commit_job(lambda: captured.to_turn(rt.seen)):
+                return True
+    except TimeoutError:
+        pass
+    rt.counters.turns_not_durable += 1
+    log.warning(
+        "turn %s is not on disk yet as its reply ends (the store is slow or refusing writes); "
+        "it is kept and written when the store takes it",
+        captured.request_id,
+    )
+    return False

@@ -196,6 +196,7 @@ class _Connection(asyncio.Protocol):
         self.closed = False
         self.idle_since = time.monotonic()
         self.received_any = False
+        self.slot: asyncio.Semaphore | None = None  # the pool's per-origin limit, while in use
         self._parser: httptools.HttpResponseParser | None = None
         self._response: UpstreamResponse | None = None
         self._head: asyncio.Future[UpstreamResponse] | None = None
@@ -323,6 +324,9 @@ class _Connection(asyncio.Protocol):
 
     def finish(self, reusable: bool) -> None:
         """The exchange is over: back to the pool if the reply was read whole, else closed."""
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
         keep = (
             reusable
             and self._complete
@@ -364,8 +368,12 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
 
 
+MAX_CONNECTIONS = 256  # per upstream origin, in use at once
+
+
 class UpstreamPool:
-    """Keep-alive connections per upstream origin; no limit on how many."""
+    """Keep-alive connections per upstream origin, at most `max_connections` in use at once
+    per origin: a request beyond that waits for one to be free (up to the connect timeout)."""
 
     def __init__(
         self,
@@ -373,10 +381,13 @@ class UpstreamPool:
         connect_timeout: float,
         read_timeout: float,
         ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         """`ssl_context`: how https upstreams are verified (default: the system's CAs)."""
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
+        self.max_connections = max(1, max_connections)
+        self._slots: dict[tuple[str, str, int], asyncio.Semaphore] = {}
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._ssl = ssl_context
         self._closed = False
@@ -396,14 +407,39 @@ class UpstreamPool:
         target = target_of(url)
         head = _request_head(method, target, headers, body)
         head_only = method.upper() == "HEAD"
+        slot = await self._slot(target)
         connection = self._take(target.origin)
         if connection is not None:
+            connection.slot = slot
             try:
                 return await self._exchange(connection, head, body, head_only)
             except UpstreamUnreachable:
                 if connection.received_any:
                     raise
-        return await self._exchange(await self._connect(target), head, body, head_only)
+            slot = await self._slot(target)  # the failed exchange gave its slot back
+        try:
+            connection = await self._connect(target)
+        except BaseException:
+            slot.release()
+            raise
+        connection.slot = slot
+        return await self._exchange(connection, head, body, head_only)
+
+    async def _slot(self, target: Target) -> asyncio.Semaphore:
+        """Raises:
+        UpstreamTimeout: every allowed connection to the origin stayed busy.
+        """
+        slot = self._slots.get(target.origin)
+        if slot is None:
+            slot = self._slots[target.origin] = asyncio.Semaphore(self.max_connections)
+        try:
+            await asyncio.wait_for(slot.acquire(), self.connect_timeout)
+        except TimeoutError:
+            raise UpstreamTimeout(
+                f"all {self.max_connections} connections to {target.authority} stayed busy "
+                f"for {self.connect_timeout:g} s"
+            ) from None
+        return slot
 
     async def close(self) -> None:
         """Close the idle connections and wait (briefly) until their sockets are closed."""

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from proxy.auth import SESSION_COOKIE, FailedAttempts, client_address, new_session
+from proxy.auth import SESSION_COOKIE, FailedAttempts, Sessions, client_address
 from proxy.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
 from proxy.runtime import Runtime
 from proxy.ui.api import Api, ApiResult
@@ -271,8 +271,9 @@ class Forms:
                 error="That is not the access key (TENURE_API_KEY). Try again.",
             )
         response = RedirectResponse(target, status_code=303)
+        sessions: Sessions = request.app.state.sessions
         response.set_cookie(
-            SESSION_COOKIE, new_session(key), httponly=True, samesite="strict", path="/"
+            SESSION_COOKIE, sessions.new(key), httponly=True, samesite="strict", path="/"
         )
         return response
 
@@ -280,6 +281,10 @@ class Forms:
         form = await self.read_form(request)
         if isinstance(form, Response):
             return form
+        token = request.cookies.get(SESSION_COOKIE)
+        if token:  # the cookie stops working, even where it was copied
+            sessions: Sessions = request.app.state.sessions
+            sessions.revoke(token)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
         return response

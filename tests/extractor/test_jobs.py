@@ -133,3 +133,38 @@ def test_a_job_completed_twice_in_one_transaction_rolls_it_all_back(
     assert {queue.get(first).status, queue.get(second).status} == {"running"}
     assert store.index.get(belief.id) is None
     assert store.execute("SELECT count(*) FROM beliefs").fetchone() == (0,)
+
+
+def test_a_job_whose_result_was_rolled_back_is_not_left_running(
+    queue: JobQueue, store: BeliefStore
+) -> None:
+    job_id = queue.enqueue(make_turn())
+    job = queue.claim()
+    assert job is not None
+    with pytest.raises(RuntimeError), store.transaction():
+        queue.complete(job_id, ["b-1"], [])
+        raise RuntimeError("the write of the result failed")  # e.g. the disk filled up
+    assert queue.get(job_id).status == "running"  # the row kept this queue's claim
+    # ...but the queue no longer holds it: a retry is accepted, and so is a claim
+    assert queue.retry(job_id).status == "pending"
+    again = queue.claim()
+    assert again is not None and again.id == job_id
+    with pytest.raises(JobStateError, match="running"):
+        queue.retry(job_id)  # held again: being extracted right now
+    with pytest.raises(RuntimeError), store.transaction():
+        queue.complete(job_id, [], [])
+        raise RuntimeError("failed again")
+    third = queue.claim()  # reclaimed directly too, without a retry
+    assert third is not None and third.id == job_id
+
+
+def test_the_backlog_and_its_bound(queue: JobQueue) -> None:
+    assert queue.backlog() == (0, 0.0)
+    ids = [queue.enqueue(make_turn(f"turn {n}")) for n in range(5)]
+    count, age = queue.backlog(utcnow() + timedelta(seconds=30))
+    assert count == 5 and age >= 30
+    assert queue.shed_over(3) == 2 and queue.shed == 2
+    parked = [queue.get(i) for i in ids[:2]]
+    assert all(j.status == "failed" and "backlog was full" in (j.last_error or "") for j in parked)
+    assert [queue.get(i).status for i in ids[2:]] == ["pending"] * 3  # the newest stay
+    assert queue.retry(ids[0]).status == "pending"  # a parked turn is kept, retryable

@@ -372,20 +372,18 @@ def test_an_anthropic_turn_is_extracted_by_its_model_at_the_anthropic_upstream()
     assert chat_model_for(conf).routes["anthropic/"] == ("https://api.anthropic.com", "ak")
 
 
+def busy_workers(rig: Rig, **options: Any) -> ExtractionWorkers:
+    return ExtractionWorkers(
+        rig.workers.thread, rig.queue, rig.llm, settings(), poll_s=0.05, **options
+    )
+
+
 def test_extraction_waits_while_live_requests_are_busy_but_never_starves(rig: Rig) -> None:
     rig.llm.default = extraction(new_beliefs=[new_belief("x", "y")])
     busy = {"now": True}
 
     async def go() -> tuple[str, int, str, str]:
-        workers = ExtractionWorkers(
-            rig.workers.thread,
-            rig.queue,
-            rig.llm,
-            settings(),
-            poll_s=0.05,
-            busy=lambda: busy["now"],
-            max_defer_s=0.6,
-        )
+        workers = busy_workers(rig, busy=lambda: busy["now"], max_defer_s=0.6)
         await workers.start()
         job_id = await workers.thread.run(rig.queue.enqueue, make_turn())
         await asyncio.sleep(0.3)
@@ -409,3 +407,41 @@ def test_extraction_waits_while_live_requests_are_busy_but_never_starves(rig: Ri
     while_busy, calls_while_busy, after_deferral, when_idle = asyncio.run(go())
     assert while_busy == "pending" and calls_while_busy == 0
     assert after_deferral == "done" and when_idle == "done"
+
+
+def test_under_a_load_that_never_ends_the_floor_keeps_extraction_going(rig: Rig) -> None:
+    rig.llm.default = extraction()
+
+    async def go(min_rate: float) -> int:
+        # live requests in flight all the time
+        workers = busy_workers(rig, busy=lambda: True, max_defer_s=60, min_rate=min_rate)
+        await workers.start()
+        for n in range(10):
+            await workers.thread.run(rig.queue.enqueue, make_turn(request_id=f"load-{n}"))
+        for _ in range(500):
+            counts = await workers.thread.run(rig.queue.counts)
+            if counts["done"] == 10:
+                break
+            await asyncio.sleep(0.01)
+        await workers.stop()
+        return (await workers.thread.run(rig.queue.counts))["done"]
+
+    assert asyncio.run(go(min_rate=0)) == 0  # without a floor it yields the whole time
+    assert asyncio.run(go(min_rate=50)) == 10
+
+
+def test_a_full_backlog_parks_its_oldest_jobs(rig: Rig) -> None:
+    rig.llm.default = extraction()
+
+    async def go() -> dict[str, int]:
+        workers = ExtractionWorkers(
+            rig.workers.thread, rig.queue, rig.llm, settings(), poll_s=0.05, backlog_max=3
+        )
+        for n in range(8):
+            await workers.thread.run(rig.queue.enqueue, make_turn(request_id=f"b-{n}"))
+        await workers.run_once()
+        return await workers.thread.run(rig.queue.counts)
+
+    counts = asyncio.run(go())
+    assert counts["failed"] == 5 and counts["done"] + counts["pending"] == 3
+    assert rig.queue.shed == 5

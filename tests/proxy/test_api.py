@@ -97,6 +97,43 @@ def test_injection_records_and_filters(gw: Gateway, upstream: FakeUpstream) -> N
     assert httpx.get(api, params={"limit": "lots"}).status_code == 400
 
 
+def test_the_query_of_an_injection_record_is_stored_redacted(
+    gw: Gateway, upstream: FakeUpstream
+) -> None:
+    key = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    text = f"Which pg version? Our Stripe key is {key} and DB_PASSWORD=Xk29dkeL0q"
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": text}]}
+    first = httpx.post(gw.v1 + "/chat/completions", json=body, headers=ALICE)
+    assert int(first.headers["x-tenure-injected"]) > 0
+    api = gw.url + "/api/injections"
+    gw.settle(lambda: len(httpx.get(api).json()) == 1)
+    [record] = httpx.get(api).json()
+    assert record["query"].startswith("Which pg version?") and "[REDACTED]" in record["query"]
+    assert key not in record["query"] and "Xk29dkeL0q" not in record["query"]
+    stored = gw.rows("SELECT query FROM injections")
+    assert key not in str(stored) and "Xk29dkeL0q" not in str(stored)
+
+
+def test_healthz_reports_the_extraction_backlog_and_its_age(gw: Gateway) -> None:
+    from extractor.turn import Turn
+
+    turn = Turn(
+        request_id="r-old", user_id="alice", scopes=["domain:code"], model="m", user_message="hi"
+    )
+    gw.on_store(lambda s: gw.runtime.jobs.enqueue(turn))
+    health = httpx.get(gw.url + "/healthz").json()
+    assert health["jobs"]["pending"] == 1 and health["jobs"]["oldest_pending_age_s"] >= 0
+    assert health["jobs"]["backlog_max"] == gw.runtime.settings.extract_backlog_max
+    assert health["writes"] == {
+        "ok": True,
+        "reason": "",
+        "kept": 0,
+        "lost": 0,
+        "failing_since": None,
+    }
+    assert health["reasons"] == []
+
+
 def test_healthz(gw: Gateway, upstream: FakeUpstream) -> None:
     httpx.post(
         gw.v1 + "/chat/completions",

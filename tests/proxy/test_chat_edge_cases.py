@@ -63,6 +63,20 @@ def test_bodies_json_cannot_carry_are_400(
     assert jobs(gw) == []
 
 
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages"])
+@pytest.mark.parametrize("model", ["", "   "])
+def test_an_empty_model_is_a_400_naming_it(
+    gw: Gateway, upstream: FakeUpstream, path: str, model: str
+) -> None:
+    body = {"model": model, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    with no_request_to(upstream):
+        resp = post(gw, body, alice(), path=path)
+    assert resp.status_code == 400, resp.text
+    error = resp.json()["error"]
+    assert error["param"] == "model" and "'model' is empty" in error["message"]
+    assert jobs(gw) == [] and gw.runtime.counters.write_failures == 0
+
+
 def test_a_utf8_user_header_is_the_same_user_as_in_metadata(gw: Gateway) -> None:
     messages = [{"role": "user", "content": "I like tea"}]
     post(gw, {"model": "m", "messages": messages}, [(b"x-tenure-user", "josé".encode())])

@@ -274,3 +274,52 @@ def test_an_anthropic_turn_is_extracted_through_the_messages_api(
     assert belief.content == "Uses Helix."
     request = next(r for r in upstream.requests if is_tool_extraction(r))
     assert request.path == "/v1/messages" and request.json["model"] == "claude-x"
+
+
+def test_no_corpus_secret_reaches_the_database_the_model_or_the_log(
+    make_gateway: Callable[..., Gateway],
+    upstream: FakeUpstream,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    import logging
+
+    import litellm  # imported here, not on the gateway's loop mid-test (seconds on a busy machine)
+
+    from tests.extractor.secret_corpus import SECRETS
+
+    caplog.set_level(logging.DEBUG)
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        caplog.set_level(logging.DEBUG, logger=name)
+    litellm.set_verbose = True  # LiteLLM's own debug printing, as LITELLM_LOG=DEBUG gives
+    gateway = make_gateway(beliefs=OTHER_BELIEFS, extract_workers=1, log_level="debug")
+    secrets = [case.secret for case in SECRETS]
+    pasted = "\n".join(case.line for case in SECRETS)
+    upstream.queue(
+        extraction_reply(
+            extraction(new_beliefs=[new_belief("deploy_secrets", f"Uses {SECRETS[3].line}.")])
+        )
+    )
+    response = httpx.post(
+        f"{gateway.v1}/chat/completions",
+        headers=HEADERS,
+        json={"model": "stand-in-model", "messages": [{"role": "user", "content": pasted}]},
+        timeout=10,
+    )
+    assert response.status_code == 200
+    wait_jobs(gateway, 1)
+    extraction_calls = [r.body.decode() for r in upstream.requests if is_extraction(r)]
+    assert extraction_calls
+
+    def dump(store: BeliefStore) -> str:
+        tables = store.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        return "".join(str(store.execute(f'SELECT * FROM "{t}"').fetchall()) for (t,) in tables)
+
+    stored = gateway.on_store(dump)
+    logged = caplog.text + "".join(capfd.readouterr())
+    litellm.set_verbose = False
+    assert "[REDACTED]" in logged  # LiteLLM's debug log did show the (redacted) prompt
+    for secret in secrets:
+        assert secret not in stored, secret
+        assert all(secret not in call for call in extraction_calls), secret
+        assert secret not in logged, secret

@@ -119,7 +119,12 @@ def test_remember_round_trips_and_reinforces_instead_of_duplicating(
 def test_remember_under_a_known_name_opens_a_conflict_and_replaces_supersedes(
     make_gateway: Callable[..., Gateway],
 ) -> None:
-    old = Belief(user_id="alice", canonical_name="database", content="Uses MySQL 8.")
+    old = Belief(
+        user_id="alice",
+        canonical_name="database",
+        content="Uses MySQL 8.",
+        scope=["domain:general"],
+    )
     gateway = make_gateway(beliefs=[old])
     url = f"{gateway.url}/mcp"
 

@@ -91,6 +91,15 @@ def test_dot_segments_are_refused_before_the_upstream(
             assert b"invalid_path" in answer and b"'..' segment" in answer
 
 
+def test_trace_and_connect_are_not_forwarded(gateway: Gateway, upstream: FakeUpstream) -> None:
+    with no_request_to(upstream):
+        for method in (b"TRACE", b"CONNECT"):
+            request = method + b" /v1/models HTTP/1.1\r\nHost: g\r\nConnection: close\r\n\r\n"
+            (answer,) = raw_request(gateway, request)
+            assert answer.startswith(b"HTTP/1.1 405"), answer
+            assert b"is not forwarded" in answer
+
+
 def test_headers_named_by_connection_stay_on_their_hop(
     make_gateway: Callable[..., Gateway],
 ) -> None:

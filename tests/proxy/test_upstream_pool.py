@@ -387,3 +387,41 @@ def test_bytes_after_the_reply_do_not_join_it_and_the_connection_is_dropped() ->
                 await client.close()
 
     run(main)
+
+
+def test_the_pool_opens_at_most_max_connections_per_origin_and_the_rest_wait() -> None:
+    async def main() -> None:
+        release = asyncio.Event()
+
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while True:
+                await server.read_request(reader)
+                await release.wait()
+                writer.write(JSON_REPLY + b'{"ok":true}')
+                await writer.drain()
+
+        async with RawServer(handler) as server:
+            client = UpstreamPool(connect_timeout=5.0, read_timeout=5.0, max_connections=2)
+
+            async def one() -> bytes:
+                async with await client.request("GET", server.url + "/v1/models", [], None) as r:
+                    return await r.read()
+
+            calls = [asyncio.create_task(one()) for _ in range(5)]
+            await asyncio.sleep(0.2)
+            assert server.connections == 2 and len(server.heads) == 2  # three wait for a slot
+            release.set()
+            assert await asyncio.gather(*calls) == [b'{"ok":true}'] * 5
+            assert server.connections == 2 and len(server.heads) == 5
+
+            release.clear()
+            busy = [asyncio.create_task(one()) for _ in range(2)]
+            await asyncio.sleep(0.1)
+            client.connect_timeout = 0.2  # both slots in use: a third waits that long, then 504
+            with pytest.raises(UpstreamTimeout, match=r"connections to .* stayed busy"):
+                await client.request("GET", server.url + "/v1/models", [], None)
+            release.set()
+            await asyncio.gather(*busy)
+            await client.close()
+
+    run(main)

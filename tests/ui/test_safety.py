@@ -102,10 +102,15 @@ def test_with_an_access_key_the_ui_asks_for_it_once(make_ui: Callable[..., UI]) 
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
     assert "kubernetes" in client.get("/beliefs/b-k8s").text
     assert client.get("/api/beliefs/b-k8s").status_code == 200  # the cookie works for the API
+    session = client.cookies["tenure_session"]
     # logging out ends the session
     out = client.post("/logout", data={"csrf_token": ui.csrf()}, follow_redirects=False)
     assert out.status_code == 303 and "Max-Age=0" in out.headers["set-cookie"]
     assert client.get("/api/beliefs").status_code == 401
+    # ...for good: the old cookie, replayed (copied before the logout), is refused too
+    client.cookies.set("tenure_session", session)
+    assert client.get("/api/beliefs").status_code == 401
+    assert client.get("/beliefs", follow_redirects=False).status_code == 303
 
 
 def test_a_forged_session_is_refused(make_ui: Callable[..., UI]) -> None:

@@ -1,0 +1,74 @@
+"""Redaction: our rules against detect-secrets' detectors on the secret corpus.
+
+For each line of `tests/extractor/secret_corpus.py` a redactor "catches" the secret when no
+part of it is left in the line after every span it detected is replaced; on the lines that
+hold no secret it should change nothing. Time is per line, both in the same run.
+
+detect-secrets is used the way a line scanner can be: `scan_line` with its named-format
+plugins (its entropy plugins, in line mode, flag nearly every word and are reported apart).
+Run: `.venv/bin/python bench/redaction_eval.py`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from extractor.redact import REDACTED, redact  # noqa: E402
+from tests.extractor.secret_corpus import NOT_SECRETS, SECRETS  # noqa: E402
+
+_ENTROPY = ("Base64HighEntropyString", "HexHighEntropyString")
+
+
+def detect_secrets_redactor(entropy: bool) -> Callable[[str], str]:
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import transient_settings
+
+    names = [cls.__name__ for cls in get_mapping_from_secret_type_to_class().values()]
+    plugins = [{"name": n} for n in names if entropy or n not in _ENTROPY]
+
+    def run(text: str) -> str:
+        with transient_settings({"plugins_used": plugins}):
+            found = {s.secret_value for line in text.split("\n") for s in scan_line(line)}
+        for value in sorted((v for v in found if v), key=len, reverse=True):
+            text = text.replace(value, REDACTED)
+        return text
+
+    return run
+
+
+def evaluate(name: str, redactor: Callable[[str], str]) -> None:
+    missed = [case.name for case in SECRETS if case.secret in redactor(case.line)]
+    changed = [line for line in NOT_SECRETS if redactor(line) != line]
+    lines = [case.line for case in SECRETS] + list(NOT_SECRETS)
+    began = time.perf_counter()
+    rounds = 20
+    for _ in range(rounds):
+        for line in lines:
+            redactor(line)
+    per_line_us = (time.perf_counter() - began) / (rounds * len(lines)) * 1e6
+    caught = len(SECRETS) - len(missed)
+    print(
+        f"{name:<34} caught {caught:>2}/{len(SECRETS)}  prose changed {len(changed):>2}/"
+        f"{len(NOT_SECRETS)}  {per_line_us:>9.1f} µs/line"
+    )
+    if missed:
+        print(f"{'':<34} missed: {', '.join(missed)}")
+    if changed:
+        print(f"{'':<34} changed: {' | '.join(changed)}")
+
+
+def main() -> None:
+    evaluate("ours (extractor/redact.py)", redact)
+    evaluate("detect-secrets, format plugins", detect_secrets_redactor(entropy=False))
+    evaluate("detect-secrets, all plugins", detect_secrets_redactor(entropy=True))
+
+
+if __name__ == "__main__":
+    main()
