@@ -99,7 +99,7 @@ class Server:
         began = time.monotonic()
         log = (self.home / "serve.log").open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "proxy.cli", "serve"],
+            [sys.executable, "-m", "proxy.cli.main", "serve"],
             cwd=ROOT,
             env=env,
             stdout=log,

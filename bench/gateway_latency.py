@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
 from bench.corpus import make_corpus, make_queries
-from proxy.placement import place_openai
+from proxy.gateway.placement import place_openai
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "bench-user"
@@ -457,7 +457,7 @@ def main() -> None:
             "TENURE_EXTRACT_WORKERS": "0",
             "TENURE_LOG_LEVEL": "warning",
         }
-        proxy = start(["-m", "proxy.cli", "serve"], proxy_env)
+        proxy = start(["-m", "proxy.cli.main", "serve"], proxy_env)
         try:
             wait_healthy(f"http://127.0.0.1:{proxy_port}/healthz", proxy)
             print("measuring …", flush=True)

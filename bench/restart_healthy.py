@@ -82,7 +82,7 @@ def serve(
     url = f"http://127.0.0.1:{port}/healthz"
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "proxy.cli.main", "serve", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -11,22 +11,22 @@ from starlette.routing import BaseRoute
 
 from beliefs.store import BeliefStore
 from extractor.llm import ChatModel
-from proxy.auth import FailedAttempts, Sessions, is_loopback
-from proxy.csrf import BrowserGuard
-from proxy.mcp_server import mcp_routes, memory_tools, running_mcp, scoped_mcp_route
-from proxy.middleware import GatewayMiddleware
-from proxy.openapi import openapi_routes
-from proxy.routes_api import api_routes
-from proxy.routes_beliefs import belief_routes
-from proxy.routes_compaction import compaction_routes
-from proxy.routes_delivery import delivery_routes
-from proxy.routes_home import home_routes
-from proxy.routes_jobs import jobs_routes
-from proxy.routes_proxy import ProxyEndpoint, ProxyRoute, first_segments
+from proxy.api.beliefs import belief_routes
+from proxy.api.compaction import compaction_routes
+from proxy.api.delivery import delivery_routes
+from proxy.api.jobs import jobs_routes
+from proxy.api.openapi import openapi_routes
+from proxy.api.routes import api_routes
+from proxy.api.server import home_routes
+from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
+from proxy.gateway.upstream_pool import UpstreamPool
+from proxy.mcp.server import mcp_routes, memory_tools, running_mcp, scoped_mcp_route
 from proxy.runtime import Runtime
+from proxy.security.access import FailedAttempts, Sessions, is_loopback
+from proxy.security.csrf import BrowserGuard
+from proxy.security.middleware import GatewayMiddleware
 from proxy.settings import Settings
 from proxy.ui import ui_routes
-from proxy.upstream_pool import UpstreamPool
 
 
 def create_app(

@@ -18,16 +18,16 @@ from compaction import CompactionScheduler, Compactor, PersonaKeeper
 from extractor.jobs import JobQueue
 from extractor.llm import ChatModel, LiteLLMChatModel
 from extractor.worker import ExtractionWorkers
-from proxy.background import StoreWriter
-from proxy.chat_commands import LOAD_SQL, ChatStates
 from proxy.compaction_setup import compaction_parts
-from proxy.counters import Counters
-from proxy.memory import MemoryBuilder
+from proxy.gateway.background import StoreWriter
+from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
+from proxy.gateway.counters import Counters
+from proxy.gateway.memory import MemoryBuilder
+from proxy.gateway.side_calls import SeenMessages
+from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
+from proxy.gateway.upstream_pool import UpstreamPool
 from proxy.model_setup import chat_model_for, extraction_config
 from proxy.settings import Settings
-from proxy.side_calls import SeenMessages
-from proxy.tables import MIGRATIONS as GATEWAY_TABLES
-from proxy.upstream_pool import UpstreamPool
 
 log = logging.getLogger("tenure.proxy")
 

@@ -92,7 +92,7 @@ class Settings(BaseModel):
     extract_rules_in: Literal["auto", "system", "user"] = "auto"
 
     # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
-    # Tenure users here, else ignored unless trusted (see proxy/identity.py).
+    # Tenure users here, else ignored unless trusted (see proxy/gateway/identity.py).
     trust_client_ids: bool = False
     client_users: dict[str, str] = Field(default_factory=dict)
 

@@ -12,8 +12,8 @@ import pytest
 from starlette.routing import Mount, Route
 
 from proxy.app import create_app
-from proxy.cli import build_parser
-from proxy.routes_proxy import ProxyRoute
+from proxy.cli.main import build_parser
+from proxy.gateway.routes import ProxyRoute
 from proxy.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

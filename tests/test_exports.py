@@ -8,7 +8,18 @@ import sys
 
 import pytest
 
-PACKAGES = ["beliefs", "proxy", "extractor", "compaction", "proxy.commands", "proxy.ui"]
+PACKAGES = [
+    "beliefs",
+    "proxy",
+    "extractor",
+    "compaction",
+    "proxy.cli",
+    "proxy.ui",
+    "proxy.gateway",
+    "proxy.api",
+    "proxy.security",
+    "proxy.mcp",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -12,7 +12,7 @@ from beliefs.migrations import MIGRATIONS as BELIEFS
 from beliefs.migrations import Migration
 from compaction.migrations import MIGRATIONS as COMPACTION
 from extractor.migrations import MIGRATIONS as EXTRACTOR
-from proxy.tables import MIGRATIONS as GATEWAY
+from proxy.gateway.tables import MIGRATIONS as GATEWAY
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS: dict[str, list[Migration]] = {

@@ -11,9 +11,9 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from proxy.auth import SESSION_COOKIE, FailedAttempts, Sessions, client_address
-from proxy.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
 from proxy.runtime import Runtime
+from proxy.security.access import SESSION_COOKIE, FailedAttempts, Sessions, client_address
+from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
 from proxy.ui.api import Api, ApiResult
 from proxy.ui.pages import Pages
 

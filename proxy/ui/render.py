@@ -11,7 +11,7 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from proxy.csrf import CSRF_COOKIE, CSRF_FIELD, new_csrf_token
+from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, new_csrf_token
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 SECURITY_HEADERS = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.store import BeliefStore
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.compaction.conftest import USER, belief
 from tests.fakes.upstream import FakeUpstream, Raw
 from tests.proxy.test_serve_process import served as served  # a fixture

@@ -11,7 +11,7 @@ from beliefs.store import BeliefStore
 from extractor.jobs import JobQueue
 from extractor.llm import LiteLLMChatModel
 from extractor.turn import Turn
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.compaction.conftest import USER, belief, compact, review
 from tests.extractor.fake_llm import FakeChatModel
 from tests.fakes.upstream import Chat, FakeUpstream

@@ -19,9 +19,9 @@ import uvicorn
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
 from proxy.app import create_app
+from proxy.gateway.upstream_pool import UpstreamPool
 from proxy.runtime import Runtime
 from proxy.settings import Settings
-from proxy.upstream_pool import UpstreamPool
 from tests.fakes.upstream import FakeUpstream
 
 T = TypeVar("T")

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from proxy.auth import FailedAttempts
-from proxy.cli import main
-from proxy.serve import check_bind, is_loopback
+from proxy.cli.main import main
+from proxy.cli.server import check_bind, is_loopback
+from proxy.security.access import FailedAttempts
 from proxy.settings import SettingsError
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway, no_request_to

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy.chat_commands import ChatCommand, ChatState, apply_command, parse_command
+from proxy.gateway.chat_commands import ChatCommand, ChatState, apply_command, parse_command
 
 
 def test_parse() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS
 
 SEED = str(SAMPLE_BELIEFS)

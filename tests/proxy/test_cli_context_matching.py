@@ -9,7 +9,7 @@ import pytest
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
-from proxy.cli import main
+from proxy.cli.main import main
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 from beliefs.errors import BeliefNotFound
 from beliefs.store import BeliefStore
 from extractor.jobs import JobQueue
-from proxy.api_client import ApiClient
-from proxy.cli import main
+from proxy.cli.api_client import ApiClient
+from proxy.cli.main import main
 from tests.extractor.conftest import make_turn
 from tests.proxy.conftest import Gateway
 

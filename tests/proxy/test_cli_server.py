@@ -20,8 +20,8 @@ import pytest
 
 from beliefs.interchange import read_file
 from beliefs.store import BeliefStore
-from proxy.cli import main
-from proxy.home_record import SERVER_FILE
+from proxy.cli.home_record import SERVER_FILE
+from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS
 from tests.fakes.upstream import FakeUpstream
 
@@ -61,7 +61,7 @@ def start_tenure(
         **extra_env,
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve", *args],
+        [sys.executable, "-m", "proxy.cli.main", "serve", *args],
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -203,7 +203,7 @@ def test_a_taken_port_is_named_before_anything_claims_success(tmp_path: Path) ->
         port = taken.getsockname()[1]
         env = {**os.environ, "TENURE_HOME": str(tmp_path / "home"), "TENURE_PORT": str(port)}
         done = subprocess.run(
-            [sys.executable, "-m", "proxy.cli", "serve"],
+            [sys.executable, "-m", "proxy.cli.main", "serve"],
             cwd=REPO,
             env=env,
             capture_output=True,
@@ -222,7 +222,7 @@ def test_a_port_held_by_a_tenure_server_names_its_home(tmp_path: Path, serve: Se
     port = serve(home)
     env = {**os.environ, "TENURE_HOME": str(tmp_path / "other"), "TENURE_PORT": str(port)}
     done = subprocess.run(
-        [sys.executable, "-m", "proxy.cli", "serve"],
+        [sys.executable, "-m", "proxy.cli.main", "serve"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1
@@ -249,7 +249,7 @@ def test_the_program_keeps_litellms_price_list_local(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "LITELLM_LOCAL_MODEL_COST_MAP"}
     env["LITELLM_MODEL_COST_MAP_URL"] = f"http://127.0.0.1:{server.server_port}/prices.json"
     env["TENURE_HOME"] = str(tmp_path / "home")
-    script = "from proxy.cli import main; main(['verify']); import litellm"
+    script = "from proxy.cli.main import main; main(['verify']); import litellm"
     try:
         done = subprocess.run(
             [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, timeout=120

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from beliefs.store import BeliefStore
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS as SEED
 
 QUEUE = ["b-queue-v0", "b-queue-v1", "b-queue-current"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.context_windows import DEFAULT_WINDOW, context_window, memory_budget
+from proxy.gateway.context_windows import DEFAULT_WINDOW, context_window, memory_budget
 from proxy.settings import Settings, SettingsError
 
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from bench.crash_turns import ROOT, Server, chat_then_kill, free_port, jobs_of
-from proxy.forward import releasable
+from proxy.gateway.forward import releasable
 from tests.fakes.upstream import Chat, FakeUpstream
 
 
@@ -91,7 +91,7 @@ def limited_server(
         }
         launcher = (
             "import signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
-            "sys.argv = ['tenure', 'serve']; from proxy.cli import main; main()"
+            "sys.argv = ['tenure', 'serve']; from proxy.cli.main import main; main()"
         )
         server.proc = subprocess.Popen(
             [sys.executable, "-c", launcher],

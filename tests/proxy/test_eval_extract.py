@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from extractor.evaluation import load_conversations
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest
 from tests.fakes.reference_model import reference_brain
 

@@ -59,7 +59,7 @@ def serve(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[[], tuple
     def start() -> tuple[subprocess.Popen[bytes], str]:
         with (tmp_path / f"serve-{len(procs)}.log").open("wb") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "proxy.cli", "serve"],
+                [sys.executable, "-m", "proxy.cli.main", "serve"],
                 cwd=REPO,
                 env=env,
                 stdout=log,

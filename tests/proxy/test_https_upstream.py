@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from proxy.upstream_pool import UpstreamPool
+from proxy.gateway.upstream_pool import UpstreamPool
 from tests.fakes.upstream import TLS_DIR, FakeUpstream, tls_context
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import Gateway

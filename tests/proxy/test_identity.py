@@ -7,7 +7,7 @@ import json
 import pytest
 
 from proxy.errors import ProxyError
-from proxy.identity import Identity, resolve_identity, stable_client_id
+from proxy.gateway.identity import Identity, resolve_identity, stable_client_id
 
 
 def resolve(

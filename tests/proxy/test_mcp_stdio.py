@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
-from proxy.home_record import write_server
+from proxy.cli.home_record import write_server
 from tests.proxy.conftest import Gateway
 from tests.proxy.mcp_client import Mode
 
@@ -25,7 +25,7 @@ def tenure_mcp(home: Path, *args: str, port: int | None = None) -> StdioServerPa
     if port is not None:
         env["TENURE_PORT"] = str(port)
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "proxy.cli", "mcp", *args], env=env
+        command=sys.executable, args=["-m", "proxy.cli.main", "mcp", *args], env=env
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from proxy import placement
+from proxy.gateway import placement
 
 SYS = '<tenure-memory kind="standing">S</tenure-memory>'
 REL = '<tenure-memory kind="relevant">R</tenure-memory>'

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.turns import read_turn
+from proxy.gateway.turns import read_turn
 from tests.fakes.responses import response_events
 from tests.fakes.upstream import Chat, FakeUpstream, Raw
 from tests.proxy import beliefs_seed as seed

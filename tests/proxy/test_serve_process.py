@@ -11,7 +11,7 @@ import pytest
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
-from proxy.cli import main
+from proxy.cli.main import main
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.test_cli_server import free_port, start_tenure, stop_tenure

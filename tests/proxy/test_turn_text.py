@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 
 from beliefs.models import Belief
-from proxy.harness import QUERY_CHARS, keep_end, strip_harness, user_words
-from proxy.side_calls import SeenMessages, is_task_call
+from proxy.gateway.harness import QUERY_CHARS, keep_end, strip_harness, user_words
+from proxy.gateway.side_calls import SeenMessages, is_task_call
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway
 from tests.proxy.gateway_reads import corpus, pending_turns

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from proxy.turns import read_turn
+from proxy.gateway.turns import read_turn
 from tests.fakes.upstream import (
     Chat,
     anthropic_events,

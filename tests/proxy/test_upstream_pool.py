@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import uvloop
 
-from proxy.upstream_pool import (
+from proxy.gateway.upstream_pool import (
     UpstreamBroken,
     UpstreamPool,
     UpstreamTimeout,

@@ -127,7 +127,7 @@ def run(port: int) -> int:
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
         server = subprocess.Popen(
-            [sys.executable, "-m", "proxy.cli", "serve"],
+            [sys.executable, "-m", "proxy.cli.main", "serve"],
             env=env,
             cwd=ROOT,
             stdout=subprocess.DEVNULL,

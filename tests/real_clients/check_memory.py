@@ -40,8 +40,8 @@ from typing import Any
 
 import httpx
 
-from proxy.placement import without_echoed_memory
-from proxy.responses_body import without_echoed_memory as without_echoed_responses_memory
+from proxy.gateway.placement import without_echoed_memory
+from proxy.gateway.responses_body import without_echoed_memory as without_echoed_responses_memory
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
 
 FAKE_KEY = "sk-standin-not-a-key"
@@ -187,7 +187,7 @@ class Gateway:
             [
                 sys.executable,
                 "-c",
-                "import sys; from proxy.cli import main; sys.exit(main())",
+                "import sys; from proxy.cli.main import main; sys.exit(main())",
                 "serve",
             ],
             env=env,

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from beliefs.context import ContextRequest, assemble
-from proxy.injections import InjectionRecord, save_records
+from proxy.gateway.injections import InjectionRecord, save_records
 from tests.ui.conftest import UI
 
 

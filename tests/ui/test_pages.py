@@ -13,7 +13,7 @@ from beliefs.store import BeliefStore
 from extractor.conflicts import ConflictBook
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
-from proxy.injections import InjectionRecord, save_records
+from proxy.gateway.injections import InjectionRecord, save_records
 from tests.ui.conftest import UI
 
 

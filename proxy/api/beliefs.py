@@ -1,0 +1,240 @@
+"""The belief API the UI is built on: list and search, create, edit, review, delete and
+restore, and the requests a belief was injected into.
+
+Mounted before the gateway's read-only API routes, so `GET /api/beliefs` here (filters plus
+`q` and `prefix`) answers in place of the plain list. Every store call runs on the store thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, get_args
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from beliefs.errors import CanonicalNameClash
+from beliefs.models import Belief, BeliefType, EpistemicStatus, ReviewState
+from beliefs.store import BeliefStore
+from beliefs.tallies import beliefs_by_ids, scope_counts, user_counts, user_ids
+from proxy.api.belief_input import (
+    CREATABLE,
+    EDITABLE,
+    REVIEW_STATES,
+    check_fields,
+    read_json,
+    validated,
+    with_expiry,
+)
+from proxy.api.belief_search import Filters, Found, prefix_search, text_search
+from proxy.api.query_params import query_flag, query_int
+from proxy.errors import ProxyError, bad_field
+from proxy.gateway.injections import query_injections
+from proxy.runtime import Runtime, runtime_of
+
+T = TypeVar("T")
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "type": get_args(BeliefType),
+    "status": get_args(EpistemicStatus),
+    "review_state": get_args(ReviewState),
+}
+SEARCH_LIMIT = 50
+PREFIX_LIMIT = 10
+
+
+def belief_json(belief: Belief) -> dict[str, Any]:
+    return belief.model_dump(mode="json")
+
+
+def _choice(request: Request, name: str) -> str | None:
+    raw = request.query_params.get(name) or None
+    if raw is not None and raw not in _CHOICES[name]:
+        raise bad_field(name, f"{name}={raw!r}: use one of {', '.join(_CHOICES[name])}")
+    return raw
+
+
+def _filters(request: Request) -> Filters:
+    params = request.query_params
+    return Filters(
+        user_id=params.get("user") or None,
+        scope=params.get("scope") or None,
+        agent_id=params.get("agent") or None,
+        type=_choice(request, "type"),
+        status=_choice(request, "status"),
+        pinned=query_flag(request, "pinned"),
+        review_state=_choice(request, "review_state"),
+        include_superseded=bool(query_flag(request, "include_superseded")),
+    )
+
+
+async def _clash_is_409(rt: Runtime, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    try:
+        return await rt.thread.run(fn, *args, **kwargs)
+    except CanonicalNameClash as exc:
+        raise ProxyError(409, exc.message, type="conflict", param="canonical_name") from None
+
+
+async def list_beliefs(request: Request) -> Response:
+    """List or search beliefs.
+
+    Filters: user, scope, agent, type, status, review_state, pinned, include_superseded,
+    include_deleted, limit, offset. `q`: the proxy's retrieval over names, aliases and
+    rejected alternatives (each result carries `match.score` and `match.clauses`).
+    `q` with `prefix=true`: type-ahead over names (`match.field`, `match.term`).
+    `ids=a,b`: exactly those beliefs, in any state.
+    """
+    rt = runtime_of(request)
+    params = request.query_params
+    filters = _filters(request)
+    ids = [i.strip() for i in params.get("ids", "").split(",") if i.strip()]
+    if ids:
+        return JSONResponse(
+            [belief_json(b) for b in await rt.thread.run(beliefs_by_ids, rt.store, ids)]
+        )
+    q = params.get("q", "").strip()
+    prefix = bool(query_flag(request, "prefix"))
+    offset = query_int(request, "offset", 0, low=0) or 0
+    if not q:
+        beliefs = await rt.thread.run(
+            rt.store.list,
+            user_id=filters.user_id,
+            scope=filters.scope,
+            agent_id=filters.agent_id,
+            type=filters.type,
+            status=filters.status,
+            pinned=filters.pinned,
+            review_state=filters.review_state,
+            include_superseded=filters.include_superseded,
+            include_deleted=bool(query_flag(request, "include_deleted")),
+            with_history=bool(query_flag(request, "with_history")),
+            limit=query_int(request, "limit", None, low=1),
+            offset=offset,
+        )
+        return JSONResponse([belief_json(b) for b in beliefs])
+    limit = query_int(request, "limit", PREFIX_LIMIT if prefix else SEARCH_LIMIT, low=1) or 1
+    users = [filters.user_id] if filters.user_id else await rt.thread.run(user_ids, rt.store)
+    find = prefix_search if prefix else text_search
+    found: list[Found] = find(rt.store.index, users, q, filters, offset + limit)
+    return JSONResponse(
+        [{**belief_json(f.belief), "match": f.match} for f in found[offset : offset + limit]]
+    )
+
+
+async def create_belief(request: Request) -> Response:
+    """Create a belief written by the operator (source_type operator, review confirmed).
+
+    Body: canonical_name (required), content, why_it_matters, aliases, rejected_alternatives,
+    scope, type, subtype, epistemic_status, confidence, pinned, delivery, user_id, agent_id,
+    participants, expires_in_days (a positive number: it stops being delivered that many days
+    from now).
+    """
+    rt = runtime_of(request)
+    body = with_expiry(check_fields(await read_json(request), CREATABLE))
+    if "canonical_name" not in body:
+        raise bad_field("canonical_name", "canonical_name is required: name the belief")
+    data = {
+        "user_id": rt.settings.default_user,
+        **body,
+        "source_type": "operator",
+        "review_state": "confirmed",
+        "user_edited": True,
+    }
+    belief = validated(data)
+    created = await _clash_is_409(rt, rt.store.create, belief, actor="operator")
+    return JSONResponse(belief_json(created), status_code=201)
+
+
+async def patch_belief(request: Request) -> Response:
+    """Edit fields: content, canonical_name, aliases, rejected_alternatives, why_it_matters,
+    scope, epistemic_status, pinned, delivery, expires_in_days (null clears the expiry). One
+    history event per call (user_edited)."""
+    rt = runtime_of(request)
+    belief_id = request.path_params["belief_id"]
+    body = check_fields(await read_json(request), EDITABLE)
+    if not body:
+        raise bad_field("body", f"nothing to change; send any of {', '.join(EDITABLE)}")
+    body = with_expiry(body)
+    old = await rt.thread.run(rt.store.get, belief_id)
+    validated({**old.model_dump(exclude={"change_log"}), **body})
+    event = "user_correction"
+    if set(body) == {"pinned"}:
+        event = "pinned" if body["pinned"] else "unpinned"
+    changes = {**body, "user_edited": True}
+    updated = await _clash_is_409(
+        rt, rt.store.update, belief_id, changes, actor="operator", event=event
+    )
+    return JSONResponse(belief_json(updated))
+
+
+async def delete_belief(request: Request) -> Response:
+    """Soft delete: the belief stops being delivered and is hidden; `undo` restores it."""
+    rt = runtime_of(request)
+    belief_id = request.path_params["belief_id"]
+    deleted = await rt.thread.run(rt.store.soft_delete, belief_id)
+    undo = {"method": "POST", "path": f"/api/beliefs/{belief_id}/restore"}
+    return JSONResponse({"belief": belief_json(deleted), "undo": undo})
+
+
+async def restore_belief(request: Request) -> Response:
+    """Undo a soft delete (409 if a live belief took its name meanwhile)."""
+    rt = runtime_of(request)
+    restored = await _clash_is_409(rt, rt.store.restore, request.path_params["belief_id"])
+    return JSONResponse(belief_json(restored))
+
+
+async def review_belief(request: Request) -> Response:
+    """Body `{"state": "confirmed" | "rejected" | "pending"}`; rejected stops delivery, never
+    deletes."""
+    rt = runtime_of(request)
+    body = check_fields(await read_json(request), {"state": "str"})
+    state = body.get("state")
+    if state not in REVIEW_STATES:
+        raise bad_field("state", f"state={state!r}: use one of {', '.join(REVIEW_STATES)}")
+    belief = await rt.thread.run(rt.store.set_review, request.path_params["belief_id"], state)
+    return JSONResponse(belief_json(belief))
+
+
+async def belief_injections(request: Request) -> Response:
+    """The requests the belief was injected into, newest first (`limit`, default 50)."""
+    rt = runtime_of(request)
+    belief_id = request.path_params["belief_id"]
+    limit = query_int(request, "limit", 50, low=1) or 50
+
+    def read(store: BeliefStore) -> list[dict[str, Any]]:
+        store.get(belief_id)  # 404 for an unknown id
+        return [r.as_json() for r in query_injections(store, belief_id=belief_id, limit=limit)]
+
+    return JSONResponse(await rt.thread.run(read, rt.store))
+
+
+async def facets(request: Request) -> Response:
+    """Counts of live beliefs per scope (total, pinned, pending) and per user (`user` narrows
+    the scope counts)."""
+    rt = runtime_of(request)
+    user = request.query_params.get("user") or None
+
+    def read(store: BeliefStore) -> dict[str, Any]:
+        return {
+            "scopes": [
+                {"scope": c.scope, "count": c.count, "pinned": c.pinned, "pending": c.pending}
+                for c in scope_counts(store, user)
+            ],
+            "users": [{"user_id": u, "count": n} for u, n in user_counts(store)],
+        }
+
+    return JSONResponse(await rt.thread.run(read, rt.store))
+
+
+def belief_routes() -> list[BaseRoute]:
+    """Mount before the gateway's API routes (its list and catch-all)."""
+    return [
+        Route("/api/beliefs", list_beliefs, methods=["GET"]),
+        Route("/api/beliefs", create_belief, methods=["POST"]),
+        Route("/api/facets", facets, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}", patch_belief, methods=["PATCH"]),
+        Route("/api/beliefs/{belief_id}", delete_belief, methods=["DELETE"]),
+        Route("/api/beliefs/{belief_id}/restore", restore_belief, methods=["POST"]),
+        Route("/api/beliefs/{belief_id}/review", review_belief, methods=["POST"]),
+        Route("/api/beliefs/{belief_id}/injections", belief_injections, methods=["GET"]),
+    ]

@@ -1,0 +1,188 @@
+"""Delivery controls over JSON: namespace rules, explicit recall and the prompt preview."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from beliefs.context import Context
+from beliefs.recall import recall
+from beliefs.render import system_block, user_block
+from beliefs.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
+from beliefs.rules import Rule
+from beliefs.search import Hit
+from proxy.api.belief_input import read_json
+from proxy.api.query_params import query_int
+from proxy.errors import ProxyError, bad_field
+from proxy.gateway.delivery import build_context, context_request
+from proxy.gateway.identity import parse_scopes
+from proxy.gateway.placement import place_openai
+from proxy.runtime import runtime_of
+
+_BOOL = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _rule_json(rule: Rule) -> dict[str, Any]:
+    return {**rule.model_dump(mode="json"), "label": rule.label, "warnings": rule.warnings}
+
+
+def _validation(exc: ValidationError) -> ProxyError:
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"]) or "body"
+    return bad_field(field, f"{field} {err.get('input')!r}: {err['msg']}")
+
+
+async def list_rules(request: Request) -> Response:
+    """Every live rule, with its template's label and its warnings (a bonus above 0.3)."""
+    rt = runtime_of(request)
+    rules = await rt.thread.run(lambda: load_rules(rt.store.conn))
+    return JSONResponse([_rule_json(r) for r in rules])
+
+
+# The JSON type of each rule field (checked before the model, which would read "0.2" or true
+# as a number).
+_RULE_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "pattern": ((str,), "a string such as domain:legal"),
+    "bonus": ((int, float), "a number from 0 to 1"),
+    "template": ((str, type(None)), "a string, or null for none"),
+    "memory_class": ((str, type(None)), "a class name, or null for none"),
+}
+
+
+def _rule_fields(data: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(data) - set(EDITABLE))
+    if unknown:
+        raise bad_field(unknown[0], f"unknown rule field(s) {unknown}; use {', '.join(EDITABLE)}")
+    for name, value in data.items():
+        kinds, wanted = _RULE_TYPES[name]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise bad_field(name, f"{name}={json.dumps(value)[:80]}: use {wanted}")
+    return data
+
+
+async def add_rule(request: Request) -> Response:
+    """Add a rule. Body: pattern (required), bonus (0-1), template, memory_class."""
+    data = _rule_fields(await read_json(request))
+    try:
+        rule = Rule.model_validate(data)
+    except ValidationError as exc:
+        raise _validation(exc) from None
+    rt = runtime_of(request)
+    await rt.thread.run(create_rule, rt.store, rule)
+    return JSONResponse(_rule_json(rule), status_code=201)
+
+
+async def edit_rule(request: Request) -> Response:
+    """Change any of pattern, bonus, template, memory_class (null clears the last two)."""
+    data = _rule_fields(await read_json(request))
+    try:  # each field on its own first, so a bad value is named before the rule is looked up
+        Rule.model_validate({"pattern": "user:universal", **data})
+    except ValidationError as exc:
+        raise _validation(exc) from None
+    rt = runtime_of(request)
+    rule = await rt.thread.run(update_rule, rt.store, request.path_params["rule_id"], data)
+    return JSONResponse(_rule_json(rule))
+
+
+async def remove_rule(request: Request) -> Response:
+    """Retire a rule; a deleted shipped default is never added back by an upgrade."""
+    rt = runtime_of(request)
+    await rt.thread.run(delete_rule, rt.store, request.path_params["rule_id"])
+    return Response(status_code=204)
+
+
+def _hit_json(context_hit: Hit, tags: tuple[str, ...] = ()) -> dict[str, Any]:
+    out = context_hit.belief.model_dump(mode="json", exclude={"change_log"})
+    out["score"] = round(context_hit.score, 4)
+    out["clauses"] = [c.as_dict() for c in context_hit.clauses]
+    if tags:
+        out["tags"] = list(tags)
+    return out
+
+
+def _scopes(request: Request) -> tuple[str, ...]:
+    return parse_scopes(request.query_params.get("scope", ""), "scope")
+
+
+def _required(request: Request, name: str) -> str:
+    value = request.query_params.get(name, "")
+    if not value.strip():
+        raise bad_field(name, f"{name} is required, e.g. ?{name}=...")
+    return value
+
+
+async def recall_beliefs(request: Request) -> Response:
+    """Explicit recall: never gated by delivery, trust, inject_scopes or review state."""
+    rt = runtime_of(request)
+    params = request.query_params
+    raw_flag = params.get("include_superseded", "false").lower()
+    if raw_flag not in _BOOL:
+        raise bad_field("include_superseded", f"include_superseded={raw_flag!r}: use true or false")
+    limit = query_int(request, "limit", 20, low=1, high=200, empty_ok=False) or 20
+    hits = recall(
+        rt.store.index,
+        params.get("user") or rt.settings.default_user,
+        _required(request, "query"),
+        scopes=_scopes(request),
+        agent_id=params.get("agent"),
+        include_superseded=_BOOL[raw_flag],
+        limit=limit,
+        rules=rt.store.rules,
+    )
+    return JSONResponse({"hits": [_hit_json(r.hit, r.tags) for r in hits]})
+
+
+def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    standing, turn = system_block(context), user_block(context)
+    return {
+        "persona": context.persona,
+        "pinned": [b.model_dump(mode="json", exclude={"change_log"}) for b in context.pinned],
+        "relevant": [_hit_json(h) for h in context.relevant],
+        "open_questions": [
+            b.model_dump(mode="json", exclude={"change_log"}) for b in context.open_questions
+        ],
+        "budget": context.budget.as_dict(),
+        "system_block": standing,
+        "user_block": turn,
+        "chars": len(standing) + len(turn),
+        "messages": messages,
+    }
+
+
+async def preview(request: Request) -> Response:
+    """Exactly what a request with this identity, model and text would receive."""
+    rt = runtime_of(request)
+    params = request.query_params
+    user_id = params.get("user") or rt.settings.default_user
+    scopes = _scopes(request) or tuple(rt.settings.default_scopes)
+    query = params.get("query", "")
+    model = params.get("model") or "gpt-4o"
+    ctx_request = context_request(
+        rt.settings,
+        user_id=user_id,
+        scopes=scopes,
+        agent_id=params.get("agent"),
+        query=query,
+        model=model,
+    )
+    text, covers = rt.persona.persona_for(user_id)
+    context = build_context(rt.store, ctx_request, text, covers)
+    body = {"model": model, "messages": [{"role": "user", "content": query}]}
+    placed = place_openai(body, system_block(context), user_block(context))
+    return JSONResponse(preview_json(context, placed["messages"]))
+
+
+def delivery_routes() -> list[BaseRoute]:
+    return [
+        Route("/api/rules", list_rules, methods=["GET"]),
+        Route("/api/rules", add_rule, methods=["POST"]),
+        Route("/api/rules/{rule_id}", edit_rule, methods=["PATCH"]),
+        Route("/api/rules/{rule_id}", remove_rule, methods=["DELETE"]),
+        Route("/api/recall", recall_beliefs, methods=["GET"]),
+        Route("/api/prompts/preview", preview, methods=["GET"]),
+    ]

@@ -1,0 +1,148 @@
+"""The JSON API under `/api/` (beliefs, chains, history, injections) and `/healthz`.
+
+Every store call goes through the store thread; errors are JSON naming the bad value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Match, Route
+
+from proxy.api.beliefs import belief_json
+from proxy.api.query_params import query_flag, query_int
+from proxy.errors import ProxyError
+from proxy.gateway.injections import as_injected, query_injections
+from proxy.runtime import runtime_of
+
+
+async def get_belief(request: Request) -> Response:
+    rt = runtime_of(request)
+    belief = await rt.thread.run(rt.store.get, request.path_params["belief_id"])
+    return JSONResponse(belief_json(belief))
+
+
+async def belief_chain(request: Request) -> Response:
+    rt = runtime_of(request)
+    chain = await rt.thread.run(rt.store.chain, request.path_params["belief_id"])
+    return JSONResponse([belief_json(b) for b in chain])
+
+
+async def belief_history(request: Request) -> Response:
+    rt = runtime_of(request)
+    events = await rt.thread.run(rt.store.history, request.path_params["belief_id"])
+    return JSONResponse([e.model_dump(mode="json") for e in events])
+
+
+async def list_injections(request: Request) -> Response:
+    """Filters: request_id, user, belief_id, limit (newest first). `as_injected=true` adds
+    each belief's name and text as the request received them."""
+    rt = runtime_of(request)
+    params = request.query_params
+    records = await rt.thread.run(
+        query_injections,
+        rt.store,
+        request_id=params.get("request_id"),
+        user_id=params.get("user"),
+        belief_id=params.get("belief_id"),
+        limit=query_int(request, "limit", 50, low=1) or 50,
+    )
+    out = [r.as_json() for r in records]
+    if query_flag(request, "as_injected"):
+        views = await rt.thread.run(as_injected, rt.store, records)
+        for record in out:
+            record["as_injected"] = views.get(record["request_id"], {})
+    return JSONResponse(out)
+
+
+async def healthz(request: Request) -> Response:
+    """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
+    when the store fails or refuses writes, with the reasons. Also the extraction backlog."""
+    rt = runtime_of(request)
+    status, store_ok = "ok", True
+    reasons: list[str] = []
+    backlog: tuple[int, float] | None = None
+    try:
+        await asyncio.wait_for(rt.thread.run(lambda: rt.store.execute("SELECT 1").fetchone()), 2)
+        backlog = await asyncio.wait_for(rt.thread.run(rt.jobs.backlog), 2)
+    except TimeoutError:
+        status = "busy"
+    except Exception as exc:
+        status, store_ok = "degraded", False
+        reasons.append(f"the store does not answer: {type(exc).__name__}: {exc}"[:300])
+    writes = rt.writer.health()
+    if not writes.ok:
+        status, store_ok = "degraded", False
+        reasons.append(
+            f"the store refuses writes ({writes.reason}); {writes.kept} write(s) kept in memory "
+            "and tried again; free disk space or fix the data directory's permissions"
+        )
+    body: dict[str, Any] = {
+        "status": status,
+        "reasons": reasons,
+        "store": {"ok": store_ok, "beliefs_in_memory": len(rt.store.index)},
+        "counters": rt.counters.as_dict(),
+        "pending_writes": rt.writer.pending,
+        "writes": {
+            "ok": writes.ok,
+            "reason": writes.reason,
+            "kept": writes.kept,
+            "lost": writes.lost,
+            "failing_since": writes.failing_since,
+        },
+        "jobs": {
+            "pending": backlog[0] if backlog else None,
+            "oldest_pending_age_s": round(backlog[1], 3) if backlog else None,
+            "backlog_max": rt.settings.extract_backlog_max,
+            "shed": rt.jobs.shed,
+        },
+    }
+    try:
+        breaker = rt.breaker_state()
+    except Exception:
+        breaker = {"error": "breaker state unavailable"}
+    if breaker is not None:
+        body["extractor"] = breaker
+    body["compaction"] = rt.scheduler.state()
+    return JSONResponse(body, status_code=200 if store_ok else 503)
+
+
+async def not_found(request: Request) -> Response:
+    """Any method on a path no API route serves; 405 naming the methods where the path exists."""
+    allowed = sorted(
+        {
+            method
+            for route in request.app.router.routes
+            if isinstance(route, Route) and route.endpoint is not not_found
+            if route.matches(request.scope)[0] is Match.PARTIAL
+            for method in route.methods or ()
+            if method != "HEAD"
+        }
+    )
+    method, path = request.method, request.url.path
+    if allowed:
+        raise ProxyError(
+            405,
+            f"{method} is not allowed on {path}; use {' or '.join(allowed)}",
+            code="method_not_allowed",
+        )
+    raise ProxyError(404, f"no API endpoint {method} {path}", type="not_found")
+
+
+def api_routes() -> list[BaseRoute]:
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}", get_belief, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}/chain", belief_chain, methods=["GET"]),
+        Route("/api/beliefs/{belief_id}/history", belief_history, methods=["GET"]),
+        Route("/api/injections", list_injections, methods=["GET"]),
+        # Every method: an /api/ call never goes upstream.
+        Route(
+            "/api/{rest:path}",
+            not_found,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        ),
+    ]

@@ -1,0 +1,95 @@
+"""One backend per command, chosen once: the home's own database, or — while a server holds
+it — that server's API, and only a server that answers with this home's id."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+from beliefs.errors import BeliefError, StoreLocked
+from beliefs.store import BeliefStore
+from proxy.cli.api_client import ApiClient, ServerUnreachable
+from proxy.cli.home_record import home_id, read_server
+from proxy.settings import Settings
+
+T = TypeVar("T")
+
+__all__ = ["open_store", "server_for_home", "with_backend"]
+
+
+def open_store(settings: Settings, *, read_only: bool = False) -> BeliefStore:
+    """Raises:
+    StoreLocked: another process holds the database.
+    """
+    if not read_only:
+        settings.home.mkdir(parents=True, exist_ok=True)
+    return BeliefStore.open(settings.db_path, read_only=read_only)
+
+
+def with_backend(
+    settings: Settings,
+    local: Callable[[BeliefStore], T],
+    remote: Callable[[ApiClient], T] | str,
+    *,
+    read_only: bool = False,
+    timeout: float = 30.0,
+) -> T:
+    """Run `local` on the database, or `remote` on the server that holds it.
+
+    `remote` may instead say why the command cannot go through a server.
+
+    Raises:
+        BeliefError: the database is held and no server of this home can be used.
+    """
+    try:
+        store = open_store(settings, read_only=read_only)
+    except StoreLocked as locked:
+        if isinstance(remote, str):
+            raise BeliefError(f"{_held_by(locked)}; {remote}") from None
+        return remote(server_for_home(settings, locked, timeout=timeout))
+    with store:
+        return local(store)
+
+
+def server_for_home(settings: Settings, locked: StoreLocked, *, timeout: float = 30.0) -> ApiClient:
+    """The API of the server recorded in this home, after it proves it serves this home.
+
+    Raises:
+        BeliefError: no server is recorded, it does not answer, or it serves another home.
+    """
+    held = _held_by(locked)
+    record = read_server(settings.home)
+    if record is None:
+        raise BeliefError(
+            f"{held}, and no Tenure server is recorded in {settings.home}; stop that process "
+            "and run the command again"
+        )
+    client = ApiClient(record.url, api_key=settings.api_key, timeout=timeout)
+    try:
+        info = client.get("/api/server")
+    except ServerUnreachable as exc:
+        raise BeliefError(
+            f"{held}; the server recorded for this home (pid {record.pid}, {record.url}) does "
+            f"not answer: {exc.message}. Stop that process and run the command again"
+        ) from None
+    except BeliefError as exc:
+        raise BeliefError(f"{held}; the server at {record.url} refused: {exc.message}") from None
+    if not isinstance(info, dict) or info.get("home_id") != home_id(settings.home):
+        other = info.get("home", "another home") if isinstance(info, dict) else "another home"
+        raise BeliefError(
+            f"{held}; the server at {record.url} serves {other}, not {settings.home}, so it "
+            "is not used. Stop the process holding this home's database and run the command "
+            "again"
+        )
+    print(
+        f"note: server running at {client.base}; using its API "
+        f"(home {settings.home}, server pid {info.get('pid', record.pid)})",
+        file=sys.stderr,
+    )
+    return client
+
+
+def _held_by(locked: StoreLocked) -> str:
+    """The first clause of the lock error: which database, held by which process."""
+    return locked.message.split("; ", 1)[0]

@@ -1,0 +1,116 @@
+"""Running the gateway: one uvicorn process serving the proxy, the API and the UI."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import sys
+from types import FrameType
+
+from beliefs.errors import StoreLocked
+from beliefs.store import BeliefStore
+from proxy.app import create_app
+from proxy.cli.home_record import clear_server, read_server, write_server
+from proxy.cli.listen import bind
+from proxy.cli.logs import configure_logging
+from proxy.security.access import is_loopback
+from proxy.settings import Settings, SettingsError
+
+__all__ = ["check_bind", "is_loopback", "serve"]
+
+
+def check_bind(host: str, api_key: str | None) -> None:
+    """Raises:
+    SettingsError: a non-loopback host without TENURE_API_KEY.
+    """
+    if not is_loopback(host) and not api_key:
+        raise SettingsError(
+            f"refusing to listen on {host}: it is reachable from other machines and "
+            "TENURE_API_KEY is not set. Set TENURE_API_KEY (clients then send "
+            "Authorization: Bearer <key>) or use --host 127.0.0.1"
+        )
+
+
+def local_url(host: str, port: int) -> str:
+    """Where a process on this machine reaches the server."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = "[::1]" if shown == "::" else shown
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def serve(settings: Settings) -> None:
+    """Bind the port, open the store, record this server in the home, then serve until
+    interrupted. Nothing claims success before the port and the database are ours.
+
+    Raises:
+        SettingsError: the bind address is refused or the port is taken.
+        StoreLocked: another process holds the database.
+    """
+    import uvicorn  # the server is only needed by `tenure serve`
+
+    check_bind(settings.host, settings.api_key)
+    configure_logging(settings)
+    # The store thread holds the GIL in short bursts; let the event loop take it back sooner
+    # than the default 5 ms so those bursts do not show up in the proxy's tail latency.
+    sys.setswitchinterval(0.001)
+    sock = bind(settings.host, settings.port)
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        try:
+            store = BeliefStore.open(settings.db_path)
+        except StoreLocked as exc:
+            record = read_server(settings.home)
+            if record is None:
+                raise
+            raise StoreLocked(
+                f"{exc.message.split('; ', 1)[0]}: the Tenure server recorded at {record.url} "
+                f"(pid {record.pid}) serves this home already; use it, or stop it first"
+            ) from None
+    except BaseException:
+        sock.close()
+        raise
+    url = local_url(settings.host, settings.port)
+    banner = (
+        f"tenure: serving on {url}/v1 (upstream {settings.upstream_url}, data in "
+        f"{settings.home}); UI at {url}/beliefs"
+    )
+    if settings.log_format == "json":  # every line of a JSON log is JSON
+        logging.getLogger("tenure.serve").warning(banner)
+    else:
+        print(banner, file=sys.stderr)
+    write_server(settings.home, url)
+
+    def stopped(signum: int, frame: FrameType | None) -> None:
+        """uvicorn stops gracefully on SIGTERM or Ctrl-C (the lifespan has closed the runtime),
+        then raises the signal again for the handler it found, which is this one: close the
+        store, drop the record and leave, without waiting on threads a model library left."""
+        clear_server(settings.home)
+        with contextlib.suppress(Exception):
+            store.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0 if signum == signal.SIGTERM else 130)
+
+    signal.signal(signal.SIGTERM, stopped)
+    signal.signal(signal.SIGINT, stopped)
+    try:
+        config = uvicorn.Config(
+            create_app(settings, store=store),
+            log_level=settings.log_level,
+            log_config=None,  # our handler (text or JSON) for uvicorn's lines too
+            access_log=False,  # the gateway writes its own line per proxied request
+            server_header=False,
+            proxy_headers=False,  # nothing reads the client address; skip the header rewrite
+            date_header=False,
+            lifespan="on",
+        )
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        clear_server(settings.home)
+        with contextlib.suppress(OSError):
+            sock.close()
+        store.close()

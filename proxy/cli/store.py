@@ -1,0 +1,324 @@
+"""Store commands: import, export, verify and `beliefs list|show|history|chain|pin|…`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import urllib.parse
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
+from beliefs.models import Belief, HistoryEvent
+from beliefs.store import BeliefStore
+from proxy.cli import count
+from proxy.cli.api_client import ApiClient
+from proxy.cli.backend import with_backend
+from proxy.cli.text import belief_detail, belief_table, chain_lines, history_lines
+from proxy.settings import Settings
+
+T = TypeVar("T")
+
+
+def register(subparsers: Any) -> None:
+    read_only = argparse.ArgumentParser(add_help=False)
+    read_only.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the database read-only (works alongside other readers)",
+    )
+    reads = argparse.ArgumentParser(add_help=False, parents=[read_only])
+    reads.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    cmd = subparsers.add_parser("import", help="import beliefs from a Tenure JSON or JSONL file")
+    cmd.add_argument("file", help="the file to import")
+    cmd.add_argument("--format", choices=FORMATS, help="file format (default: detect)")
+    cmd.set_defaults(handler=_import)
+
+    cmd = subparsers.add_parser(
+        "export", parents=[read_only], help="write beliefs to stdout (JSONL by default)"
+    )
+    cmd.add_argument("--include-superseded", action="store_true", help="also superseded beliefs")
+    cmd.add_argument("--include-deleted", action="store_true", help="also soft-deleted beliefs")
+    cmd.add_argument("--format", choices=("jsonl", "tenure"), default="jsonl")
+    cmd.add_argument("--user", help="only this user's beliefs")
+    cmd.set_defaults(handler=_export)
+
+    cmd = subparsers.add_parser("verify", parents=[reads], help="check the store's invariants")
+    cmd.set_defaults(handler=_verify)
+
+    group = subparsers.add_parser("beliefs", help="list, inspect and correct beliefs")
+    sub = group.add_subparsers(title="belief commands", metavar="COMMAND", required=True)
+
+    cmd = sub.add_parser("list", parents=[reads], help="list beliefs (live ones by default)")
+    cmd.add_argument("--user")
+    cmd.add_argument("--scope", help="e.g. domain:code, project:tenure, user:universal")
+    cmd.add_argument("--agent")
+    cmd.add_argument("--type", choices=_choices("type"))
+    cmd.add_argument("--status", choices=_choices("epistemic_status"))
+    cmd.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None)
+    cmd.add_argument("--review-state", choices=_choices("review_state"))
+    cmd.add_argument("--include-superseded", action="store_true")
+    cmd.add_argument("--include-deleted", action="store_true")
+    cmd.add_argument("--limit", type=count(1))
+    cmd.set_defaults(handler=_list)
+
+    for name, handler, text in (
+        ("show", _show, "show every field of a belief"),
+        ("history", _history, "show a belief's change log"),
+        ("chain", _chain, "show the supersession chain a belief belongs to, oldest first"),
+    ):
+        cmd = sub.add_parser(name, parents=[reads], help=text)
+        cmd.add_argument("id")
+        cmd.set_defaults(handler=handler)
+
+    json_only = argparse.ArgumentParser(add_help=False)
+    json_only.add_argument("--json", action="store_true", help="print the belief as JSON")
+    for name, handler, text in (
+        ("pin", _pin, "always inject this belief in its scopes"),
+        ("unpin", _unpin, "stop pinning this belief"),
+        ("delete", _delete, "hide a belief (restorable); --hard removes it for good"),
+        ("restore", _restore, "undo a soft delete"),
+    ):
+        cmd = sub.add_parser(name, parents=[json_only], help=text)
+        cmd.add_argument("id")
+        if name == "delete":
+            cmd.add_argument(
+                "--hard", action="store_true", help="remove the row for good (history is kept)"
+            )
+        cmd.set_defaults(handler=handler)
+
+
+def _choices(field: str) -> list[str]:
+    annotation = Belief.model_fields[field].annotation
+    return list(getattr(annotation, "__args__", ()))
+
+
+def _backend(
+    settings: Settings,
+    args: argparse.Namespace,
+    local: Callable[[BeliefStore], T],
+    remote: Callable[[ApiClient], T] | str,
+) -> T:
+    """The database, or the API of the server holding it (see `backend.with_backend`)."""
+    read_only = bool(getattr(args, "read_only", False))
+    return with_backend(settings, local, remote, read_only=read_only)
+
+
+def _beliefs(data: Any) -> list[Belief]:
+    return [Belief.model_validate(item) for item in data]
+
+
+def _print(lines: Iterable[str]) -> None:
+    for line in lines:
+        sys.stdout.write(line + "\n")
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _dump(belief: Belief) -> dict[str, Any]:
+    return belief.model_dump(mode="json")
+
+
+def _import(args: argparse.Namespace, settings: Settings) -> int:
+    beliefs = read_file(args.file, args.format)
+
+    def remote(api: ApiClient) -> int:
+        answer = api.send("POST", "/api/import", text="\n".join(to_jsonl(beliefs)) + "\n")
+        return int(answer["imported"])
+
+    count = _backend(settings, args, lambda store: store.import_beliefs(beliefs), remote)
+    _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
+    return 0
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    filters: dict[str, Any] = {
+        "include_superseded": args.include_superseded,
+        "include_deleted": args.include_deleted,
+    }
+    beliefs = _backend(
+        settings,
+        args,
+        lambda store: store.list(user_id=args.user, with_history=True, **filters),
+        lambda api: _beliefs(api.get("/api/beliefs", user=args.user, with_history=True, **filters)),
+    )
+    if args.format == "tenure":
+        _print([to_tenure(beliefs)])
+    else:
+        _print(to_jsonl(beliefs))
+    return 0
+
+
+def _verify(args: argparse.Namespace, settings: Settings) -> int:
+    def local(store: BeliefStore) -> dict[str, Any]:
+        problems = store.verify()
+        total = len(store.list(include_superseded=True, include_deleted=True))
+        return {"ok": not problems, "beliefs": total, "problems": problems}
+
+    report = _backend(settings, args, local, lambda api: dict(api.get("/api/verify")))
+    problems, total = list(report["problems"]), int(report["beliefs"])
+    if args.json:
+        _print_json({"ok": not problems, "beliefs": total, "problems": problems})
+    elif problems:
+        _print([f"{len(problems)} problem{'s' if len(problems) != 1 else ''}:"])
+        _print(f"  {p}" for p in problems)
+    else:
+        _print([f"ok: {total} beliefs, no problems"])
+    return 1 if problems else 0
+
+
+def _list(args: argparse.Namespace, settings: Settings) -> int:
+    filters: dict[str, Any] = {
+        "type": args.type,
+        "status": args.status,
+        "review_state": args.review_state,
+        "include_superseded": args.include_superseded,
+        "include_deleted": args.include_deleted,
+        "limit": args.limit,
+    }
+    beliefs = _backend(
+        settings,
+        args,
+        lambda store: store.list(
+            user_id=args.user,
+            scope=args.scope,
+            agent_id=args.agent,
+            pinned=args.pinned,
+            **filters,
+        ),
+        lambda api: _beliefs(
+            api.get(
+                "/api/beliefs",
+                user=args.user,
+                scope=args.scope,
+                agent=args.agent,
+                pinned=None if args.pinned is None else str(args.pinned).lower(),
+                **filters,
+            )
+        ),
+    )
+    if args.json:
+        _print_json([_dump(b) for b in beliefs])
+    else:
+        _print(belief_table(beliefs))
+    return 0
+
+
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    belief = _backend(
+        settings,
+        args,
+        lambda store: store.get(args.id),
+        lambda api: Belief.model_validate(api.get(f"/api/beliefs/{_quoted(args.id)}")),
+    )
+    if args.json:
+        _print_json(_dump(belief))
+    else:
+        _print(belief_detail(belief))
+    return 0
+
+
+def _history(args: argparse.Namespace, settings: Settings) -> int:
+    events = _backend(
+        settings,
+        args,
+        lambda store: store.history(args.id),
+        lambda api: [
+            HistoryEvent.model_validate(e)
+            for e in api.get(f"/api/beliefs/{_quoted(args.id)}/history")
+        ],
+    )
+    if args.json:
+        _print_json([e.model_dump(mode="json") for e in events])
+    else:
+        _print(history_lines(args.id, events))
+    return 0
+
+
+def _chain(args: argparse.Namespace, settings: Settings) -> int:
+    chain = _backend(
+        settings,
+        args,
+        lambda store: store.chain(args.id),
+        lambda api: _beliefs(api.get(f"/api/beliefs/{_quoted(args.id)}/chain")),
+    )
+    if args.json:
+        _print_json([_dump(b) for b in chain])
+    else:
+        _print(chain_lines(chain))
+    return 0
+
+
+def _changed(args: argparse.Namespace, belief: Belief, message: str) -> int:
+    if args.json:
+        _print_json(_dump(belief))
+    else:
+        _print([f"{message} {belief.id} ({belief.canonical_name})"])
+    return 0
+
+
+def _set_pin(args: argparse.Namespace, settings: Settings, pinned: bool) -> int:
+    belief = _backend(
+        settings,
+        args,
+        lambda store: store.pin(args.id, pinned),
+        lambda api: Belief.model_validate(
+            api.send("PATCH", f"/api/beliefs/{_quoted(args.id)}", {"pinned": pinned})
+        ),
+    )
+    return _changed(args, belief, "pinned" if pinned else "unpinned")
+
+
+def _pin(args: argparse.Namespace, settings: Settings) -> int:
+    return _set_pin(args, settings, True)
+
+
+def _unpin(args: argparse.Namespace, settings: Settings) -> int:
+    return _set_pin(args, settings, False)
+
+
+def _delete(args: argparse.Namespace, settings: Settings) -> int:
+    path = f"/api/beliefs/{_quoted(args.id)}"
+    if not args.hard:
+        belief = _backend(
+            settings,
+            args,
+            lambda store: store.soft_delete(args.id),
+            lambda api: Belief.model_validate(api.send("DELETE", path)["belief"]),
+        )
+        return _changed(args, belief, "deleted (restorable)")
+
+    def local(store: BeliefStore) -> str:
+        name = store.get(args.id).canonical_name
+        store.hard_delete(args.id)
+        return name
+
+    def remote(api: ApiClient) -> str:
+        return str(api.send("POST", f"{path}/purge", None, hard=True)["canonical_name"])
+
+    name = _backend(settings, args, local, remote)
+    if args.json:
+        _print_json({"deleted": args.id, "hard": True})
+    else:
+        _print([f"deleted {args.id} ({name}) for good; its history is kept"])
+    return 0
+
+
+def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    belief = _backend(
+        settings,
+        args,
+        lambda store: store.restore(args.id),
+        lambda api: Belief.model_validate(
+            api.send("POST", f"/api/beliefs/{_quoted(args.id)}/restore")
+        ),
+    )
+    return _changed(args, belief, "restored")
+
+
+def _quoted(belief_id: str) -> str:
+    return urllib.parse.quote(belief_id, safe="")

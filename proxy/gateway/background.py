@@ -1,0 +1,283 @@
+"""The background writer: store writes of the request path (injection records, extraction
+jobs, chat state) queued without waiting and applied in batches on the store thread.
+
+A job can also be committed *now* (`commit_job`): the chat path awaits it before it relays the
+end of a reply, so a turn the client received in full is on disk. Such a write skips the
+linger, and everything queued meanwhile shares its commit.
+
+A write the store refuses (a full disk, an unwritable directory) is kept in memory and tried
+again with backoff; `health()` then reports degraded with the reason. Only when more than
+`max_kept` writes wait is the oldest dropped, counted in `writes_lost` and logged as an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from extractor.jobs import JobQueue
+from extractor.turn import Turn
+from proxy.gateway.counters import Counters
+from proxy.gateway.injections import InjectionRecord, save_records
+
+log = logging.getLogger("tenure.proxy")
+
+Write = Callable[[BeliefStore], object]
+
+LINGER_S = 0.02  # how long a write waits for others to share its commit
+MAX_KEPT = 10_000  # refused writes kept for another try before the oldest is dropped
+RETRY_S = 0.5  # first wait before a refused write is tried again (doubling up to RETRY_MAX_S)
+RETRY_MAX_S = 10.0
+
+
+@dataclass(slots=True)
+class _Item:
+    label: str
+    write: Write | None = None
+    record: InjectionRecord | None = None
+    turn: Callable[[], Turn | None] | None = None  # builds an extraction job's turn
+    done: asyncio.Future[bool] | None = field(default=None, compare=False)  # commit_job's waiter
+    built: list[Turn | None] | None = None  # the turn, once built (a kept job is not rebuilt)
+
+    def job_turn(self) -> Turn | None:
+        if self.turn is None:
+            return None
+        if self.built is None:
+            self.built = [self.turn()]
+        return self.built[0]
+
+
+@dataclass(slots=True)
+class WriteHealth:
+    """Whether the store takes the writes, and what waits for another try."""
+
+    ok: bool = True
+    reason: str = ""
+    kept: int = 0
+    lost: int = 0
+    failing_since: float | None = None  # time.time() of the first refused write of this spell
+
+
+class StoreWriter:
+    """One task drains the queue; `stop()` writes everything still queued before returning."""
+
+    def __init__(
+        self,
+        thread: StoreThread,
+        counters: Counters,
+        jobs: JobQueue | None = None,
+        *,
+        linger_s: float = LINGER_S,
+        max_kept: int = MAX_KEPT,
+        retry_s: float = RETRY_S,
+    ) -> None:
+        self._linger = linger_s
+        self._thread = thread
+        self._counters = counters
+        self._jobs = jobs
+        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()
+        self._kept: deque[_Item] = deque()
+        self._max_kept = max(1, max_kept)
+        self._retry_s = retry_s
+        self._retry_wait = retry_s
+        self._health = WriteHealth()
+
+    @property
+    def pending(self) -> int:
+        return self._queue.qsize() + len(self._kept)
+
+    def health(self) -> WriteHealth:
+        self._health.kept = len(self._kept)
+        return self._health
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._drain(), name="tenure-store-writer")
+
+    def submit(self, label: str, write: Write) -> None:
+        """Queue `write(store)`; never blocks the caller."""
+        self._queue.put_nowait(_Item(label, write))
+
+    def submit_record(self, record: InjectionRecord) -> None:
+        """Queue an injection record; the records of a batch go in one statement."""
+        self._queue.put_nowait(_Item("injection", record=record))
+
+    def submit_job(self, turn: Callable[[], Turn | None]) -> None:
+        """Queue an extraction job; `turn()` runs on the store thread (parsing the captured
+        exchange off the request path) and the jobs of a batch go in one INSERT."""
+        self._queue.put_nowait(_Item("job", turn=turn))
+
+    async def commit_job(self, turn: Callable[[], Turn | None]) -> bool:
+        """Write an extraction job now, with whatever else is queued, and wait for the commit.
+
+        True once it is on disk; False when the store refused it (it is then kept and tried
+        again like any refused write). Cancelling the wait leaves the write queued.
+        """
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Item("job", turn=turn, done=done))
+        self._hurry.set()
+        return await asyncio.shield(done)
+
+    async def flush(self) -> None:
+        """Wait until everything submitted so far is written or kept for a retry (tests)."""
+        await self._queue.join()
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self._queue.put_nowait(None)
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+        while self._kept:  # the store still refuses them and the process is going away
+            self._lose(self._kept.popleft(), "the server stopped while the store refused writes")
+
+    async def _drain(self) -> None:
+        while True:
+            first = await self._next()
+            if first is not None and first.done is None and self._linger:
+                # Let the writes of a few more requests join this commit: a DuckDB commit costs
+                # about a millisecond of CPU, which sequential requests would otherwise pay each.
+                # A job a reply waits for (`commit_job`) cuts the wait short.
+                self._hurry.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._hurry.wait(), self._linger)
+            batch: list[_Item | None] = [] if first is _RETRY else [first]
+            while not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            queued = len(batch)
+            items = [item for item in batch if item is not None and item is not _RETRY]
+            retried = list(self._kept)
+            self._kept.clear()
+            try:
+                if items or retried:
+                    await self._write(retried + items)
+            finally:
+                for _ in range(queued):
+                    self._queue.task_done()
+            if any(item is None for item in batch):
+                return
+
+    async def _next(self) -> _Item | None:
+        """The next queued item; `_RETRY` when kept writes are due for another try."""
+        if not self._kept:
+            return await self._queue.get()
+        try:
+            return await asyncio.wait_for(self._queue.get(), self._retry_wait)
+        except TimeoutError:
+            return _RETRY
+
+    async def _write(self, items: list[_Item]) -> None:
+        try:
+            results = await self._thread.run(_apply, self._thread.store, self._jobs, items)
+        except Exception as exc:  # the store thread itself failed: keep everything
+            results = [(item, _describe(exc), True) for item in items]
+        refused: list[_Item] = []
+        for item, error, keep in results:
+            if item.done is not None and not item.done.done():
+                item.done.set_result(not error)
+            if not error:
+                if item.label == "injection":
+                    self._counters.records_written += 1
+                elif item.label == "job":
+                    self._counters.jobs_enqueued += 1
+                continue
+            self._counters.write_failures += 1
+            if keep:
+                refused.append(item)
+            else:
+                self._lose(item, error)
+        health = self._health
+        if refused:
+            if health.ok:
+                health.failing_since = time.time()
+                log.error(
+                    "the store refused %d write(s): %s; they are kept in memory and tried "
+                    "again until it takes them (see /healthz)",
+                    len(refused),
+                    _first_error(results),
+                )
+            health.ok, health.reason = False, _first_error(results)
+            self._retry_wait = min(self._retry_wait * 2, RETRY_MAX_S)
+            self._kept.extend(refused)
+            while len(self._kept) > self._max_kept:
+                self._lose(self._kept.popleft(), "more writes waiting than can be kept")
+        elif not health.ok and not self._kept:
+            log.warning("the store takes writes again; every kept write is written")
+            health.ok, health.reason, health.failing_since = True, "", None
+            self._retry_wait = self._retry_s
+
+    def _lose(self, item: _Item, error: str) -> None:
+        self._counters.writes_lost += 1
+        self._health.lost += 1
+        log.error("LOST a %s write (%d lost since start): %s", item.label, self._health.lost, error)
+
+
+_RETRY = _Item("retry")  # a marker: no new item, try the kept ones
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".strip()[:500]
+
+
+def _first_error(results: list[tuple[_Item, str, bool]]) -> str:
+    return next((error for _, error, keep in results if error and keep), "")
+
+
+def _store_refused(exc: BaseException) -> bool:
+    """The store could not write (disk full, file too large, unwritable, invalidated by an
+    earlier I/O error) rather than the write being wrong: worth keeping and trying again."""
+    if isinstance(exc, OSError | MemoryError):
+        return True
+    name = type(exc).__name__
+    if name == "TransactionException":  # DuckDB: "Failed to commit: Could not write file …"
+        return "commit" in str(exc).lower() or "write" in str(exc).lower()
+    return name in ("IOException", "OutOfMemoryException", "FatalException", "InternalException")
+
+
+def _apply(
+    store: BeliefStore, jobs: JobQueue | None, items: list[_Item]
+) -> list[tuple[_Item, str, bool]]:
+    """All items in one transaction; if that fails, each on its own so one bad write costs
+    only itself. Each result: (item, error or "", whether to keep it for another try)."""
+    try:
+        with store.transaction():
+            _write(store, jobs, items)
+        return [(item, "", False) for item in items]
+    except Exception as exc:
+        if len(items) == 1 or _store_refused(exc):
+            # The store refuses writes as such: trying each alone would only fail again.
+            if not _store_refused(exc):
+                log.exception("background %s write failed", items[0].label)
+            return [(item, _describe(exc), _store_refused(exc)) for item in items]
+    results = []
+    for item in items:
+        try:
+            with store.transaction():
+                _write(store, jobs, [item])
+            results.append((item, "", False))
+        except Exception as exc:
+            if not _store_refused(exc):
+                log.exception("background %s write failed", item.label)
+            results.append((item, _describe(exc), _store_refused(exc)))
+    return results
+
+
+def _write(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> None:
+    save_records(store, [item.record for item in items if item.record is not None])
+    turns = [turn for item in items if (turn := item.job_turn()) is not None]
+    if turns:
+        if jobs is None:
+            raise RuntimeError("an extraction job was queued but the writer has no job queue")
+        jobs.enqueue_many(turns)
+    for item in items:
+        if item.write is not None:
+            item.write(store)

@@ -1,0 +1,231 @@
+"""The chat endpoints: OpenAI `chat/completions` and Anthropic `messages`.
+
+One request: read and check the body, resolve identity, answer a chat command, place memory,
+forward (or translate through LiteLLM for configured models), relay the reply as it arrives,
+then record the injection and hand the finished turn to extraction in the background.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from proxy.gateway import placement, synthetic
+from proxy.gateway.chat_commands import (
+    SAVE_SQL,
+    ChatCommand,
+    ChatState,
+    apply_command,
+    parse_command,
+)
+from proxy.gateway.forward import (
+    Exchange,
+    Header,
+    exchange,
+    upstream_headers,
+    with_query,
+)
+from proxy.gateway.handoff import ChatRequest, Handoff
+from proxy.gateway.harness import user_words
+from proxy.gateway.identity import Identity, header_text, resolve_identity
+from proxy.gateway.memory import Memory
+from proxy.gateway.replies import send_bytes, send_events
+from proxy.gateway.request_body import check_chat, dump_object, parse_object, read_body
+from proxy.gateway.side_calls import is_task_call
+from proxy.gateway.translate import litellm_exchange
+from proxy.runtime import Runtime
+from proxy.security.middleware import ACCESS_USER
+
+log = logging.getLogger("tenure.proxy")
+
+
+async def handle_chat(
+    rt: Runtime, request: ChatRequest, scope: Scope, receive: Receive, send: Send
+) -> None:
+    settings = rt.settings
+    anthropic = request.wire == "anthropic"
+    raw = await read_body(scope, receive, settings.max_body_bytes)
+    body = parse_object(raw)
+    check_chat(body, anthropic=anthropic)
+    echoed = b"<tenure-memory" in raw  # the client replayed a prompt that carried memory
+    if echoed:
+        body = placement.without_echoed_memory(body, anthropic=anthropic)
+    identity, state = request_identity(rt, request, scope, body)
+    messages: list[Any] = body["messages"]
+    model: str = body["model"]
+    stream = body.get("stream") is True
+    if anthropic:
+        tool_turn = placement.anthropic_ends_with_tool_result(messages)
+        said = placement.anthropic_last_user_text(messages)
+    else:
+        tool_turn = placement.openai_ends_with_tool_result(messages)
+        said = placement.openai_last_user_text(messages)
+    query = user_words(said)  # the user's words, not the agent harness around them
+    last = messages[-1] if messages else None
+    if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
+        command = parse_command(placement.text_of(last.get("content")))
+        if command is not None:
+            reply = _run_command(rt, identity, state, command)
+            await _send_synthetic(request, body, reply, stream=stream, send=send)
+            return
+
+    memory: Memory | None = None
+    if not (identity.incognito or identity.no_inject or not state.inject):
+        memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
+        if memory is not None and memory.empty:
+            memory = None
+    own_metadata = b'"tenure_' in raw and placement.has_tenure_metadata(body)
+    if own_metadata:  # Tenure's keys are for Tenure; a provider may refuse unknown ones
+        body = placement.without_tenure_metadata(body)
+    payload = dump_object(body) if echoed or own_metadata else raw
+    if memory is not None:
+        place = placement.place_anthropic if anthropic else placement.place_openai
+        body = place(body, memory.system_block, memory.user_block)
+        payload = dump_object(body)
+    injected = memory.count if memory is not None else 0
+    extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
+    extract = not (identity.incognito or identity.no_extract or not state.extract)
+    if extract and is_task_call(said, placement.system_texts(body, anthropic=anthropic)):
+        extract = False  # an app's title or tag call: not a turn, not a reinforcement
+    handoff = Handoff(
+        rt,
+        request,
+        identity,
+        model,
+        memory,
+        user_message=_typed_text(last) if tool_turn else said,
+        extract=extract,
+    )
+    outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, handoff)
+    handoff.finish(outcome)
+
+
+def request_identity(
+    rt: Runtime, request: ChatRequest, scope: Scope, body: dict[str, Any]
+) -> tuple[Identity, ChatState]:
+    """Who is asking, with the scopes their chat state adds, and that state."""
+    settings = rt.settings
+    headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
+    identity = resolve_identity(
+        headers,
+        body,
+        url_scope=request.url_scope,
+        url_user=request.url_user,
+        default_user=settings.default_user,
+        trust_client_ids=settings.trust_client_ids,
+        client_users=settings.client_users,
+    )
+    state = rt.chat_states.get(identity.user_id, identity.agent_id)
+    scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
+    return identity.scoped(state.scopes, settings.default_scopes), state
+
+
+def _run_command(rt: Runtime, identity: Identity, state: ChatState, command: ChatCommand) -> str:
+    """Apply a chat command; the new state is kept in memory and written in the background."""
+    new_state, reply = apply_command(state, command)
+    if new_state != state:
+        rt.chat_states.set(identity.user_id, identity.agent_id, new_state)
+        row: list[object] = [identity.user_id, identity.agent_id or ""]
+        row += [list(new_state.scopes), new_state.extract, new_state.inject]
+        rt.writer.submit("chat_state", lambda store: store.execute(SAVE_SQL, row))
+    rt.counters.chat_commands += 1
+    return reply
+
+
+async def _forward(
+    rt: Runtime,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    anthropic: bool,
+    body: dict[str, Any],
+    payload: bytes,
+    extra: list[Header],
+    handoff: Handoff,
+) -> Exchange:
+    """Send the (placed) request upstream, or through LiteLLM for a routed model."""
+    settings = rt.settings
+    route = None if anthropic else settings.models.get(body["model"])
+    if route is not None:
+        client_key = None if settings.api_key else _client_key(scope)
+        return await litellm_exchange(
+            route,
+            body,
+            api_key=route.api_key or client_key,
+            send=send,
+            extra_headers=extra,
+            capture=handoff.capture,
+            before_end=handoff.before_end,
+        )
+    if anthropic:
+        base = settings.anthropic_upstream_url or settings.upstream_url
+        key = settings.anthropic_upstream_api_key or settings.upstream_api_key
+    else:
+        base, key = settings.upstream_url, settings.upstream_api_key
+    forwarded = upstream_headers(
+        scope["headers"], api_key=key, anthropic=anthropic, forward_credentials=not settings.api_key
+    )
+    return await exchange(
+        rt.upstream,
+        "POST",
+        with_query(base + ("/messages" if anthropic else "/chat/completions"), scope),
+        headers=forwarded,
+        body=payload,
+        receive=receive,
+        send=send,
+        extra_headers=extra,
+        capture=handoff.capture,
+        before_end=handoff.before_end,
+    )
+
+
+def _typed_text(last: Any) -> str:
+    """On a tool-result turn, what the user typed beside the results (an Anthropic user message
+    may hold text blocks next to its tool_result blocks); an OpenAI tool message has none."""
+    if isinstance(last, dict) and last.get("role") == "user":
+        return placement.text_of(last.get("content"))
+    return ""
+
+
+def _client_key(scope: Scope) -> str | None:
+    """The client's own key (Authorization: Bearer, or Anthropic's x-api-key)."""
+    headers: dict[str, str] = {
+        k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
+    }
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return headers.get("x-api-key") or None
+
+
+async def _send_synthetic(
+    request: ChatRequest, body: dict[str, Any], text: str, *, stream: bool, send: Send
+) -> None:
+    model = body["model"]
+    headers = [(b"x-tenure-injected", b"0")]
+    rid = request.request_id
+    if request.wire == "anthropic":
+        if stream:
+            await send_events(
+                send, synthetic.anthropic_stream(text, model=model, request_id=rid), headers=headers
+            )
+        else:
+            await send_bytes(
+                send,
+                200,
+                synthetic.anthropic_reply(text, model=model, request_id=rid),
+                headers=headers,
+            )
+        return
+    if stream:
+        options = body.get("stream_options") or {}
+        events = synthetic.openai_stream(
+            text, model=model, request_id=rid, include_usage=options.get("include_usage") is True
+        )
+        await send_events(send, events, headers=headers)
+    else:
+        await send_bytes(
+            send, 200, synthetic.openai_reply(text, model=model, request_id=rid), headers=headers
+        )

@@ -1,0 +1,58 @@
+"""How memory is delivered: one place that turns settings and a caller into a context.
+
+The proxy's per-request memory and the prompt preview both build their context here, so the
+preview shows exactly what a request would receive.
+"""
+
+from __future__ import annotations
+
+from beliefs.context import Context, ContextRequest, assemble
+from beliefs.store import BeliefStore
+from beliefs.tokens import token_counter
+from proxy.gateway.context_windows import memory_budget
+from proxy.settings import Settings
+
+
+def context_request(
+    settings: Settings,
+    *,
+    user_id: str,
+    scopes: tuple[str, ...],
+    agent_id: str | None,
+    query: str,
+    model: str,
+) -> ContextRequest:
+    """The request for `assemble` under the delivery settings (caps, budget, gates)."""
+    return ContextRequest(
+        user_id=user_id,
+        scopes=scopes,
+        query=query,
+        agent_id=agent_id,
+        max_beliefs=settings.max_beliefs,
+        token_budget=memory_budget(
+            model, floor_tokens=settings.budget_floor_tokens, pct=settings.budget_pct
+        ),
+        curated=settings.curated_mode,
+        min_trust=settings.inject_min_trust,
+        inject_scopes=settings.inject_scopes,
+    )
+
+
+def build_context(
+    store: BeliefStore,
+    request: ContextRequest,
+    persona: str,
+    covers: frozenset[str] | None = None,
+) -> Context:
+    """Assemble from the in-memory index with the store's rules and real token counts.
+
+    `covers`: the universal pinned beliefs the persona carries (None: all of them).
+    """
+    return assemble(
+        store.index,
+        request,
+        persona=persona,
+        count_tokens=token_counter(),
+        rules=store.rules,
+        persona_covers=covers,
+    )

@@ -1,0 +1,177 @@
+"""Memory for one request: context assembled from the in-memory index, within a time budget.
+
+Assembly runs inline on the event loop: it is pure CPU work under the GIL, so a thread would
+add a hand-off (~0.3 ms measured here) without running in parallel, and under concurrency its
+queue made every request miss the budget. The assembler bounds its own work (the query is
+clamped, the index is inverted), so a result later than `retrieval_timeout_ms` is dropped
+rather than interrupted. An error or a late result lets the request through without memory,
+logged and counted. No DuckDB call happens here: beliefs, rules and personas are the store's
+in-memory copies (the persona keeper schedules any regeneration in the background).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from beliefs.context import ContextRequest
+from beliefs.render import system_block, user_block
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from beliefs.tokens import token_counter
+from compaction import PersonaKeeper
+from proxy.gateway.counters import Counters
+from proxy.gateway.delivery import build_context, context_request
+from proxy.gateway.identity import Identity
+from proxy.settings import Settings
+
+log = logging.getLogger("tenure.proxy")
+
+RELEVANT = "relevant"
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """What goes into one request; `layers` maps layer name to the injected belief ids."""
+
+    system_block: str
+    user_block: str
+    layers: dict[str, list[str]]
+    persona: bool
+    query: str
+
+    @property
+    def count(self) -> int:
+        return sum(len(ids) for ids in self.layers.values())
+
+    @property
+    def approx_tokens(self) -> int:
+        return (len(self.system_block) + len(self.user_block) + 3) // 4
+
+    @property
+    def empty(self) -> bool:
+        return not self.system_block and not self.user_block
+
+
+class MemoryBuilder:
+    """Builds `Memory` for requests, reusing it for a request that repeats exactly."""
+
+    def __init__(
+        self,
+        store: BeliefStore,
+        thread: StoreThread,
+        settings: Settings,
+        counters: Counters,
+        *,
+        persona: PersonaKeeper | None = None,
+    ) -> None:
+        self._store = store
+        self._thread = thread
+        self._settings = settings
+        self._counters = counters
+        self._timeout = settings.retrieval_timeout_ms / 1000
+        self._persona_read: set[str] = set()
+        token_counter()  # load the tokenizer now, not inside the first request's time budget
+        self._keeper = persona
+        self._recent = RecentMemory()
+
+    async def build(
+        self, identity: Identity, query: str, model: str, *, tool_turn: bool
+    ) -> Memory | None:
+        """Memory for a request, or None when retrieval failed or ran out of time.
+
+        On a tool-result turn only the system block is used: it is recomputed from the same
+        state as the turn's first request, so the cached prompt prefix stays the same.
+        """
+        try:
+            persona, covers = await self._persona(identity.user_id)
+            request = context_request(
+                self._settings,
+                user_id=identity.user_id,
+                scopes=identity.scopes,
+                agent_id=identity.agent_id,
+                query=query,
+                model=model,
+            )
+            # Read before assembling: a write landing meanwhile must not be cached as seen.
+            key = (request, persona, covers, self._store.index.version)
+            memory = self._recent.get(key, self._store.rules)
+            if memory is None:
+                rules = self._store.rules
+                started = time.perf_counter()
+                memory = _assemble(self._store, request, persona, covers)
+                if time.perf_counter() - started > self._timeout:
+                    raise TimeoutError  # too late to be worth its cost: drop it, count it
+                self._recent.put(key, rules, memory)
+        except TimeoutError:
+            self._counters.retrieval_timeouts += 1
+            log.warning(
+                "retrieval for user %s took over %.0f ms; request sent without memory",
+                identity.user_id,
+                self._settings.retrieval_timeout_ms,
+            )
+            return None
+        except Exception:
+            self._counters.retrieval_failures += 1
+            log.exception(
+                "retrieval for user %s failed; request sent without memory", identity.user_id
+            )
+            return None
+        if tool_turn:
+            layers = {k: v for k, v in memory.layers.items() if k != RELEVANT}
+            return Memory(memory.system_block, "", layers, memory.persona, memory.query)
+        return memory
+
+    async def _persona(self, user_id: str) -> tuple[str, frozenset[str] | None]:
+        if self._keeper is not None:
+            # The stored persona (stale text serves while a regeneration runs), or before one
+            # is stored the deterministic summary; never waits for a model.
+            return self._keeper.persona_for(user_id)
+        if user_id in self._persona_read:
+            persona = self._store.get_persona(user_id)  # served from the store's memory
+        else:
+            persona = await self._thread.run(self._store.get_persona, user_id)
+            self._persona_read.add(user_id)
+        return (persona.text if persona is not None else ""), None
+
+
+class RecentMemory:
+    """The last few assembled memories, for requests that repeat one exactly.
+
+    An agent's tool loop re-sends the same last user message after every tool call; those turns
+    reuse the memory (and so send byte-identical system blocks) instead of searching again. A
+    key is the request, the persona and the index version; an entry is valid while the rules
+    are the same object, for at most a minute (beliefs can expire).
+    """
+
+    def __init__(self, size: int = 256, ttl_s: float = 60.0) -> None:
+        self._size = size
+        self._ttl = ttl_s
+        self._entries: dict[tuple[object, ...], tuple[float, object, Memory]] = {}
+
+    def get(self, key: tuple[object, ...], rules: object) -> Memory | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] < time.monotonic() or entry[1] is not rules:
+            return None
+        return entry[2]
+
+    def put(self, key: tuple[object, ...], rules: object, memory: Memory) -> None:
+        if len(self._entries) >= self._size:
+            self._entries.pop(next(iter(self._entries)))
+        self._entries[key] = (time.monotonic() + self._ttl, rules, memory)
+
+
+def _assemble(
+    store: BeliefStore, request: ContextRequest, persona: str, covers: frozenset[str] | None
+) -> Memory:
+    # Rules and personas are the store's in-memory copies: no DuckDB call here.
+    context = build_context(store, request, persona, covers)
+    layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
+    return Memory(
+        system_block=system_block(context),  # the assembler caches the standing text
+        user_block=user_block(context),
+        layers=layers,
+        persona=bool(context.persona),
+        query=request.query,
+    )

@@ -1,0 +1,124 @@
+"""The Responses API endpoint (`POST /v1/responses`): Codex CLI, the OpenAI Agents SDK and
+every client on `responses.create`, with memory as on the chat endpoints.
+
+One request: read and check the body, resolve identity, answer a chat command, place memory
+(`instructions` and the last user message), forward (or answer through LiteLLM for a routed
+model), relay the reply as it arrives, then record the injection and hand the finished turn —
+the input's user words and the output's text and function calls — to extraction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from proxy.gateway import responses_body as shape
+from proxy.gateway.chat import _client_key, _run_command, request_identity
+from proxy.gateway.chat_commands import parse_command
+from proxy.gateway.forward import Exchange, Header, exchange, upstream_headers, with_query
+from proxy.gateway.handoff import ChatRequest, Handoff
+from proxy.gateway.harness import user_words
+from proxy.gateway.memory import Memory
+from proxy.gateway.placement import has_tenure_metadata, without_tenure_metadata
+from proxy.gateway.replies import send_bytes, send_events
+from proxy.gateway.request_body import dump_object, parse_object, read_body
+from proxy.gateway.responses_stream import response_events, response_reply
+from proxy.gateway.side_calls import is_task_call
+from proxy.gateway.translate import litellm_exchange
+from proxy.runtime import Runtime
+
+
+async def handle_responses(
+    rt: Runtime, request: ChatRequest, scope: Scope, receive: Receive, send: Send
+) -> None:
+    settings = rt.settings
+    raw = await read_body(scope, receive, settings.max_body_bytes)
+    body = parse_object(raw)
+    shape.check_responses(body)
+    echoed = b"<tenure-memory" in raw
+    if echoed:
+        body = shape.without_echoed_memory(body)
+    identity, state = request_identity(rt, request, scope, body)
+    model: str = body["model"]
+    stream = body.get("stream") is True
+    tool_turn = shape.ends_with_tool_output(body)
+    said = "" if tool_turn else shape.last_user_text(body)
+    typed = shape.last_item_text(body)
+    if typed is not None and (command := parse_command(typed)) is not None:
+        reply = _run_command(rt, identity, state, command)
+        rid, extra = request.request_id, [(b"x-tenure-injected", b"0")]
+        if stream:
+            events = response_events(reply, model=model, request_id=rid)
+            await send_events(send, events, headers=extra)
+        else:
+            data = response_reply(reply, model=model, request_id=rid)
+            await send_bytes(send, 200, data, headers=extra)
+        return
+
+    memory: Memory | None = None
+    if not (identity.incognito or identity.no_inject or not state.inject):
+        query = user_words(shape.last_user_text(body))
+        memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
+        if memory is not None and memory.empty:
+            memory = None
+    own_metadata = b'"tenure_' in raw and has_tenure_metadata(body)
+    if own_metadata:
+        body = without_tenure_metadata(body)
+    payload = dump_object(body) if echoed or own_metadata else raw
+    if memory is not None:
+        body = shape.place_responses(body, memory.system_block, memory.user_block)
+        payload = dump_object(body)
+    injected = memory.count if memory is not None else 0
+    extra_headers: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
+    extract = not (identity.incognito or identity.no_extract or not state.extract)
+    instructions = body.get("instructions")
+    if extract and is_task_call(said, [instructions] if isinstance(instructions, str) else []):
+        extract = False
+    handoff = Handoff(rt, request, identity, model, memory, user_message=said, extract=extract)
+    outcome = await _forward(rt, scope, receive, send, body, payload, extra_headers, handoff)
+    handoff.finish(outcome)
+
+
+async def _forward(
+    rt: Runtime,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    body: dict[str, Any],
+    payload: bytes,
+    extra: list[Header],
+    handoff: Handoff,
+) -> Exchange:
+    settings = rt.settings
+    route = settings.models.get(body["model"])
+    if route is not None:
+        client_key = None if settings.api_key else _client_key(scope)
+        return await litellm_exchange(
+            route,
+            body,
+            api_key=route.api_key or client_key,
+            send=send,
+            extra_headers=extra,
+            capture=handoff.capture,
+            responses=True,
+            before_end=handoff.before_end,
+        )
+    forwarded = upstream_headers(
+        scope["headers"],
+        api_key=settings.upstream_api_key,
+        anthropic=False,
+        forward_credentials=not settings.api_key,
+    )
+    return await exchange(
+        rt.upstream,
+        "POST",
+        with_query(settings.upstream_url + "/responses", scope),
+        headers=forwarded,
+        body=payload,
+        receive=receive,
+        send=send,
+        extra_headers=extra,
+        capture=handoff.capture,
+        before_end=handoff.before_end,
+    )

@@ -1,0 +1,119 @@
+"""The proxy paths: `/v1/...`, the same without `/v1`, `/scope/<scope>/v1/...`, and any of these
+after `/user/<id>/` (a user for clients that only let you set a base URL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import unquote
+
+from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.types import Receive, Scope, Send
+
+from proxy.errors import ProxyError
+from proxy.gateway.chat import handle_chat
+from proxy.gateway.handoff import ChatRequest
+from proxy.gateway.passthrough import handle_passthrough
+from proxy.gateway.responses import handle_responses
+from proxy.runtime import Runtime
+from proxy.security.middleware import REQUEST_ID
+
+
+def split_user(path: str) -> tuple[str | None, str]:
+    """(URL user or None, the rest of the path) of a `/user/<id>/...` path."""
+    rest = path.lstrip("/")
+    if not rest.startswith("user/"):
+        return None, path
+    user, _, rest = rest[len("user/") :].partition("/")
+    return unquote(user) or None, "/" + rest
+
+
+def split_path(path: str) -> tuple[str | None, str]:
+    """(URL scope or None, upstream path without `/v1/`) of a proxy path (no user prefix)."""
+    url_scope: str | None = None
+    rest = path.lstrip("/")
+    if rest.startswith("scope/"):
+        # The scope runs to the `/v1` that follows it: a sub-domain scope (domain:code/sql)
+        # holds a slash, written as is or escaped.
+        after = rest[len("scope/") :]
+        cut = after.find("/v1/")
+        if cut < 0 and after.endswith("/v1"):
+            cut = len(after) - len("/v1")
+        if cut >= 0:
+            url_scope, rest = after[:cut], after[cut + 1 :]
+        else:
+            url_scope, _, rest = after.partition("/")
+    if rest == "v1" or rest.startswith("v1/"):
+        rest = rest[3:]
+    return url_scope or None, rest.strip("/")
+
+
+def _check_segments(rest: str) -> None:
+    """Refuse `.` and `..` segments: an upstream that resolves them would serve a path
+    outside its configured base URL, with the gateway's upstream key."""
+    if any(segment in (".", "..") for segment in rest.split("/")):
+        raise ProxyError(
+            400,
+            f"the path /{rest} has a '.' or '..' segment; the gateway forwards only paths "
+            "below the upstream base URL — send the path without them",
+            code="invalid_path",
+        )
+
+
+def first_segments(routes: Iterable[BaseRoute]) -> frozenset[str]:
+    """The first path segments Tenure's own routes live under (`api`, `beliefs` …)."""
+    return frozenset(
+        route.path.lstrip("/").split("/")[0]
+        for route in routes
+        if isinstance(route, Route | Mount) and route.path.strip("/")
+    )
+
+
+class ProxyRoute(Route):
+    """The catch-all to the proxy, for every path outside the `reserved` first segments."""
+
+    def __init__(self, endpoint: ProxyEndpoint, *, reserved: frozenset[str]) -> None:
+        super().__init__("/{path:path}", endpoint, methods=None)
+        self.reserved = reserved
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and scope["path"].lstrip("/").split("/")[0] in self.reserved:
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+class ProxyEndpoint:
+    """A plain ASGI app (no per-request Request object) for the hot path."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        runtime: Runtime = scope["app"].state.runtime
+        counters = runtime.counters
+        counters.requests += 1
+        counters.in_flight += 1  # extraction yields to live requests (see ExtractionWorkers)
+        try:
+            url_user, path = split_user(scope["path"])
+            url_scope, rest = split_path(path)
+            if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
+                request = ChatRequest(
+                    wire="openai" if rest == "chat/completions" else "anthropic",
+                    url_scope=url_scope,
+                    request_id=scope[REQUEST_ID],
+                    url_user=url_user,
+                )
+                await handle_chat(runtime, request, scope, receive, send)
+            elif scope["method"] == "POST" and rest == "responses":
+                request = ChatRequest(
+                    wire="responses",
+                    url_scope=url_scope,
+                    request_id=scope[REQUEST_ID],
+                    url_user=url_user,
+                )
+                await handle_responses(runtime, request, scope, receive, send)
+            else:
+                _check_segments(rest)
+                # Upstream paths go as the client wrote them: "%2F" stays escaped.
+                raw_path: bytes | None = scope.get("raw_path")
+                if raw_path:
+                    rest = split_path(split_user(raw_path.decode("latin-1"))[1])[1]
+                await handle_passthrough(runtime, rest, scope, receive, send)
+        finally:
+            counters.in_flight -= 1

@@ -1,0 +1,80 @@
+"""Who calls a memory tool, what a tool answers, and the reading rules every tool shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from beliefs.models import Belief
+from beliefs.recall import recall_tags
+from proxy.gateway.identity import UNIVERSAL, Identity, parse_scopes
+
+
+class ToolFailure(Exception):
+    """A call the tool cannot carry out: names the argument and says what to do."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls a tool, resolved like a gateway request (headers, URL scope, defaults)."""
+
+    identity: Identity
+    transport: Literal["http", "stdio"]
+    client: str | None = None
+
+    @property
+    def actor(self) -> str:
+        """The history events' actor: the agent when known, else the user."""
+        return f"mcp:{self.identity.agent_id or self.identity.user_id}"
+
+
+@dataclass
+class Outcome:
+    """A tool's answer (JSON for the model) and what the audit row keeps of it."""
+
+    result: dict[str, Any]
+    summary: str
+    belief_ids: list[str] = field(default_factory=list)
+
+
+def scopes_of(caller: Caller, raw: str | None) -> tuple[str, ...]:
+    """The tool's `scope` argument when given, else the connection's scopes."""
+    if raw:
+        return parse_scopes(raw, "scope")
+    return tuple(s for s in caller.identity.scopes if s != UNIVERSAL)
+
+
+def visible_to(belief: Belief, caller: Caller) -> bool:
+    return belief.user_id == caller.identity.user_id and belief.agent_id in (
+        None,
+        caller.identity.agent_id,
+    )
+
+
+def belief_view(belief: Belief, now: datetime) -> dict[str, Any]:
+    """What a model needs of a belief: names, text, directive, where, and why it is special."""
+    out: dict[str, Any] = {
+        "id": belief.id,
+        "canonical_name": belief.canonical_name,
+        "type": belief.type,
+        "content": belief.content,
+        "why_it_matters": belief.why_it_matters,
+        "scope": list(belief.scope),
+    }
+    if belief.aliases:
+        out["aliases"] = list(belief.aliases)
+    if belief.rejected_alternatives:
+        out["rejected_alternatives"] = list(belief.rejected_alternatives)
+    if belief.epistemic_status != "active":
+        out["status"] = belief.epistemic_status
+    tags = recall_tags(belief, now)
+    if tags:
+        out["tags"] = list(tags)
+    out["source_type"] = belief.source_type
+    return out
