@@ -41,7 +41,7 @@ from extractor.llm import ModelCall, ModelReply  # noqa: E402
 from extractor.modes import ModeBook  # noqa: E402
 from extractor.turn import Turn  # noqa: E402
 from extractor.worker import ExtractionWorkers  # noqa: E402
-from proxy.model_setup import extraction_config  # noqa: E402
+from proxy.runtime import extraction_config  # noqa: E402
 from proxy.settings import Settings  # noqa: E402
 
 USER = "bench-user"

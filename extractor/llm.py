@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import json
+import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -86,6 +87,11 @@ class LiteLLMImport:
         threading.Thread(target=self._run, name="tenure-litellm-import", daemon=True).start()
 
     def _run(self) -> None:
+        # LiteLLM fetches its price list and Anthropic's beta-header table from the internet
+        # unless told to use the copies it ships; nothing of ours may reach the network but the
+        # providers (an explicit choice in the environment is kept).
+        for flag in ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS"):
+            os.environ.setdefault(flag, "True")
         try:
             module = importlib.import_module("litellm")
             module.suppress_debug_info = True  # type: ignore[attr-defined]  # it prints "Give Feedback" banners to stdout

@@ -1,4 +1,6 @@
-"""The resources of a running gateway, opened and closed by the app's lifespan."""
+"""The resources of a running gateway, opened and closed by the app's lifespan, and the
+collaborators the settings describe (the model client, extraction's config, compaction's parts),
+which CLI commands build the same way."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import contextlib
 import gc
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -14,11 +17,12 @@ from beliefs.lexicon import warm as warm_lexicon
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
-from compaction import CompactionScheduler, Compactor, PersonaKeeper
+from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
+from extractor.config import ExtractionConfig
 from extractor.jobs import JobQueue
 from extractor.llm import ChatModel, LiteLLMChatModel
+from extractor.structured import CallOptions
 from extractor.worker import ExtractionWorkers
-from proxy.compaction_setup import compaction_parts
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
 from proxy.gateway.counters import Counters
@@ -26,7 +30,6 @@ from proxy.gateway.memory import MemoryBuilder
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.gateway.upstream_pool import UpstreamPool
-from proxy.model_setup import chat_model_for, extraction_config
 from proxy.settings import Settings
 
 log = logging.getLogger("tenure.proxy")
@@ -162,3 +165,81 @@ def runtime_of(request: Request) -> Runtime:
     """The running gateway's resources, from an API route's request."""
     runtime: Runtime = request.app.state.runtime
     return runtime
+
+
+# -- the collaborators settings describe: the model client, extraction's config, compaction --
+
+
+def chat_model_for(settings: Settings) -> LiteLLMChatModel:
+    """The real model client: TENURE_EXTRACT_API_BASE/KEY, else the upstream's (or a route's)
+    URL and key. One is built at start-up and shared by extraction and compaction."""
+    own = settings.extract_model is None
+    routes = {r.litellm_model: (r.api_base, r.api_key) for r in settings.models.values()}
+    # LiteLLM appends /v1/messages itself; the gateway's Anthropic base ends in /v1.
+    anthropic_base = (settings.anthropic_upstream_url or settings.upstream_url).removesuffix("/v1")
+    routes["anthropic/"] = (
+        anthropic_base,
+        settings.anthropic_upstream_api_key or settings.upstream_api_key,
+    )
+    return LiteLLMChatModel(
+        api_base=settings.extract_api_base or (settings.upstream_url if own else None),
+        api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),
+        timeout=settings.extract_timeout,
+        routes=routes if own else None,
+    )
+
+
+def extraction_config(settings: Settings) -> ExtractionConfig:
+    return ExtractionConfig(
+        model=settings.extract_model,
+        routes={name: route.litellm_model for name, route in settings.models.items()},
+        workers=settings.extract_workers,
+        max_attempts=settings.extract_max_attempts,
+        timeout=settings.extract_timeout,
+        backoff_s=settings.extract_backoff_s,
+        backoff_max_s=settings.extract_backoff_max_s,
+        breaker_threshold=settings.breaker_threshold,
+        breaker_cooldown_s=settings.breaker_cooldown_s,
+        call=CallOptions(
+            max_tokens=settings.extract_max_tokens,
+            max_tokens_retry=max(settings.extract_max_tokens * 2, 4096),
+            output_mode=settings.extract_output_mode,
+            schema=settings.extract_schema,
+            rules=settings.extract_rules_in,
+        ),
+    )
+
+
+@dataclass
+class CompactionParts:
+    persona: PersonaKeeper
+    compactor: Compactor
+    scheduler: CompactionScheduler
+    own_llm: LiteLLMChatModel | None  # the client made here (its caller closes it), or None
+
+
+def configured_model(settings: Settings) -> str | None:
+    """TENURE_COMPACTION_MODEL, else TENURE_EXTRACT_MODEL; None means the user's own model."""
+    return settings.compaction_model or settings.extract_model
+
+
+def compaction_config(settings: Settings) -> CompactionConfig:
+    return CompactionConfig(
+        grace=timedelta(hours=settings.compaction_grace_hours),
+        cooldown_s=settings.compaction_cooldown_s,
+        model=configured_model(settings),
+    )
+
+
+def compaction_parts(
+    settings: Settings, thread: StoreThread, llm: ChatModel | None = None
+) -> CompactionParts:
+    """The extractor's LLM boundary serves compaction too: the gateway passes its one shared
+    client; a CLI command without one gets its own."""
+    own = None
+    if llm is None:
+        llm = own = chat_model_for(settings)
+    persona = PersonaKeeper(thread, llm=llm, model=configured_model(settings))
+    compactor = Compactor(thread, llm=llm, config=compaction_config(settings), persona=persona)
+    scheduler = CompactionScheduler(compactor, settings.compaction_interval)
+    return CompactionParts(persona, compactor, scheduler, own)

@@ -15,7 +15,7 @@ from beliefs.thread import StoreThread
 from compaction import RunReport
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
-from proxy.compaction_setup import compaction_parts
+from proxy.runtime import compaction_parts
 from proxy.settings import Settings, SettingsError
 
 API_TIMEOUT = 600.0

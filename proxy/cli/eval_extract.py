@@ -19,7 +19,7 @@ from extractor.evaluation import (
     load_conversations,
     summary_json,
 )
-from proxy.model_setup import chat_model_for, extraction_config
+from proxy.runtime import chat_model_for, extraction_config
 from proxy.settings import Settings
 
 

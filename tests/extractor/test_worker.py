@@ -16,7 +16,7 @@ from extractor.conflicts import ConflictBook
 from extractor.errors import ConflictStateError, InvalidResolution
 from extractor.jobs import JobQueue
 from extractor.worker import ExtractionWorkers
-from proxy.model_setup import chat_model_for, extraction_config
+from proxy.runtime import chat_model_for, extraction_config
 from proxy.settings import Settings
 from tests.extractor.conftest import make_turn
 from tests.extractor.fake_llm import FakeChatModel, extraction, new_belief, update
