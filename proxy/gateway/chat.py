@@ -21,11 +21,7 @@ from proxy.gateway.chat_commands import (
     parse_command,
 )
 from proxy.gateway.forward import (
-    Exchange,
     Header,
-    exchange,
-    upstream_headers,
-    with_query,
 )
 from proxy.gateway.handoff import ChatRequest, Handoff
 from proxy.gateway.harness import user_words
@@ -34,7 +30,6 @@ from proxy.gateway.memory import Memory
 from proxy.gateway.replies import send_bytes, send_events
 from proxy.gateway.request_body import check_chat, dump_object, parse_object, read_body
 from proxy.gateway.side_calls import is_task_call
-from proxy.gateway.translate import litellm_exchange
 from proxy.runtime import Runtime
 from proxy.security.middleware import ACCESS_USER
 
@@ -98,7 +93,7 @@ async def handle_chat(
         user_message=_typed_text(last) if tool_turn else said,
         extract=extract,
     )
-    outcome = await _forward(rt, scope, receive, send, anthropic, body, payload, extra, handoff)
+    outcome = await handoff.forward(scope, receive, send, body, payload, extra)
     handoff.finish(outcome)
 
 
@@ -134,70 +129,12 @@ def _run_command(rt: Runtime, identity: Identity, state: ChatState, command: Cha
     return reply
 
 
-async def _forward(
-    rt: Runtime,
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    anthropic: bool,
-    body: dict[str, Any],
-    payload: bytes,
-    extra: list[Header],
-    handoff: Handoff,
-) -> Exchange:
-    """Send the (placed) request upstream, or through LiteLLM for a routed model."""
-    settings = rt.settings
-    route = None if anthropic else settings.models.get(body["model"])
-    if route is not None:
-        client_key = None if settings.api_key else _client_key(scope)
-        return await litellm_exchange(
-            route,
-            body,
-            api_key=route.api_key or client_key,
-            send=send,
-            extra_headers=extra,
-            capture=handoff.capture,
-            before_end=handoff.before_end,
-        )
-    if anthropic:
-        base = settings.anthropic_upstream_url or settings.upstream_url
-        key = settings.anthropic_upstream_api_key or settings.upstream_api_key
-    else:
-        base, key = settings.upstream_url, settings.upstream_api_key
-    forwarded = upstream_headers(
-        scope["headers"], api_key=key, anthropic=anthropic, forward_credentials=not settings.api_key
-    )
-    return await exchange(
-        rt.upstream,
-        "POST",
-        with_query(base + ("/messages" if anthropic else "/chat/completions"), scope),
-        headers=forwarded,
-        body=payload,
-        receive=receive,
-        send=send,
-        extra_headers=extra,
-        capture=handoff.capture,
-        before_end=handoff.before_end,
-    )
-
-
 def _typed_text(last: Any) -> str:
     """On a tool-result turn, what the user typed beside the results (an Anthropic user message
     may hold text blocks next to its tool_result blocks); an OpenAI tool message has none."""
     if isinstance(last, dict) and last.get("role") == "user":
         return placement.text_of(last.get("content"))
     return ""
-
-
-def _client_key(scope: Scope) -> str | None:
-    """The client's own key (Authorization: Bearer, or Anthropic's x-api-key)."""
-    headers: dict[str, str] = {
-        k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
-    }
-    scheme, _, token = headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return headers.get("x-api-key") or None
 
 
 async def _send_synthetic(

@@ -1,25 +1,37 @@
-"""After the reply: what one proxied exchange leaves behind, shared by the chat and the
+"""The exchange with the provider and what it leaves behind, shared by the chat and the
 Responses endpoints.
 
-With the whole reply captured, the turn's extraction job is committed before the client sees
-the reply's end (`before_end`), so a turn the client received in full survives a kill; a reply
-cut short hands over what arrived once it stops (`finish`). `finish` also counts the outcome
-and writes the injection record of a request that carried memory.
+`forward` sends the placed request upstream (or through LiteLLM for a routed model) and relays
+the reply as it arrives. With the whole reply captured, the turn's extraction job is committed
+before the client sees the reply's end (`before_end`), so a turn the client received in full
+survives a kill; a reply cut short hands over what arrived once it stops (`finish`). `finish`
+also counts the outcome and writes the injection record of a request that carried memory.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
-from proxy.gateway.forward import Exchange, UpstreamBroke
+from starlette.types import Receive, Scope, Send
+
+from proxy.gateway.forward import (
+    Exchange,
+    Header,
+    UpstreamBroke,
+    exchange,
+    upstream_headers,
+    with_query,
+)
 from proxy.gateway.identity import Identity
 from proxy.gateway.injections import InjectionRecord
 from proxy.gateway.memory import Memory
+from proxy.gateway.translate import litellm_exchange
 from proxy.gateway.turns import CapturedTurn, WireFormat, enqueue_turn, make_durable
 from proxy.runtime import Runtime
 
-ENDPOINTS: dict[WireFormat, str] = {
+ENDPOINTS: dict[WireFormat, str] = {  # the upstream path of each wire format, after the base
     "openai": "chat/completions",
     "anthropic": "messages",
     "responses": "responses",
@@ -52,6 +64,57 @@ class Handoff:
 
     def __post_init__(self) -> None:
         self.capture = [] if self.extract else None  # the relayed bytes, read back for the turn
+
+    async def forward(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        body: dict[str, Any],
+        payload: bytes,
+        extra: list[Header],
+    ) -> Exchange:
+        """Send the placed request upstream, or through LiteLLM for a routed model (not for
+        Anthropic's wire format, which goes to its own upstream), and relay the reply."""
+        settings = self.rt.settings
+        wire = self.request.wire
+        anthropic = wire == "anthropic"
+        route = None if anthropic else settings.models.get(body["model"])
+        if route is not None:
+            client_key = None if settings.api_key else client_key_of(scope)
+            return await litellm_exchange(
+                route,
+                body,
+                api_key=route.api_key or client_key,
+                send=send,
+                extra_headers=extra,
+                capture=self.capture,
+                responses=wire == "responses",
+                before_end=self.before_end,
+            )
+        if anthropic:
+            base = settings.anthropic_upstream_url or settings.upstream_url
+            key = settings.anthropic_upstream_api_key or settings.upstream_api_key
+        else:
+            base, key = settings.upstream_url, settings.upstream_api_key
+        forwarded = upstream_headers(
+            scope["headers"],
+            api_key=key,
+            anthropic=anthropic,
+            forward_credentials=not settings.api_key,
+        )
+        return await exchange(
+            self.rt.upstream,
+            "POST",
+            with_query(f"{base}/{ENDPOINTS[wire]}", scope),
+            headers=forwarded,
+            body=payload,
+            receive=receive,
+            send=send,
+            extra_headers=extra,
+            capture=self.capture,
+            before_end=self.before_end,
+        )
 
     async def before_end(self, outcome: Exchange) -> None:
         """The whole reply is here: write the turn before the client sees its end."""
@@ -113,3 +176,14 @@ class Handoff:
             persona=memory.persona,
             approx_tokens=memory.approx_tokens,
         )
+
+
+def client_key_of(scope: Scope) -> str | None:
+    """The client's own key (Authorization: Bearer, or Anthropic's x-api-key)."""
+    headers: dict[str, str] = {
+        k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
+    }
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return headers.get("x-api-key") or None

@@ -9,14 +9,12 @@ the input's user words and the output's text and function calls — to extractio
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.types import Receive, Scope, Send
 
 from proxy.gateway import responses_body as shape
-from proxy.gateway.chat import _client_key, _run_command, request_identity
+from proxy.gateway.chat import _run_command, request_identity
 from proxy.gateway.chat_commands import parse_command
-from proxy.gateway.forward import Exchange, Header, exchange, upstream_headers, with_query
+from proxy.gateway.forward import Header
 from proxy.gateway.handoff import ChatRequest, Handoff
 from proxy.gateway.harness import user_words
 from proxy.gateway.memory import Memory
@@ -25,7 +23,6 @@ from proxy.gateway.replies import send_bytes, send_events
 from proxy.gateway.request_body import dump_object, parse_object, read_body
 from proxy.gateway.responses_stream import response_events, response_reply
 from proxy.gateway.side_calls import is_task_call
-from proxy.gateway.translate import litellm_exchange
 from proxy.runtime import Runtime
 
 
@@ -76,49 +73,5 @@ async def handle_responses(
     if extract and is_task_call(said, [instructions] if isinstance(instructions, str) else []):
         extract = False
     handoff = Handoff(rt, request, identity, model, memory, user_message=said, extract=extract)
-    outcome = await _forward(rt, scope, receive, send, body, payload, extra_headers, handoff)
+    outcome = await handoff.forward(scope, receive, send, body, payload, extra_headers)
     handoff.finish(outcome)
-
-
-async def _forward(
-    rt: Runtime,
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    body: dict[str, Any],
-    payload: bytes,
-    extra: list[Header],
-    handoff: Handoff,
-) -> Exchange:
-    settings = rt.settings
-    route = settings.models.get(body["model"])
-    if route is not None:
-        client_key = None if settings.api_key else _client_key(scope)
-        return await litellm_exchange(
-            route,
-            body,
-            api_key=route.api_key or client_key,
-            send=send,
-            extra_headers=extra,
-            capture=handoff.capture,
-            responses=True,
-            before_end=handoff.before_end,
-        )
-    forwarded = upstream_headers(
-        scope["headers"],
-        api_key=settings.upstream_api_key,
-        anthropic=False,
-        forward_credentials=not settings.api_key,
-    )
-    return await exchange(
-        rt.upstream,
-        "POST",
-        with_query(settings.upstream_url + "/responses", scope),
-        headers=forwarded,
-        body=payload,
-        receive=receive,
-        send=send,
-        extra_headers=extra,
-        capture=handoff.capture,
-        before_end=handoff.before_end,
-    )
