@@ -184,6 +184,9 @@ class LiteLLMChatModel:
                 api_key=api_key,  # None: LiteLLM reads the provider's usual variable
                 timeout=self.timeout,
                 num_retries=0,  # retries are the job queue's business, with backoff and a breaker
+                # a parameter the model does not take (temperature 0 on a model that takes only 1)
+                # is left out rather than failing every job
+                drop_params=True,
                 **kwargs,
             )
         except Exception as exc:

@@ -124,3 +124,22 @@ def test_litellm_model_speaks_openai_with_the_json_schema(provider: str) -> None
     assert request["response_format"]["type"] == "json_schema"
     schema = request["response_format"]["json_schema"]["schema"]
     assert "new_beliefs" in schema["properties"]
+
+
+def test_a_parameter_the_model_does_not_take_is_left_out_not_a_failure(provider: str) -> None:
+    # Reasoning models take only temperature 1; extraction asks for 0. LiteLLM refused the
+    # whole call, so every job of a user on such a model failed.
+    llm = LiteLLMChatModel(api_base=provider, api_key="sk-test-key", timeout=10)
+
+    async def call() -> Any:
+        try:
+            return await complete_structured(
+                llm, MESSAGES, ExtractionOutput, model="openai/gpt-5-mini"
+            )
+        finally:
+            await llm.aclose()
+
+    result = run(call())
+    assert result.value.new_beliefs == []
+    [request] = _Provider.received
+    assert request["model"] == "gpt-5-mini"
