@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from beliefs.errors import BeliefError
+
 
 class ProxyError(Exception):
     """An error of the gateway itself (not one relayed from the upstream)."""
@@ -30,6 +32,19 @@ class ProxyError(Exception):
 def bad_field(param: str, message: str) -> ProxyError:
     """A 400 naming the request field that is wrong."""
     return ProxyError(400, message, param=param, code="invalid_value")
+
+
+def as_proxy_error(exc: Exception, *, request_id: str | None = None) -> ProxyError:
+    """Any error as the one HTTP answers: our own as it is, the store's and the extractor's
+    with their status and field, anything else a 500 that points at the server log."""
+    if isinstance(exc, ProxyError):
+        return exc
+    if isinstance(exc, BeliefError):
+        return ProxyError(exc.status, exc.message, param=exc.field)
+    where = f" (request {request_id})" if request_id else ""
+    return ProxyError(
+        500, f"internal error in the gateway{where}; see the server log", type="server_error"
+    )
 
 
 def openai_envelope(error: ProxyError, *, anthropic: bool = False) -> bytes:

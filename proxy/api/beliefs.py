@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, get_args
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.errors import CanonicalNameClash
@@ -23,15 +21,15 @@ from proxy.api.belief_input import (
     EDITABLE,
     REVIEW_STATES,
     check_fields,
-    read_json,
     validated,
     with_expiry,
 )
 from proxy.api.belief_search import Filters, Found, prefix_search, text_search
-from proxy.api.query_params import query_flag, query_int
+from proxy.api.endpoint import endpoint
+from proxy.api.query_params import Query, query_flag, query_int
 from proxy.errors import ProxyError, bad_field
 from proxy.gateway.injections import query_injections
-from proxy.runtime import Runtime, runtime_of
+from proxy.runtime import Runtime
 
 T = TypeVar("T")
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -40,6 +38,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "review_state": get_args(ReviewState),
 }
 SEARCH_LIMIT = 50
+ID = "belief_id"
 PREFIX_LIMIT = 10
 
 
@@ -47,24 +46,23 @@ def belief_json(belief: Belief) -> dict[str, Any]:
     return belief.model_dump(mode="json")
 
 
-def _choice(request: Request, name: str) -> str | None:
-    raw = request.query_params.get(name) or None
+def _choice(query: Query, name: str) -> str | None:
+    raw = query.get(name) or None
     if raw is not None and raw not in _CHOICES[name]:
         raise bad_field(name, f"{name}={raw!r}: use one of {', '.join(_CHOICES[name])}")
     return raw
 
 
-def _filters(request: Request) -> Filters:
-    params = request.query_params
+def _filters(params: Query) -> Filters:
     return Filters(
         user_id=params.get("user") or None,
         scope=params.get("scope") or None,
         agent_id=params.get("agent") or None,
-        type=_choice(request, "type"),
-        status=_choice(request, "status"),
-        pinned=query_flag(request, "pinned"),
-        review_state=_choice(request, "review_state"),
-        include_superseded=bool(query_flag(request, "include_superseded")),
+        type=_choice(params, "type"),
+        status=_choice(params, "status"),
+        pinned=query_flag(params, "pinned"),
+        review_state=_choice(params, "review_state"),
+        include_superseded=bool(query_flag(params, "include_superseded")),
     )
 
 
@@ -75,7 +73,7 @@ async def _clash_is_409(rt: Runtime, fn: Callable[..., T], *args: Any, **kwargs:
         raise ProxyError(409, exc.message, type="conflict", param="canonical_name") from None
 
 
-async def list_beliefs(request: Request) -> Response:
+async def list_beliefs(rt: Runtime, params: Query) -> list[dict[str, Any]]:
     """List or search beliefs.
 
     Filters: user, scope, agent, type, status, review_state, pinned, include_superseded,
@@ -84,17 +82,13 @@ async def list_beliefs(request: Request) -> Response:
     `q` with `prefix=true`: type-ahead over names (`match.field`, `match.term`).
     `ids=a,b`: exactly those beliefs, in any state.
     """
-    rt = runtime_of(request)
-    params = request.query_params
-    filters = _filters(request)
+    filters = _filters(params)
     ids = [i.strip() for i in params.get("ids", "").split(",") if i.strip()]
     if ids:
-        return JSONResponse(
-            [belief_json(b) for b in await rt.thread.run(beliefs_by_ids, rt.store, ids)]
-        )
+        return [belief_json(b) for b in await rt.thread.run(beliefs_by_ids, rt.store, ids)]
     q = params.get("q", "").strip()
-    prefix = bool(query_flag(request, "prefix"))
-    offset = query_int(request, "offset", 0, low=0) or 0
+    prefix = bool(query_flag(params, "prefix"))
+    offset = query_int(params, "offset", 0, low=0) or 0
     if not q:
         beliefs = await rt.thread.run(
             rt.store.list,
@@ -106,22 +100,33 @@ async def list_beliefs(request: Request) -> Response:
             pinned=filters.pinned,
             review_state=filters.review_state,
             include_superseded=filters.include_superseded,
-            include_deleted=bool(query_flag(request, "include_deleted")),
-            with_history=bool(query_flag(request, "with_history")),
-            limit=query_int(request, "limit", None, low=1),
+            include_deleted=bool(query_flag(params, "include_deleted")),
+            with_history=bool(query_flag(params, "with_history")),
+            limit=query_int(params, "limit", None, low=1),
             offset=offset,
         )
-        return JSONResponse([belief_json(b) for b in beliefs])
-    limit = query_int(request, "limit", PREFIX_LIMIT if prefix else SEARCH_LIMIT, low=1) or 1
+        return [belief_json(b) for b in beliefs]
+    limit = query_int(params, "limit", PREFIX_LIMIT if prefix else SEARCH_LIMIT, low=1) or 1
     users = [filters.user_id] if filters.user_id else await rt.thread.run(user_ids, rt.store)
     find = prefix_search if prefix else text_search
     found: list[Found] = find(rt.store.index, users, q, filters, offset + limit)
-    return JSONResponse(
-        [{**belief_json(f.belief), "match": f.match} for f in found[offset : offset + limit]]
-    )
+    return [{**belief_json(f.belief), "match": f.match} for f in found[offset : offset + limit]]
 
 
-async def create_belief(request: Request) -> Response:
+async def get_belief(rt: Runtime, belief_id: str) -> dict[str, Any]:
+    return belief_json(await rt.thread.run(rt.store.get, belief_id))
+
+
+async def belief_chain(rt: Runtime, belief_id: str) -> list[dict[str, Any]]:
+    return [belief_json(b) for b in await rt.thread.run(rt.store.chain, belief_id)]
+
+
+async def belief_history(rt: Runtime, belief_id: str) -> list[dict[str, Any]]:
+    events = await rt.thread.run(rt.store.history, belief_id)
+    return [e.model_dump(mode="json") for e in events]
+
+
+async def create_belief(rt: Runtime, body: dict[str, Any]) -> dict[str, Any]:
     """Create a belief written by the operator (source_type operator, review confirmed).
 
     Body: canonical_name (required), content, why_it_matters, aliases, rejected_alternatives,
@@ -129,8 +134,7 @@ async def create_belief(request: Request) -> Response:
     participants, expires_in_days (a positive number: it stops being delivered that many days
     from now).
     """
-    rt = runtime_of(request)
-    body = with_expiry(check_fields(await read_json(request), CREATABLE))
+    body = with_expiry(check_fields(body, CREATABLE))
     if "canonical_name" not in body:
         raise bad_field("canonical_name", "canonical_name is required: name the belief")
     data = {
@@ -142,16 +146,14 @@ async def create_belief(request: Request) -> Response:
     }
     belief = validated(data)
     created = await _clash_is_409(rt, rt.store.create, belief, actor="operator")
-    return JSONResponse(belief_json(created), status_code=201)
+    return belief_json(created)
 
 
-async def patch_belief(request: Request) -> Response:
+async def patch_belief(rt: Runtime, belief_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Edit fields: content, canonical_name, aliases, rejected_alternatives, why_it_matters,
     scope, epistemic_status, pinned, delivery, expires_in_days (null clears the expiry). One
     history event per call (user_edited)."""
-    rt = runtime_of(request)
-    belief_id = request.path_params["belief_id"]
-    body = check_fields(await read_json(request), EDITABLE)
+    body = check_fields(body, EDITABLE)
     if not body:
         raise bad_field("body", f"nothing to change; send any of {', '.join(EDITABLE)}")
     body = with_expiry(body)
@@ -164,55 +166,46 @@ async def patch_belief(request: Request) -> Response:
     updated = await _clash_is_409(
         rt, rt.store.update, belief_id, changes, actor="operator", event=event
     )
-    return JSONResponse(belief_json(updated))
+    return belief_json(updated)
 
 
-async def delete_belief(request: Request) -> Response:
+async def delete_belief(rt: Runtime, belief_id: str) -> dict[str, Any]:
     """Soft delete: the belief stops being delivered and is hidden; `undo` restores it."""
-    rt = runtime_of(request)
-    belief_id = request.path_params["belief_id"]
     deleted = await rt.thread.run(rt.store.soft_delete, belief_id)
     undo = {"method": "POST", "path": f"/api/beliefs/{belief_id}/restore"}
-    return JSONResponse({"belief": belief_json(deleted), "undo": undo})
+    return {"belief": belief_json(deleted), "undo": undo}
 
 
-async def restore_belief(request: Request) -> Response:
+async def restore_belief(rt: Runtime, belief_id: str) -> dict[str, Any]:
     """Undo a soft delete (409 if a live belief took its name meanwhile)."""
-    rt = runtime_of(request)
-    restored = await _clash_is_409(rt, rt.store.restore, request.path_params["belief_id"])
-    return JSONResponse(belief_json(restored))
+    return belief_json(await _clash_is_409(rt, rt.store.restore, belief_id))
 
 
-async def review_belief(request: Request) -> Response:
+async def review_belief(rt: Runtime, belief_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Body `{"state": "confirmed" | "rejected" | "pending"}`; rejected stops delivery, never
     deletes."""
-    rt = runtime_of(request)
-    body = check_fields(await read_json(request), {"state": "str"})
+    body = check_fields(body, {"state": "str"})
     state = body.get("state")
     if state not in REVIEW_STATES:
         raise bad_field("state", f"state={state!r}: use one of {', '.join(REVIEW_STATES)}")
-    belief = await rt.thread.run(rt.store.set_review, request.path_params["belief_id"], state)
-    return JSONResponse(belief_json(belief))
+    return belief_json(await rt.thread.run(rt.store.set_review, belief_id, state))
 
 
-async def belief_injections(request: Request) -> Response:
+async def belief_injections(rt: Runtime, belief_id: str, params: Query) -> list[dict[str, Any]]:
     """The requests the belief was injected into, newest first (`limit`, default 50)."""
-    rt = runtime_of(request)
-    belief_id = request.path_params["belief_id"]
-    limit = query_int(request, "limit", 50, low=1) or 50
+    limit = query_int(params, "limit", 50, low=1) or 50
 
     def read(store: BeliefStore) -> list[dict[str, Any]]:
         store.get(belief_id)  # 404 for an unknown id
         return [r.as_json() for r in query_injections(store, belief_id=belief_id, limit=limit)]
 
-    return JSONResponse(await rt.thread.run(read, rt.store))
+    return await rt.thread.run(read, rt.store)
 
 
-async def facets(request: Request) -> Response:
+async def facets(rt: Runtime, params: Query) -> dict[str, Any]:
     """Counts of live beliefs per scope (total, pinned, pending) and per user (`user` narrows
     the scope counts)."""
-    rt = runtime_of(request)
-    user = request.query_params.get("user") or None
+    user = params.get("user") or None
 
     def read(store: BeliefStore) -> dict[str, Any]:
         return {
@@ -223,18 +216,37 @@ async def facets(request: Request) -> Response:
             "users": [{"user_id": u, "count": n} for u, n in user_counts(store)],
         }
 
-    return JSONResponse(await rt.thread.run(read, rt.store))
+    return await rt.thread.run(read, rt.store)
 
 
 def belief_routes() -> list[BaseRoute]:
     """Mount before the gateway's API routes (its list and catch-all)."""
     return [
-        Route("/api/beliefs", list_beliefs, methods=["GET"]),
-        Route("/api/beliefs", create_belief, methods=["POST"]),
-        Route("/api/facets", facets, methods=["GET"]),
-        Route("/api/beliefs/{belief_id}", patch_belief, methods=["PATCH"]),
-        Route("/api/beliefs/{belief_id}", delete_belief, methods=["DELETE"]),
-        Route("/api/beliefs/{belief_id}/restore", restore_belief, methods=["POST"]),
-        Route("/api/beliefs/{belief_id}/review", review_belief, methods=["POST"]),
-        Route("/api/beliefs/{belief_id}/injections", belief_injections, methods=["GET"]),
+        Route("/api/beliefs", endpoint(list_beliefs, query=True), methods=["GET"]),
+        Route("/api/beliefs", endpoint(create_belief, body=True, status=201), methods=["POST"]),
+        Route("/api/facets", endpoint(facets, query=True), methods=["GET"]),
+        Route("/api/beliefs/{belief_id}", endpoint(get_belief, path=ID), methods=["GET"]),
+        Route("/api/beliefs/{belief_id}/chain", endpoint(belief_chain, path=ID), methods=["GET"]),
+        Route(
+            "/api/beliefs/{belief_id}/history", endpoint(belief_history, path=ID), methods=["GET"]
+        ),
+        Route(
+            "/api/beliefs/{belief_id}",
+            endpoint(patch_belief, path=ID, body=True),
+            methods=["PATCH"],
+        ),
+        Route("/api/beliefs/{belief_id}", endpoint(delete_belief, path=ID), methods=["DELETE"]),
+        Route(
+            "/api/beliefs/{belief_id}/restore", endpoint(restore_belief, path=ID), methods=["POST"]
+        ),
+        Route(
+            "/api/beliefs/{belief_id}/review",
+            endpoint(review_belief, path=ID, body=True),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/beliefs/{belief_id}/injections",
+            endpoint(belief_injections, path=ID, query=True),
+            methods=["GET"],
+        ),
     ]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.context import MAX_PERSONA_CHARS
@@ -14,19 +12,19 @@ from beliefs.models import SCOPE_PATTERN
 from beliefs.persona import Persona
 from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
-from proxy.api.belief_input import read_json
-from proxy.api.query_params import BOOLEANS, query_int
+from proxy.api.endpoint import endpoint
+from proxy.api.query_params import BOOLEANS, Query, query_int
 from proxy.errors import ProxyError, bad_field
 from proxy.gateway.identity import MAX_ID_CHARS
-from proxy.runtime import Runtime, runtime_of
+from proxy.runtime import Runtime
 
 
-def _option(request: Request, body: dict[str, Any], name: str) -> Any:
-    return body.get(name, request.query_params.get(name))
+def _option(params: Query, body: dict[str, Any], name: str) -> Any:
+    return body.get(name, params.get(name))
 
 
-def _flag(request: Request, body: dict[str, Any], name: str) -> bool:
-    value = _option(request, body, name)
+def _flag(params: Query, body: dict[str, Any], name: str) -> bool:
+    value = _option(params, body, name)
     if value is None or isinstance(value, bool):
         return bool(value)
     if str(value).lower() in BOOLEANS:
@@ -44,10 +42,8 @@ def _checked_user(user: str) -> str:
     return user
 
 
-def _user(request: Request) -> str:
-    return _checked_user(
-        request.query_params.get("user") or runtime_of(request).settings.default_user
-    )
+def _user(rt: Runtime, params: Query) -> str:
+    return _checked_user(params.get("user") or rt.settings.default_user)
 
 
 def _known_fields(body: dict[str, Any], accepted: tuple[str, ...]) -> None:
@@ -57,12 +53,10 @@ def _known_fields(body: dict[str, Any], accepted: tuple[str, ...]) -> None:
             raise bad_field(name, f"unknown field {name!r}; accepted: {', '.join(accepted)}")
 
 
-async def run_compaction(request: Request) -> Response:
+async def run_compaction(rt: Runtime, params: Query, body: dict[str, Any]) -> dict[str, Any]:
     """Body or query: user, scope, dry_run, force. 409 while a run is in progress."""
-    rt = runtime_of(request)
-    body = await read_json(request)
     _known_fields(body, RUN_FIELDS)
-    user, scope = _option(request, body, "user"), _option(request, body, "scope")
+    user, scope = _option(params, body, "user"), _option(params, body, "scope")
     for name, value in (("user", user), ("scope", scope)):
         if value is not None and not isinstance(value, str):
             raise bad_field(name, f"{name} must be a string")
@@ -76,23 +70,18 @@ async def run_compaction(request: Request) -> Response:
     report = await rt.compactor.run(
         user_id=user,
         scope=scope,
-        dry_run=_flag(request, body, "dry_run"),
-        force=_flag(request, body, "force"),
+        dry_run=_flag(params, body, "dry_run"),
+        force=_flag(params, body, "force"),
         trigger="api",
     )
-    return JSONResponse(report.model_dump(mode="json"))
+    return report.model_dump(mode="json")
 
 
-async def compaction_runs(request: Request) -> Response:
+async def compaction_runs(rt: Runtime, params: Query) -> dict[str, Any]:
     """Newest first; `?user=`, `?limit=` (1-200, default 20)."""
-    rt = runtime_of(request)
-    limit = query_int(request, "limit", 20, low=1, high=200, empty_ok=False) or 20
-    runs = await rt.thread.run(
-        list_runs, rt.store, user_id=request.query_params.get("user"), limit=limit
-    )
-    return JSONResponse(
-        {"scheduler": rt.scheduler.state(), "runs": [r.model_dump(mode="json") for r in runs]}
-    )
+    limit = query_int(params, "limit", 20, low=1, high=200, empty_ok=False) or 20
+    runs = await rt.thread.run(list_runs, rt.store, user_id=params.get("user"), limit=limit)
+    return {"scheduler": rt.scheduler.state(), "runs": [r.model_dump(mode="json") for r in runs]}
 
 
 def persona_json(rt: Runtime, user_id: str, persona: Persona | None) -> dict[str, Any]:
@@ -107,17 +96,14 @@ def persona_json(rt: Runtime, user_id: str, persona: Persona | None) -> dict[str
     }
 
 
-async def get_persona(request: Request) -> Response:
-    rt = runtime_of(request)
-    user = _user(request)
-    return JSONResponse(persona_json(rt, user, rt.store.get_persona(user)))
+async def get_persona(rt: Runtime, params: Query) -> dict[str, Any]:
+    user = _user(rt, params)
+    return persona_json(rt, user, rt.store.get_persona(user))
 
 
-async def put_persona(request: Request) -> Response:
+async def put_persona(rt: Runtime, params: Query, body: dict[str, Any]) -> dict[str, Any]:
     """Body `{"text": "..."}`: an operator persona, which generation never overwrites."""
-    rt = runtime_of(request)
-    user = _user(request)
-    body = await read_json(request)
+    user = _user(rt, params)
     _known_fields(body, ("text",))
     text = body.get("text")
     if not isinstance(text, str) or not text.strip():
@@ -127,25 +113,30 @@ async def put_persona(request: Request) -> Response:
             "text", f"the persona is {len(text.strip())} characters; at most 800 are injected"
         )
     persona = await rt.thread.run(rt.store.set_persona, user, text.strip(), source="operator")
-    return JSONResponse(persona_json(rt, user, persona))
+    return persona_json(rt, user, persona)
 
 
-async def regenerate_persona(request: Request) -> Response:
+async def regenerate_persona(rt: Runtime, params: Query) -> dict[str, Any]:
     """Regenerate now (model if configured, else the summary); an operator persona stays."""
-    rt = runtime_of(request)
-    user = _user(request)
+    user = _user(rt, params)
     persona = await rt.persona.refresh(user, force=True)
     if persona is None:
         raise ProxyError(500, f"no persona could be made for user {user!r}")
-    return JSONResponse(persona_json(rt, user, persona))
+    return persona_json(rt, user, persona)
 
 
 def compaction_routes() -> list[BaseRoute]:
     """Mount before the API's catch-all."""
     return [
-        Route("/api/compaction/run", run_compaction, methods=["POST"]),
-        Route("/api/compaction/runs", compaction_runs, methods=["GET"]),
-        Route("/api/persona", get_persona, methods=["GET"]),
-        Route("/api/persona", put_persona, methods=["PUT"]),
-        Route("/api/persona/regenerate", regenerate_persona, methods=["POST"]),
+        Route(
+            "/api/compaction/run",
+            endpoint(run_compaction, query=True, body=True),
+            methods=["POST"],
+        ),
+        Route("/api/compaction/runs", endpoint(compaction_runs, query=True), methods=["GET"]),
+        Route("/api/persona", endpoint(get_persona, query=True), methods=["GET"]),
+        Route("/api/persona", endpoint(put_persona, query=True, body=True), methods=["PUT"]),
+        Route(
+            "/api/persona/regenerate", endpoint(regenerate_persona, query=True), methods=["POST"]
+        ),
     ]

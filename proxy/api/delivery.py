@@ -6,8 +6,6 @@ import json
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.context import Context
@@ -16,13 +14,13 @@ from beliefs.render import system_block, user_block
 from beliefs.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
 from beliefs.rules import Rule
 from beliefs.search import Hit
-from proxy.api.belief_input import read_json
-from proxy.api.query_params import query_int
+from proxy.api.endpoint import endpoint
+from proxy.api.query_params import Query, query_int
 from proxy.errors import ProxyError, bad_field
 from proxy.gateway.delivery import build_context, context_request
 from proxy.gateway.identity import parse_scopes
 from proxy.gateway.placement import place_openai
-from proxy.runtime import runtime_of
+from proxy.runtime import Runtime
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
 
@@ -37,11 +35,10 @@ def _validation(exc: ValidationError) -> ProxyError:
     return bad_field(field, f"{field} {err.get('input')!r}: {err['msg']}")
 
 
-async def list_rules(request: Request) -> Response:
+async def list_rules(rt: Runtime) -> list[dict[str, Any]]:
     """Every live rule, with its template's label and its warnings (a bonus above 0.3)."""
-    rt = runtime_of(request)
     rules = await rt.thread.run(lambda: load_rules(rt.store.conn))
-    return JSONResponse([_rule_json(r) for r in rules])
+    return [_rule_json(r) for r in rules]
 
 
 # The JSON type of each rule field (checked before the model, which would read "0.2" or true
@@ -65,35 +62,31 @@ def _rule_fields(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-async def add_rule(request: Request) -> Response:
+async def add_rule(rt: Runtime, body: dict[str, Any]) -> dict[str, Any]:
     """Add a rule. Body: pattern (required), bonus (0-1), template, memory_class."""
-    data = _rule_fields(await read_json(request))
+    data = _rule_fields(body)
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
         raise _validation(exc) from None
-    rt = runtime_of(request)
     await rt.thread.run(create_rule, rt.store, rule)
-    return JSONResponse(_rule_json(rule), status_code=201)
+    return _rule_json(rule)
 
 
-async def edit_rule(request: Request) -> Response:
+async def edit_rule(rt: Runtime, rule_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Change any of pattern, bonus, template, memory_class (null clears the last two)."""
-    data = _rule_fields(await read_json(request))
+    data = _rule_fields(body)
     try:  # each field on its own first, so a bad value is named before the rule is looked up
         Rule.model_validate({"pattern": "user:universal", **data})
     except ValidationError as exc:
         raise _validation(exc) from None
-    rt = runtime_of(request)
-    rule = await rt.thread.run(update_rule, rt.store, request.path_params["rule_id"], data)
-    return JSONResponse(_rule_json(rule))
+    rule = await rt.thread.run(update_rule, rt.store, rule_id, data)
+    return _rule_json(rule)
 
 
-async def remove_rule(request: Request) -> Response:
+async def remove_rule(rt: Runtime, rule_id: str) -> None:
     """Retire a rule; a deleted shipped default is never added back by an upgrade."""
-    rt = runtime_of(request)
-    await rt.thread.run(delete_rule, rt.store, request.path_params["rule_id"])
-    return Response(status_code=204)
+    await rt.thread.run(delete_rule, rt.store, rule_id)
 
 
 def _hit_json(context_hit: Hit, tags: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -105,36 +98,34 @@ def _hit_json(context_hit: Hit, tags: tuple[str, ...] = ()) -> dict[str, Any]:
     return out
 
 
-def _scopes(request: Request) -> tuple[str, ...]:
-    return parse_scopes(request.query_params.get("scope", ""), "scope")
+def _scopes(params: Query) -> tuple[str, ...]:
+    return parse_scopes(params.get("scope", ""), "scope")
 
 
-def _required(request: Request, name: str) -> str:
-    value = request.query_params.get(name, "")
+def _required(params: Query, name: str) -> str:
+    value = params.get(name, "")
     if not value.strip():
         raise bad_field(name, f"{name} is required, e.g. ?{name}=...")
     return value
 
 
-async def recall_beliefs(request: Request) -> Response:
+async def recall_beliefs(rt: Runtime, params: Query) -> dict[str, Any]:
     """Explicit recall: never gated by delivery, trust, inject_scopes or review state."""
-    rt = runtime_of(request)
-    params = request.query_params
     raw_flag = params.get("include_superseded", "false").lower()
     if raw_flag not in _BOOL:
         raise bad_field("include_superseded", f"include_superseded={raw_flag!r}: use true or false")
-    limit = query_int(request, "limit", 20, low=1, high=200, empty_ok=False) or 20
+    limit = query_int(params, "limit", 20, low=1, high=200, empty_ok=False) or 20
     hits = recall(
         rt.store.index,
         params.get("user") or rt.settings.default_user,
-        _required(request, "query"),
-        scopes=_scopes(request),
+        _required(params, "query"),
+        scopes=_scopes(params),
         agent_id=params.get("agent"),
         include_superseded=_BOOL[raw_flag],
         limit=limit,
         rules=rt.store.rules,
     )
-    return JSONResponse({"hits": [_hit_json(r.hit, r.tags) for r in hits]})
+    return {"hits": [_hit_json(r.hit, r.tags) for r in hits]}
 
 
 def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -154,12 +145,10 @@ def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, 
     }
 
 
-async def preview(request: Request) -> Response:
+async def preview(rt: Runtime, params: Query) -> dict[str, Any]:
     """Exactly what a request with this identity, model and text would receive."""
-    rt = runtime_of(request)
-    params = request.query_params
     user_id = params.get("user") or rt.settings.default_user
-    scopes = _scopes(request) or tuple(rt.settings.default_scopes)
+    scopes = _scopes(params) or tuple(rt.settings.default_scopes)
     query = params.get("query", "")
     model = params.get("model") or "gpt-4o"
     ctx_request = context_request(
@@ -174,15 +163,23 @@ async def preview(request: Request) -> Response:
     context = build_context(rt.store, ctx_request, text, covers)
     body = {"model": model, "messages": [{"role": "user", "content": query}]}
     placed = place_openai(body, system_block(context), user_block(context))
-    return JSONResponse(preview_json(context, placed["messages"]))
+    return preview_json(context, placed["messages"])
 
 
 def delivery_routes() -> list[BaseRoute]:
     return [
-        Route("/api/rules", list_rules, methods=["GET"]),
-        Route("/api/rules", add_rule, methods=["POST"]),
-        Route("/api/rules/{rule_id}", edit_rule, methods=["PATCH"]),
-        Route("/api/rules/{rule_id}", remove_rule, methods=["DELETE"]),
-        Route("/api/recall", recall_beliefs, methods=["GET"]),
-        Route("/api/prompts/preview", preview, methods=["GET"]),
+        Route("/api/rules", endpoint(list_rules), methods=["GET"]),
+        Route("/api/rules", endpoint(add_rule, body=True, status=201), methods=["POST"]),
+        Route(
+            "/api/rules/{rule_id}",
+            endpoint(edit_rule, path="rule_id", body=True),
+            methods=["PATCH"],
+        ),
+        Route(
+            "/api/rules/{rule_id}",
+            endpoint(remove_rule, path="rule_id", status=204),
+            methods=["DELETE"],
+        ),
+        Route("/api/recall", endpoint(recall_beliefs, query=True), methods=["GET"]),
+        Route("/api/prompts/preview", endpoint(preview, query=True), methods=["GET"]),
     ]

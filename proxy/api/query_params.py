@@ -1,21 +1,24 @@
-"""Reading query parameters of the JSON API: flags and whole numbers, with a 400 naming them."""
+"""Reading query parameters of the JSON API (from a request, or from a page that calls an
+operation directly): flags and whole numbers, with a 400 naming them."""
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from collections.abc import Mapping
 
 from proxy.errors import bad_field
+
+Query = Mapping[str, str]  # the query parameters an operation reads
 
 BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
-def query_flag(request: Request, name: str) -> bool | None:
+def query_flag(query: Query, name: str) -> bool | None:
     """`true`/`false` (also 1/0, yes/no); None when absent or empty.
 
     Raises:
         ProxyError: 400 naming the parameter for anything else.
     """
-    raw = request.query_params.get(name)
+    raw = query.get(name)
     if raw is None or raw == "":
         return None
     try:
@@ -28,7 +31,7 @@ MAX_INT = 2**31 - 1  # larger counts and offsets mean nothing here
 
 
 def query_int(
-    request: Request,
+    query: Query,
     name: str,
     default: int | None,
     *,
@@ -42,7 +45,7 @@ def query_int(
     Raises:
         ProxyError: 400 naming the parameter for anything else.
     """
-    raw = request.query_params.get(name)
+    raw = query.get(name)
     if raw is None or (raw == "" and empty_ok):
         return default
     # isdigit() alone takes "²" and other digits int() refuses; long strings cost to convert.

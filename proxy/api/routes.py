@@ -1,4 +1,4 @@
-"""The JSON API under `/api/` (beliefs, chains, history, injections) and `/healthz`.
+"""The JSON API under `/api/` (injections, the catch-all) and `/healthz`.
 
 Every store call goes through the store thread; errors are JSON naming the bad value.
 """
@@ -12,56 +12,35 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
-from proxy.api.beliefs import belief_json
-from proxy.api.query_params import query_flag, query_int
+from proxy.api.endpoint import endpoint
+from proxy.api.query_params import Query, query_flag, query_int
 from proxy.errors import ProxyError
 from proxy.gateway.injections import as_injected, query_injections
-from proxy.runtime import runtime_of
+from proxy.runtime import Runtime, runtime_of
 
 
-async def get_belief(request: Request) -> Response:
-    rt = runtime_of(request)
-    belief = await rt.thread.run(rt.store.get, request.path_params["belief_id"])
-    return JSONResponse(belief_json(belief))
-
-
-async def belief_chain(request: Request) -> Response:
-    rt = runtime_of(request)
-    chain = await rt.thread.run(rt.store.chain, request.path_params["belief_id"])
-    return JSONResponse([belief_json(b) for b in chain])
-
-
-async def belief_history(request: Request) -> Response:
-    rt = runtime_of(request)
-    events = await rt.thread.run(rt.store.history, request.path_params["belief_id"])
-    return JSONResponse([e.model_dump(mode="json") for e in events])
-
-
-async def list_injections(request: Request) -> Response:
+async def list_injections(rt: Runtime, params: Query) -> list[dict[str, Any]]:
     """Filters: request_id, user, belief_id, limit (newest first). `as_injected=true` adds
     each belief's name and text as the request received them."""
-    rt = runtime_of(request)
-    params = request.query_params
     records = await rt.thread.run(
         query_injections,
         rt.store,
         request_id=params.get("request_id"),
         user_id=params.get("user"),
         belief_id=params.get("belief_id"),
-        limit=query_int(request, "limit", 50, low=1) or 50,
+        limit=query_int(params, "limit", 50, low=1) or 50,
     )
     out = [r.as_json() for r in records]
-    if query_flag(request, "as_injected"):
+    if query_flag(params, "as_injected"):
         views = await rt.thread.run(as_injected, rt.store, records)
         for record in out:
             record["as_injected"] = views.get(record["request_id"], {})
-    return JSONResponse(out)
+    return out
 
 
-async def healthz(request: Request) -> Response:
-    """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
-    when the store fails or refuses writes, with the reasons. Also the extraction backlog."""
-    rt = runtime_of(request)
+async def health(rt: Runtime) -> dict[str, Any]:
+    """ "ok"; "busy" when the store thread is behind on queued writes; "degraded" when the
+    store fails or refuses writes, with the reasons. Also the extraction backlog."""
     status, store_ok = "ok", True
     reasons: list[str] = []
     backlog: tuple[int, float] | None = None
@@ -107,7 +86,14 @@ async def healthz(request: Request) -> Response:
     if breaker is not None:
         body["extractor"] = breaker
     body["compaction"] = rt.scheduler.state()
-    return JSONResponse(body, status_code=200 if store_ok else 503)
+    return body
+
+
+async def healthz(request: Request) -> Response:
+    """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
+    when the store fails or refuses writes, with the reasons. Also the extraction backlog."""
+    body = await health(runtime_of(request))
+    return JSONResponse(body, status_code=200 if body["store"]["ok"] else 503)
 
 
 async def not_found(request: Request) -> Response:
@@ -135,10 +121,7 @@ async def not_found(request: Request) -> Response:
 def api_routes() -> list[BaseRoute]:
     return [
         Route("/healthz", healthz, methods=["GET"]),
-        Route("/api/beliefs/{belief_id}", get_belief, methods=["GET"]),
-        Route("/api/beliefs/{belief_id}/chain", belief_chain, methods=["GET"]),
-        Route("/api/beliefs/{belief_id}/history", belief_history, methods=["GET"]),
-        Route("/api/injections", list_injections, methods=["GET"]),
+        Route("/api/injections", endpoint(list_injections, query=True), methods=["GET"]),
         # Every method: an /api/ call never goes upstream.
         Route(
             "/api/{rest:path}",

@@ -55,7 +55,7 @@ async def purge_belief(request: Request) -> Response:
     """Remove a belief's row for good (its history stays); `?hard=true` is required."""
     rt = runtime_of(request)
     belief_id = request.path_params["belief_id"]
-    if not query_flag(request, "hard"):
+    if not query_flag(request.query_params, "hard"):
         raise ProxyError(400, "add ?hard=true: this removes the row for good", param="hard")
     belief = await rt.thread.run(rt.store.get, belief_id)
     await rt.thread.run(rt.store.hard_delete, belief_id)

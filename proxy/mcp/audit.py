@@ -8,14 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.models import storable_value, utcnow
 from beliefs.store import BeliefStore
-from proxy.api.query_params import query_int
-from proxy.runtime import runtime_of
+from proxy.api.endpoint import endpoint
+from proxy.api.query_params import Query, query_int
+from proxy.runtime import Runtime
 
 _COLUMNS = (
     "id, created_at, user_id, agent_id, scopes, transport, client, tool, arguments, ok, "
@@ -101,11 +100,9 @@ def list_calls(
     return out
 
 
-async def calls(request: Request) -> Response:
+async def calls(rt: Runtime, params: Query) -> list[dict[str, Any]]:
     """Memory-tool calls, newest first; filters: user, tool, belief_id, limit (1-500)."""
-    rt = runtime_of(request)
-    params = request.query_params
-    limit = query_int(request, "limit", 100, low=1, high=500, empty_ok=False) or 100
+    limit = query_int(params, "limit", 100, low=1, high=500, empty_ok=False) or 100
     rows = await rt.thread.run(
         list_calls,
         rt.store,
@@ -114,8 +111,8 @@ async def calls(request: Request) -> Response:
         belief_id=params.get("belief_id") or None,
         limit=limit,
     )
-    return JSONResponse(rows)
+    return rows
 
 
 def audit_routes() -> list[BaseRoute]:
-    return [Route("/api/mcp/calls", calls, methods=["GET"])]
+    return [Route("/api/mcp/calls", endpoint(calls, query=True), methods=["GET"])]

@@ -1,5 +1,5 @@
-"""Form posts from the pages (they work without JavaScript): check the CSRF token, make the
-matching API call, then redirect (303) to a page that shows the result."""
+"""Form posts from the pages (they work without JavaScript): check the CSRF token, call the
+matching API operation, then redirect (303) to a page that shows the result."""
 
 from __future__ import annotations
 
@@ -11,10 +11,14 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from proxy.api import beliefs as belief_api
+from proxy.api.compaction import put_persona, regenerate_persona, run_compaction
+from proxy.api.jobs import resolve_conflict, retry_job
+from proxy.errors import ProxyError
 from proxy.runtime import Runtime
 from proxy.security.access import SESSION_COOKIE, FailedAttempts, Sessions, client_address
 from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
-from proxy.ui.api import Api, ApiResult
+from proxy.ui.outcome import Outcome, attempt, query
 from proxy.ui.pages import Pages
 
 MAX_FORM_BYTES = 256 * 1024
@@ -70,30 +74,30 @@ class Forms:
         return form
 
     def _refuse(self, request: Request, status: int, message: str) -> HTMLResponse:
-        result = ApiResult(status, {"error": {"message": message}})
+        result = Outcome(error=ProxyError(status, message))
         return self.pages.problem(request, result, title="Not accepted", back=request.url.path)
 
-    def _failed(self, request: Request, result: ApiResult, back: str) -> HTMLResponse:
+    def _failed(self, request: Request, result: Outcome, back: str) -> HTMLResponse:
         return self.pages.problem(request, result, title="Not saved", back=back)
 
     async def _api(
         self,
         request: Request,
-        call: Callable[[Api, Form], Awaitable[ApiResult]],
+        call: Callable[[Runtime, Form], Awaitable[Outcome]],
         *,
-        done: Callable[[ApiResult, Form], str],
+        done: Callable[[Outcome, Form], str],
         back: str,
     ) -> Response:
         form = await self.read_form(request)
         if isinstance(form, Response):
             return form
-        result = await call(Api(request), form)
+        result = await call(request.app.state.runtime, form)
         if not result.ok:
             return self._failed(request, result, back)
         return RedirectResponse(done(result, form), status_code=303)
 
     async def create(self, request: Request) -> Response:
-        async def call(api: Api, form: Form) -> ApiResult:
+        async def call(rt: Runtime, form: Form) -> Outcome:
             body: dict[str, Any] = {
                 "canonical_name": _text(form, "canonical_name"),
                 "content": _text(form, "content"),
@@ -106,7 +110,7 @@ class Forms:
                 body["user_id"] = _text(form, "user_id")
             if _text(form, "expires_in_days"):
                 body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
-            return await api.post("/api/beliefs", body)
+            return await attempt(belief_api.create_belief, rt, body)
 
         return await self._api(
             request,
@@ -119,7 +123,7 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: Form) -> ApiResult:
+        async def call(rt: Runtime, form: Form) -> Outcome:
             body: dict[str, Any] = {}
             for name in ("canonical_name", "content", "why_it_matters"):
                 if name in form:
@@ -134,7 +138,7 @@ class Forms:
                 body["expires_in_days"] = None
             elif _text(form, "expires_in_days"):  # blank keeps the expiry it has
                 body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
-            return await api.patch(f"/api/beliefs/{belief_id}", body)
+            return await attempt(belief_api.patch_belief, rt, belief_id, body)
 
         return await self._api(request, call, done=lambda *_: here + "?notice=saved", back=here)
 
@@ -142,11 +146,11 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: Form) -> ApiResult:
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
             pinned = _text(form, "pinned") == "true"
-            return await api.patch(f"/api/beliefs/{belief_id}", {"pinned": pinned})
+            return attempt(belief_api.patch_belief, rt, belief_id, {"pinned": pinned})
 
-        def done(result: ApiResult, form: Form) -> str:
+        def done(result: Outcome, form: Form) -> str:
             notice = "pinned" if result.data["pinned"] else "unpinned"
             return with_notice(safe_next(_text(form, "next"), here), notice)
 
@@ -156,11 +160,11 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: Form) -> ApiResult:
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
             body = {"state": _text(form, "state")}
-            return await api.post(f"/api/beliefs/{belief_id}/review", body)
+            return attempt(belief_api.review_belief, rt, belief_id, body)
 
-        def done(result: ApiResult, form: Form) -> str:
+        def done(result: Outcome, form: Form) -> str:
             target = safe_next(_text(form, "next"), here)
             return with_notice(target, str(result.data["review_state"]))
 
@@ -169,8 +173,8 @@ class Forms:
     async def delete(self, request: Request) -> Response:
         belief_id = request.path_params["belief_id"]
 
-        async def call(api: Api, form: Form) -> ApiResult:
-            return await api.delete(f"/api/beliefs/{belief_id}")
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+            return attempt(belief_api.delete_belief, rt, belief_id)
 
         return await self._api(
             request,
@@ -183,17 +187,17 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(api: Api, form: Form) -> ApiResult:
-            return await api.post(f"/api/beliefs/{belief_id}/restore")
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+            return attempt(belief_api.restore_belief, rt, belief_id)
 
         return await self._api(request, call, done=lambda *_: here + "?notice=restored", back=here)
 
     async def resolve_conflict(self, request: Request) -> Response:
         conflict_id = request.path_params["conflict_id"]
 
-        async def call(api: Api, form: Form) -> ApiResult:
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
             body = {"resolution": _text(form, "resolution")}
-            return await api.post(f"/api/conflicts/{conflict_id}/resolve", body)
+            return attempt(resolve_conflict, rt, conflict_id, body)
 
         return await self._api(
             request, call, done=lambda *_: "/review?notice=resolved", back="/review"
@@ -202,30 +206,30 @@ class Forms:
     async def retry_job(self, request: Request) -> Response:
         job_id = request.path_params["job_id"]
 
-        async def call(api: Api, form: Form) -> ApiResult:
-            return await api.post(f"/api/jobs/{job_id}/retry")
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+            return attempt(retry_job, rt, job_id)
 
         return await self._api(
             request, call, done=lambda *_: "/status?notice=retried", back="/status"
         )
 
     async def compact_now(self, request: Request) -> Response:
-        async def call(api: Api, form: Form) -> ApiResult:
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
             body = {"user": _text(form, "user")} if _text(form, "user") else {}
-            return await api.post("/api/compaction/run", body)
+            return attempt(run_compaction, rt, {}, body)
 
         return await self._api(
             request, call, done=lambda *_: "/status?notice=compacted", back="/status"
         )
 
     async def save_persona(self, request: Request) -> Response:
-        async def call(api: Api, form: Form) -> ApiResult:
-            user = _text(form, "user")
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+            asked = query(user=_text(form, "user"))
             if _text(form, "regenerate"):
-                return await api.post("/api/persona/regenerate", user=user)
-            return await api.put("/api/persona", {"text": _text(form, "text")}, user=user)
+                return attempt(regenerate_persona, rt, asked)
+            return attempt(put_persona, rt, asked, {"text": _text(form, "text")})
 
-        def done(result: ApiResult, form: Form) -> str:
+        def done(result: Outcome, form: Form) -> str:
             return with_notice(f"/status?{urlencode({'user': _text(form, 'user')})}", "persona")
 
         return await self._api(request, call, done=done, back="/status")

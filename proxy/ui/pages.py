@@ -1,17 +1,22 @@
-"""The pages: each reads its data from the JSON API and renders it (escaped) as HTML."""
+"""The pages: each reads its data through the JSON API's operations and renders it (escaped)
+as HTML."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, get_args
-from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from beliefs.models import BeliefType, Delivery, EpistemicStatus, ReviewState, utcnow
+from proxy.api import beliefs as belief_api
+from proxy.api.compaction import compaction_runs, get_persona
+from proxy.api.jobs import get_job, list_conflicts, list_jobs
+from proxy.api.routes import health, list_injections
+from proxy.mcp.audit import calls
 from proxy.runtime import Runtime
-from proxy.ui.api import Api, ApiResult
+from proxy.ui.outcome import Outcome, attempt, query
 from proxy.ui.render import Renderer
 
 LIST_LIMIT = 200
@@ -59,8 +64,8 @@ def _base_url(request: Request) -> str:
     return f"http://{host}:{rt.settings.port}"
 
 
-def _listed(result: ApiResult) -> list[Any] | None:
-    """The list an endpoint answered, or None when it is not available on this server."""
+def _listed(result: Outcome) -> list[Any] | None:
+    """The list an operation answered, or None when it failed."""
     if result.ok and isinstance(result.data, list):
         return result.data
     return None
@@ -74,7 +79,7 @@ def _later(a: Any, b: Any) -> bool:
         return False
 
 
-def _runs(result: ApiResult) -> tuple[list[Any] | None, dict[str, Any] | None]:
+def _runs(result: Outcome) -> tuple[list[Any] | None, dict[str, Any] | None]:
     """Compaction runs (newest first) and the scheduler's state, when the server has them."""
     if result.ok and isinstance(result.data, dict):
         runs = result.data.get("runs")
@@ -86,10 +91,8 @@ def _runs(result: ApiResult) -> tuple[list[Any] | None, dict[str, Any] | None]:
     return _listed(result), None
 
 
-def _persona(result: ApiResult) -> dict[str, Any] | None:
-    if result.ok and isinstance(result.data, dict):
-        return result.data
-    return {} if result.available else None
+def _persona(result: Outcome) -> dict[str, Any] | None:
+    return result.data if result.ok and isinstance(result.data, dict) else {}
 
 
 class Pages:
@@ -100,9 +103,7 @@ class Pages:
         notice = NOTICES.get(request.query_params.get("notice", ""))
         return self.renderer.page(request, template, notice=notice, **context)
 
-    def problem(
-        self, request: Request, result: ApiResult, *, title: str, back: str
-    ) -> HTMLResponse:
+    def problem(self, request: Request, result: Outcome, *, title: str, back: str) -> HTMLResponse:
         return self.renderer.page(
             request,
             "error.html",
@@ -120,26 +121,24 @@ class Pages:
         return RedirectResponse("/static/favicon.svg", status_code=301)
 
     async def beliefs(self, request: Request) -> Response:
-        api = Api(request)
+        rt: Runtime = request.app.state.runtime
         params = request.query_params
         filters: dict[str, Any] = {key: params.get(key, "").strip() for key in _FILTER_KEYS}
         filters["include_superseded"] = params.get("include_superseded") == "true"
         filters["include_deleted"] = params.get("include_deleted") == "true"
         filters["open"] = any(filters[k] for k in _FILTER_KEYS[2:]) or filters["include_superseded"]
-        query = {k: v for k, v in filters.items() if k in _FILTER_KEYS and v}
+        asked = {k: v for k, v in filters.items() if k in _FILTER_KEYS and v}
         for flag in ("include_superseded", "include_deleted"):
             if filters[flag]:
-                query[flag] = True
-        listing = await api.get("/api/beliefs", limit=LIST_LIMIT, **query)
-        facets = await api.get("/api/facets", user=filters["user"] or None)
+                asked[flag] = True
+        listing = await attempt(belief_api.list_beliefs, rt, query(limit=LIST_LIMIT, **asked))
+        facets = await attempt(belief_api.facets, rt, query(user=filters["user"]))
         deleted = None
         if params.get("deleted"):
-            # Escaped whole: an id with a "/" must not reach another endpoint (…/history).
-            found = await api.get(f"/api/beliefs/{quote(params['deleted'], safe='')}")
+            found = await attempt(belief_api.get_belief, rt, params["deleted"])
             deleted = found.data if found.ok and found.data.get("deleted_at") else None
         facet_data = facets.data if facets.ok else {"scopes": [], "users": []}
         beliefs = listing.data if listing.ok else []
-        rt: Runtime = request.app.state.runtime
         return self._page(
             request,
             "beliefs.html",
@@ -147,7 +146,7 @@ class Pages:
             beliefs=beliefs,
             error_list=None if listing.ok else listing.message,
             truncated=len(beliefs) >= LIST_LIMIT,
-            anything=bool(facet_data["users"]) or bool(query),
+            anything=bool(facet_data["users"]) or bool(asked),
             scope_counts=facet_data["scopes"],
             users=facet_data["users"],
             filters=filters,
@@ -159,15 +158,14 @@ class Pages:
         )
 
     async def belief(self, request: Request) -> Response:
-        api = Api(request)
+        rt: Runtime = request.app.state.runtime
         belief_id = request.path_params["belief_id"]
-        base = f"/api/beliefs/{belief_id}"
-        found = await api.get(base)
+        found = await attempt(belief_api.get_belief, rt, belief_id)
         if not found.ok:
             return self.problem(request, found, title="Belief not found", back="/beliefs")
-        chain = await api.get(base + "/chain")
-        history = await api.get(base + "/history")
-        injections = await api.get(base + "/injections", limit=50)
+        chain = await attempt(belief_api.belief_chain, rt, belief_id)
+        history = await attempt(belief_api.belief_history, rt, belief_id)
+        injections = await attempt(belief_api.belief_injections, rt, belief_id, query(limit=50))
         expires = found.data.get("expires_at")
         return self._page(
             request,
@@ -183,15 +181,18 @@ class Pages:
         )
 
     async def review(self, request: Request) -> Response:
-        api = Api(request)
-        pending = await api.get("/api/beliefs", review_state="pending", limit=LIST_LIMIT)
-        conflicts = _listed(await api.get("/api/conflicts", status="open"))
+        rt: Runtime = request.app.state.runtime
+        pending = await attempt(
+            belief_api.list_beliefs, rt, query(review_state="pending", limit=LIST_LIMIT)
+        )
+        conflicts = _listed(await attempt(list_conflicts, rt, query(status="open")))
         related: dict[str, Any] = {}
         if conflicts:
             ids = {c["existing_id"] for c in conflicts} | {
                 c["new_id"] for c in conflicts if c.get("new_id")
             }
-            found = _listed(await api.get("/api/beliefs", ids=",".join(sorted(ids)))) or []
+            listing = query(ids=",".join(sorted(ids)))
+            found = _listed(await attempt(belief_api.list_beliefs, rt, listing)) or []
             related = {b["id"]: b for b in found}
         return self._page(
             request,
@@ -203,15 +204,15 @@ class Pages:
         )
 
     async def audit(self, request: Request) -> Response:
-        api = Api(request)
+        rt: Runtime = request.app.state.runtime
         params = request.query_params
         filters = {k: params.get(k, "").strip() for k in ("user", "belief_id", "request_id")}
         records = _listed(
-            await api.get("/api/injections", limit=100, as_injected="true", **filters)
+            await attempt(list_injections, rt, query(limit=100, as_injected=True, **filters))
         )
         tool_calls = _listed(
-            await api.get(
-                "/api/mcp/calls", limit=100, user=filters["user"], belief_id=filters["belief_id"]
+            await attempt(
+                calls, rt, query(limit=100, user=filters["user"], belief_id=filters["belief_id"])
             )
         )
         return self._page(
@@ -225,21 +226,20 @@ class Pages:
         )
 
     async def status(self, request: Request) -> Response:
-        api = Api(request)
         rt: Runtime = request.app.state.runtime
         user = request.query_params.get("user", "").strip() or rt.settings.default_user
-        health = await api.get("/healthz")
-        health_data = health.data if isinstance(health.data, dict) else None
-        persona = await api.get("/api/persona", user=user)
-        runs, scheduler = _runs(await api.get("/api/compaction/runs", limit=20))
+        healthy = await attempt(health, rt)
+        health_data = healthy.data if isinstance(healthy.data, dict) else None
+        persona = await attempt(get_persona, rt, query(user=user))
+        runs, scheduler = _runs(await attempt(compaction_runs, rt, query(limit=20)))
         return self._page(
             request,
             "status.html",
             active="status",
             health=health_data,
             breaker=(health_data or {}).get("extractor"),
-            pending=_listed(await api.get("/api/jobs", status="pending")),
-            failed=_listed(await api.get("/api/jobs", status="failed")),
+            pending=_listed(await attempt(list_jobs, rt, query(status="pending"))),
+            failed=_listed(await attempt(list_jobs, rt, query(status="failed"))),
             runs=runs,
             scheduler=scheduler,
             persona=_persona(persona),
@@ -249,8 +249,8 @@ class Pages:
 
     async def job(self, request: Request) -> Response:
         """One extraction job: its turn, error, written beliefs and the model's raw reply."""
-        job_id = request.path_params["job_id"]
-        found = await Api(request).get(f"/api/jobs/{job_id}")
+        rt: Runtime = request.app.state.runtime
+        found = await attempt(get_job, rt, request.path_params["job_id"])
         if not found.ok:
             return self.problem(request, found, title="Job not found", back="/status")
         return self._page(request, "job.html", active="status", j=found.data)

@@ -1,6 +1,7 @@
 """The rules page: every namespace rule with its label and warnings, forms to add, edit and
 delete rules, and a prompt preview that shows exactly what a request would receive. Like the
-other pages it reads and writes only through the JSON API (`/api/rules`, `/api/prompts/preview`)."""
+other pages it reads and writes only through the JSON API's operations (`/api/rules`,
+`/api/prompts/preview`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from beliefs.models import MemoryClass
+from proxy.api import delivery
 from proxy.runtime import Runtime
-from proxy.ui.api import Api, ApiResult
 from proxy.ui.forms import Form, Forms, form_number
+from proxy.ui.outcome import Outcome, attempt, query
 from proxy.ui.pages import NOTICES, Pages
 
 PREVIEW_FIELDS = ("user", "scope", "agent", "model", "query")
@@ -53,19 +55,18 @@ class RulesPage:
         request: Request,
         *,
         status: int = 200,
-        problem: ApiResult | None = None,
+        problem: Outcome | None = None,
         draft: Form | None = None,
         editing: str | None = None,
     ) -> Response:
         """The page; after a refused form, with the API's reason and the values as typed."""
-        api = Api(request)
         rt: Runtime = request.app.state.runtime
-        listing = await api.get("/api/rules")
+        listing = await attempt(delivery.list_rules, rt)
         params = request.query_params
         asked = {name: params.get(name, "").strip() for name in PREVIEW_FIELDS}
         preview = preview_problem = None
         if "preview" in params:
-            result = await api.get("/api/prompts/preview", **asked)
+            result = await attempt(delivery.preview, rt, query(**asked))
             if result.ok and isinstance(result.data, dict):
                 preview = result.data
             else:
@@ -79,7 +80,7 @@ class RulesPage:
             active="rules",
             notice=NOTICES.get(params.get("notice", "")),
             rules=rules,
-            rules_error=None if listing.ok or not listing.available else listing.message,
+            rules_error=None if listing.ok else listing.message,
             classes=get_args(MemoryClass),
             problem=problem,
             draft=draft or {},
@@ -96,15 +97,15 @@ class RulesPage:
         self,
         request: Request,
         editing: str | None,
-        call: Callable[[Api, Form], Awaitable[ApiResult]],
-        done: Callable[[ApiResult], str],
+        call: Callable[[Runtime, Form], Awaitable[Outcome]],
+        done: Callable[[Outcome], str],
     ) -> Response:
         """Check the form's token, make the API call, then redirect; a refusal re-renders the
         page with the reason beside the form that was sent (`editing`), values kept."""
         form = await self.forms.read_form(request)
         if isinstance(form, Response):
             return form
-        result = await call(Api(request), form)
+        result = await call(request.app.state.runtime, form)
         if not result.ok:
             draft = {name: form.get(name, "") for name in RULE_FIELDS} if editing else None
             return await self.render(
@@ -113,21 +114,20 @@ class RulesPage:
         return RedirectResponse(done(result), status_code=303)
 
     async def add(self, request: Request) -> Response:
-        async def call(api: Api, form: Form) -> ApiResult:
-            return await api.post("/api/rules", rule_body(form))
-
-        def done(result: ApiResult) -> str:
+        def done(result: Outcome) -> str:
             return f"/rules?notice=rule_added#{_anchor(str(result.data['id']))}"
 
-        return await self._submit(request, NEW, call, done)
+        return await self._submit(
+            request, NEW, lambda rt, form: attempt(delivery.add_rule, rt, rule_body(form)), done
+        )
 
     async def edit(self, request: Request) -> Response:
         rule_id = request.path_params["rule_id"]
 
-        async def call(api: Api, form: Form) -> ApiResult:
-            return await api.patch(f"/api/rules/{rule_id}", rule_body(form))
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+            return attempt(delivery.edit_rule, rt, rule_id, rule_body(form))
 
-        def done(result: ApiResult) -> str:
+        def done(result: Outcome) -> str:
             return f"/rules?notice=rule_saved#{_anchor(rule_id)}"
 
         return await self._submit(request, rule_id, call, done)
@@ -135,7 +135,7 @@ class RulesPage:
     async def delete(self, request: Request) -> Response:
         rule_id = request.path_params["rule_id"]
 
-        async def call(api: Api, form: Form) -> ApiResult:
-            return await api.delete(f"/api/rules/{rule_id}")
+        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+            return attempt(delivery.remove_rule, rt, rule_id)
 
         return await self._submit(request, None, call, lambda _: "/rules?notice=rule_deleted")
