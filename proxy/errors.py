@@ -1,12 +1,18 @@
-"""Errors the gateway raises itself, rendered as the OpenAI error envelope on the proxy paths
-(with Anthropic's `type: error` wrapper on `/messages`) and as plain JSON on `/api`."""
+"""Errors the gateway raises itself, and the one place an error is rendered: the OpenAI error
+envelope on the proxy paths (with Anthropic's `type: error` wrapper on `/messages`), plain JSON
+on `/api`, and a page on the UI's paths."""
 
 from __future__ import annotations
 
 import json
+from html import escape
 from typing import Any
 
 from beliefs.errors import BeliefError
+from proxy.security.access import is_ui_page
+
+JSON = b"application/json"
+HTML = b"text/html; charset=utf-8"
 
 
 class ProxyError(Exception):
@@ -71,3 +77,23 @@ def api_envelope(
     if field is not None:
         error["field"] = field
     return json.dumps({"error": error}).encode()
+
+
+def error_reply(error: ProxyError, path: str) -> tuple[bytes, bytes]:
+    """The body and content type `error` is answered with on `path`."""
+    if path.startswith("/api/"):
+        return api_envelope(error.status, error.message, type=error.type, field=error.param), JSON
+    if is_ui_page(path) or path == "/login":
+        return error_page(error), HTML
+    return openai_envelope(error, anthropic=path.rstrip("/").endswith("/messages")), JSON
+
+
+def error_page(error: ProxyError) -> bytes:
+    """A plain page for a browser: the status, the message and the field at fault, escaped."""
+    field = f"<p>Field: {escape(error.param)}</p>" if error.param else ""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{error.status} · Tenure</title></head><body>"
+        f"<h1>{error.status}</h1><p>{escape(error.message)}</p>{field}"
+        '<p><a href="/beliefs">Back to the beliefs</a></p></body></html>'
+    ).encode()

@@ -6,10 +6,9 @@ from collections.abc import Iterable
 
 from starlette.types import Send
 
-from proxy.errors import ProxyError, api_envelope, openai_envelope
+from proxy.errors import JSON, ProxyError, error_reply
 
 Header = tuple[bytes, bytes]
-JSON = b"application/json"
 SSE = b"text/event-stream"
 
 
@@ -52,11 +51,10 @@ async def send_events(send: Send, events: list[bytes], *, headers: Iterable[Head
 async def send_error(
     send: Send, error: ProxyError, *, path: str, retry_after: int | None = None
 ) -> None:
-    """The error in the envelope the path's clients expect (`retry_after`: seconds, sent as
-    the `Retry-After` header)."""
-    if path.startswith("/api/"):
-        body = api_envelope(error.status, error.message, type=error.type, field=error.param)
-    else:
-        body = openai_envelope(error, anthropic=path.rstrip("/").endswith("/messages"))
+    """The error as the path's clients expect it (`retry_after`: seconds, sent as the
+    `Retry-After` header)."""
+    body, content_type = error_reply(error, path)
     headers = [(b"retry-after", str(retry_after).encode())] if retry_after is not None else []
-    await send_bytes(send, error.status, body, headers=headers)
+    if content_type != JSON:  # a page runs nothing and shows in no frame
+        headers.append((b"content-security-policy", b"default-src 'none'"))
+    await send_bytes(send, error.status, body, content_type=content_type, headers=headers)

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from proxy.errors import api_envelope
-from proxy.gateway.replies import send_bytes
+from proxy.errors import ProxyError
+from proxy.gateway.replies import send_error
 from proxy.security.access import (
     SESSION_COOKIE,
     bearer_authorized,
@@ -124,11 +124,5 @@ class BrowserGuard:
 
 
 async def _refuse(send: Send, path: str, problem: str) -> None:
-    if path.startswith("/api/"):
-        field = (
-            "X-CSRF-Token" if "CSRF" in problem else "Host" if "answers" in problem else "Origin"
-        )
-        body = api_envelope(403, problem, type="csrf_rejected", field=field)
-        await send_bytes(send, 403, body)
-    else:
-        await send_bytes(send, 403, problem.encode(), content_type=b"text/plain; charset=utf-8")
+    field = "X-CSRF-Token" if "CSRF" in problem else "Host" if "answers" in problem else "Origin"
+    await send_error(send, ProxyError(403, problem, type="csrf_rejected", param=field), path=path)

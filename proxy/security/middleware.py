@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefs.errors import BeliefError
-from proxy.errors import ProxyError
+from proxy.errors import ProxyError, as_proxy_error
 from proxy.gateway.forward import UpstreamBroke
 from proxy.gateway.replies import send_bytes, send_error
 from proxy.gateway.request_body import ClientGone
@@ -159,23 +159,14 @@ class GatewayMiddleware:
         except (ProxyError, BeliefError) as exc:
             if started:
                 raise
-            error = (
-                exc
-                if isinstance(exc, ProxyError)
-                else ProxyError(exc.status, exc.message, param=exc.field)
-            )
+            error = as_proxy_error(exc)
             _count(scope, error)
             await send_error(stamped, error, path=path)
-        except Exception:
+        except Exception as exc:
             log.exception("request %s %s failed", scope["method"], path)
             if started:
                 raise
-            error = ProxyError(
-                500,
-                f"internal error in the gateway (request {request_id}); see the server log",
-                type="server_error",
-            )
-            await send_error(stamped, error, path=path)
+            await send_error(stamped, as_proxy_error(exc, request_id=request_id), path=path)
 
 
 def too_many_failures(wait: int) -> ProxyError:

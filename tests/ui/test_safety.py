@@ -168,3 +168,22 @@ def test_a_non_loopback_bind_answers_any_host_name(make_ui: Callable[..., UI]) -
     ui = make_ui(beliefs=seed.ALL, host="0.0.0.0", api_key="k")
     bearer = {"authorization": "Bearer k", "host": "tenure.internal:5757"}
     assert ui.client.get("/api/beliefs", headers=bearer).status_code == 200
+
+
+def test_one_refusal_renders_as_each_room_expects(make_ui: Callable[..., UI]) -> None:
+    """The same error (no access key) is the OpenAI envelope on /v1, the API's JSON on /api
+    and a page, escaped and running nothing, on the UI's paths."""
+    ui = make_ui(beliefs=seed.ALL, api_key="k")
+    chat = ui.client.post("/v1/chat/completions", json={"model": "m", "messages": []})
+    assert chat.status_code == 401
+    assert chat.json()["error"]["code"] == "invalid_api_key"
+    assert "status" not in chat.json()["error"]
+    api = ui.client.get("/api/beliefs")
+    assert api.status_code == 401
+    assert api.json()["error"]["status"] == 401
+    page = ui.client.post("/beliefs/b-k8s/pin", data={"pinned": "false"})
+    assert page.status_code == 401
+    assert page.headers["content-type"].startswith("text/html")
+    assert page.headers["content-security-policy"] == "default-src 'none'"
+    assert "missing or wrong access key" in page.text and "<h1>401</h1>" in page.text
+    assert ui.belief("b-k8s").pinned
