@@ -8,6 +8,7 @@ then record the injection and hand the finished turn to extraction in the backgr
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from starlette.types import Receive, Scope, Send
@@ -20,37 +21,34 @@ from proxy.gateway.chat_commands import (
     apply_command,
     parse_command,
 )
-from proxy.gateway.forward import (
-    Header,
-)
-from proxy.gateway.handoff import ChatRequest, Handoff
+from proxy.gateway.forward import Header
+from proxy.gateway.handoff import Handoff
 from proxy.gateway.harness import user_words
-from proxy.gateway.identity import Identity, header_text, resolve_identity
+from proxy.gateway.identity import Identity
 from proxy.gateway.memory import Memory
 from proxy.gateway.replies import send_bytes, send_events
-from proxy.gateway.request_body import check_chat, dump_object, parse_object, read_body
+from proxy.gateway.request import ChatRequest, Entry, read_request
+from proxy.gateway.request_body import check_chat
 from proxy.gateway.side_calls import is_task_call
 from proxy.runtime import Runtime
-from proxy.security.middleware import ACCESS_USER
 
 log = logging.getLogger("tenure.proxy")
 
 
 async def handle_chat(
-    rt: Runtime, request: ChatRequest, scope: Scope, receive: Receive, send: Send
+    rt: Runtime, entry: Entry, scope: Scope, receive: Receive, send: Send
 ) -> None:
-    settings = rt.settings
-    anthropic = request.wire == "anthropic"
-    raw = await read_body(scope, receive, settings.max_body_bytes)
-    body = parse_object(raw)
-    check_chat(body, anthropic=anthropic)
-    echoed = b"<tenure-memory" in raw  # the client replayed a prompt that carried memory
-    if echoed:
-        body = placement.without_echoed_memory(body, anthropic=anthropic)
-    identity, state = request_identity(rt, request, scope, body)
+    anthropic = entry.wire == "anthropic"
+    request = await read_request(
+        rt,
+        entry,
+        scope,
+        receive,
+        check=partial(check_chat, anthropic=anthropic),
+        unecho=partial(placement.without_echoed_memory, anthropic=anthropic),
+    )
+    identity, state, body = request.identity, request.state, request.body
     messages: list[Any] = body["messages"]
-    model: str = body["model"]
-    stream = body.get("stream") is True
     if anthropic:
         tool_turn = placement.anthropic_ends_with_tool_result(messages)
         said = placement.anthropic_last_user_text(messages)
@@ -62,62 +60,33 @@ async def handle_chat(
     if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
         command = parse_command(placement.text_of(last.get("content")))
         if command is not None:
-            reply = _run_command(rt, identity, state, command)
-            await _send_synthetic(request, body, reply, stream=stream, send=send)
+            reply = run_command(rt, identity, state, command)
+            await _send_synthetic(request, reply, send=send)
             return
 
     memory: Memory | None = None
     if not (identity.incognito or identity.no_inject or not state.inject):
-        memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
+        memory = await rt.memory.build(identity, query, request.model, tool_turn=tool_turn)
         if memory is not None and memory.empty:
             memory = None
-    own_metadata = b'"tenure_' in raw and placement.has_tenure_metadata(body)
-    if own_metadata:  # Tenure's keys are for Tenure; a provider may refuse unknown ones
-        body = placement.without_tenure_metadata(body)
-    payload = dump_object(body) if echoed or own_metadata else raw
+    if b'"tenure_' in request.raw and placement.has_tenure_metadata(body):
+        # Tenure's keys are for Tenure; a provider may refuse unknown ones.
+        request.rewrite(placement.without_tenure_metadata(body))
     if memory is not None:
         place = placement.place_anthropic if anthropic else placement.place_openai
-        body = place(body, memory.system_block, memory.user_block)
-        payload = dump_object(body)
-    injected = memory.count if memory is not None else 0
-    extra: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
+        request.rewrite(place(request.body, memory.system_block, memory.user_block))
+        request.memory = memory
     extract = not (identity.incognito or identity.no_extract or not state.extract)
-    if extract and is_task_call(said, placement.system_texts(body, anthropic=anthropic)):
+    if extract and is_task_call(said, placement.system_texts(request.body, anthropic=anthropic)):
         extract = False  # an app's title or tag call: not a turn, not a reinforcement
-    handoff = Handoff(
-        rt,
-        request,
-        identity,
-        model,
-        memory,
-        user_message=_typed_text(last) if tool_turn else said,
-        extract=extract,
-    )
-    outcome = await handoff.forward(scope, receive, send, body, payload, extra)
-    handoff.finish(outcome)
+    request.extract = extract
+    request.user_message = _typed_text(last) if tool_turn else said
+    handoff = Handoff(rt, request)
+    extra: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
+    handoff.finish(await handoff.forward(receive, send, extra))
 
 
-def request_identity(
-    rt: Runtime, request: ChatRequest, scope: Scope, body: dict[str, Any]
-) -> tuple[Identity, ChatState]:
-    """Who is asking, with the scopes their chat state adds, and that state."""
-    settings = rt.settings
-    headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
-    identity = resolve_identity(
-        headers,
-        body,
-        url_scope=request.url_scope,
-        url_user=request.url_user,
-        default_user=settings.default_user,
-        trust_client_ids=settings.trust_client_ids,
-        client_users=settings.client_users,
-    )
-    state = rt.chat_states.get(identity.user_id, identity.agent_id)
-    scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
-    return identity.scoped(state.scopes, settings.default_scopes), state
-
-
-def _run_command(rt: Runtime, identity: Identity, state: ChatState, command: ChatCommand) -> str:
+def run_command(rt: Runtime, identity: Identity, state: ChatState, command: ChatCommand) -> str:
     """Apply a chat command; the new state is kept in memory and written in the background."""
     new_state, reply = apply_command(state, command)
     if new_state != state:
@@ -137,13 +106,11 @@ def _typed_text(last: Any) -> str:
     return ""
 
 
-async def _send_synthetic(
-    request: ChatRequest, body: dict[str, Any], text: str, *, stream: bool, send: Send
-) -> None:
-    model = body["model"]
+async def _send_synthetic(request: ChatRequest, text: str, *, send: Send) -> None:
+    body, model, stream = request.body, request.model, request.stream
     headers = [(b"x-tenure-injected", b"0")]
-    rid = request.request_id
-    if request.wire == "anthropic":
+    rid = request.entry.request_id
+    if request.entry.wire == "anthropic":
         if stream:
             await send_events(
                 send, synthetic.anthropic_stream(text, model=model, request_id=rid), headers=headers

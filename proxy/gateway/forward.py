@@ -247,6 +247,7 @@ class Exchange:
     disconnected: bool = False
     broken: str = ""
     finished: bool = False
+    chunks: list[bytes] | None = None  # the relayed body, when the caller asked to capture it
 
 
 async def exchange(
@@ -259,10 +260,11 @@ async def exchange(
     receive: Receive,
     send: Send,
     extra_headers: list[Header],
-    capture: list[bytes] | None,
+    capture: bool = False,
     before_end: Callable[[Exchange], Awaitable[None]] | None = None,
 ) -> Exchange:
-    """Forward one request and relay the reply; a client disconnect cancels the upstream call
+    """Forward one request and relay the reply (kept in `chunks` with `capture`); a client
+    disconnect cancels the upstream call
     (the upstream sees its connection closed). An upstream failing mid-reply is reported in
     `broken`: the caller raises `UpstreamBroke` after its bookkeeping. `before_end(outcome)`
     runs once the whole reply arrived, before its end is relayed (see `relay`).
@@ -272,7 +274,7 @@ async def exchange(
     """
     task = asyncio.current_task()
     assert task is not None
-    outcome = Exchange()
+    outcome = Exchange(chunks=[] if capture else None)
 
     def on_disconnect(watcher: asyncio.Task[None]) -> None:
         if outcome.finished or watcher.cancelled() or watcher.exception() is not None:
@@ -289,7 +291,7 @@ async def exchange(
         outcome.content_type = resp.headers.get("content-type", "")
         outcome.content_encoding = resp.headers.get("content-encoding", "")
         finish = None if before_end is None else _bound(before_end, outcome)
-        await relay(resp, send, response_headers(resp, extra_headers), capture, finish)
+        await relay(resp, send, response_headers(resp, extra_headers), outcome.chunks, finish)
         outcome.completed = True
     except UpstreamBroke as exc:
         outcome.broken = str(exc)

@@ -65,7 +65,6 @@ async def handle_passthrough(
         receive=receive,
         send=send,
         extra_headers=extra,
-        capture=None,
     )
     if outcome.status >= 400:
         rt.counters.upstream_errors += 1

@@ -12,40 +12,35 @@ from __future__ import annotations
 from starlette.types import Receive, Scope, Send
 
 from proxy.gateway import responses_body as shape
-from proxy.gateway.chat import _run_command, request_identity
+from proxy.gateway.chat import run_command
 from proxy.gateway.chat_commands import parse_command
 from proxy.gateway.forward import Header
-from proxy.gateway.handoff import ChatRequest, Handoff
+from proxy.gateway.handoff import Handoff
 from proxy.gateway.harness import user_words
 from proxy.gateway.memory import Memory
 from proxy.gateway.placement import has_tenure_metadata, without_tenure_metadata
 from proxy.gateway.replies import send_bytes, send_events
-from proxy.gateway.request_body import dump_object, parse_object, read_body
+from proxy.gateway.request import Entry, read_request
 from proxy.gateway.responses_stream import response_events, response_reply
 from proxy.gateway.side_calls import is_task_call
 from proxy.runtime import Runtime
 
 
 async def handle_responses(
-    rt: Runtime, request: ChatRequest, scope: Scope, receive: Receive, send: Send
+    rt: Runtime, entry: Entry, scope: Scope, receive: Receive, send: Send
 ) -> None:
-    settings = rt.settings
-    raw = await read_body(scope, receive, settings.max_body_bytes)
-    body = parse_object(raw)
-    shape.check_responses(body)
-    echoed = b"<tenure-memory" in raw
-    if echoed:
-        body = shape.without_echoed_memory(body)
-    identity, state = request_identity(rt, request, scope, body)
-    model: str = body["model"]
-    stream = body.get("stream") is True
+    request = await read_request(
+        rt, entry, scope, receive, check=shape.check_responses, unecho=shape.without_echoed_memory
+    )
+    identity, state, body = request.identity, request.state, request.body
+    model = request.model
     tool_turn = shape.ends_with_tool_output(body)
     said = "" if tool_turn else shape.last_user_text(body)
     typed = shape.last_item_text(body)
     if typed is not None and (command := parse_command(typed)) is not None:
-        reply = _run_command(rt, identity, state, command)
-        rid, extra = request.request_id, [(b"x-tenure-injected", b"0")]
-        if stream:
+        reply = run_command(rt, identity, state, command)
+        rid, extra = entry.request_id, [(b"x-tenure-injected", b"0")]
+        if request.stream:
             events = response_events(reply, model=model, request_id=rid)
             await send_events(send, events, headers=extra)
         else:
@@ -59,19 +54,16 @@ async def handle_responses(
         memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
         if memory is not None and memory.empty:
             memory = None
-    own_metadata = b'"tenure_' in raw and has_tenure_metadata(body)
-    if own_metadata:
-        body = without_tenure_metadata(body)
-    payload = dump_object(body) if echoed or own_metadata else raw
+    if b'"tenure_' in request.raw and has_tenure_metadata(body):
+        request.rewrite(without_tenure_metadata(body))
     if memory is not None:
-        body = shape.place_responses(body, memory.system_block, memory.user_block)
-        payload = dump_object(body)
-    injected = memory.count if memory is not None else 0
-    extra_headers: list[Header] = [(b"x-tenure-injected", str(injected).encode())]
+        request.rewrite(shape.place_responses(request.body, memory.system_block, memory.user_block))
+        request.memory = memory
     extract = not (identity.incognito or identity.no_extract or not state.extract)
-    instructions = body.get("instructions")
+    instructions = request.body.get("instructions")
     if extract and is_task_call(said, [instructions] if isinstance(instructions, str) else []):
         extract = False
-    handoff = Handoff(rt, request, identity, model, memory, user_message=said, extract=extract)
-    outcome = await handoff.forward(scope, receive, send, body, payload, extra_headers)
-    handoff.finish(outcome)
+    request.extract, request.user_message = extract, said
+    handoff = Handoff(rt, request)
+    extra_headers: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
+    handoff.finish(await handoff.forward(receive, send, extra_headers))

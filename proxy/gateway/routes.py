@@ -11,8 +11,8 @@ from starlette.types import Receive, Scope, Send
 
 from proxy.errors import ProxyError
 from proxy.gateway.chat import handle_chat
-from proxy.gateway.handoff import ChatRequest
 from proxy.gateway.passthrough import handle_passthrough
+from proxy.gateway.request import Entry
 from proxy.gateway.responses import handle_responses
 from proxy.runtime import Runtime
 from proxy.security.middleware import REQUEST_ID
@@ -93,21 +93,21 @@ class ProxyEndpoint:
             url_user, path = split_user(scope["path"])
             url_scope, rest = split_path(path)
             if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
-                request = ChatRequest(
+                entry = Entry(
                     wire="openai" if rest == "chat/completions" else "anthropic",
                     url_scope=url_scope,
                     request_id=scope[REQUEST_ID],
                     url_user=url_user,
                 )
-                await handle_chat(runtime, request, scope, receive, send)
+                await handle_chat(runtime, entry, scope, receive, send)
             elif scope["method"] == "POST" and rest == "responses":
-                request = ChatRequest(
+                entry = Entry(
                     wire="responses",
                     url_scope=url_scope,
                     request_id=scope[REQUEST_ID],
                     url_user=url_user,
                 )
-                await handle_responses(runtime, request, scope, receive, send)
+                await handle_responses(runtime, entry, scope, receive, send)
             else:
                 _check_segments(rest)
                 # Upstream paths go as the client wrote them: "%2F" stays escaped.

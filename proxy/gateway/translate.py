@@ -36,7 +36,7 @@ async def litellm_exchange(
     api_key: str | None,
     send: Send,
     extra_headers: list[Header],
-    capture: list[bytes] | None,
+    capture: bool = False,
     responses: bool = False,
     before_end: Callable[[Exchange], Awaitable[None]] | None = None,
 ) -> Exchange:
@@ -67,13 +67,14 @@ async def litellm_exchange(
             )
     except Exception as exc:
         raise _provider_error(route, exc) from None
-    outcome = Exchange(status=200, content_type="application/json")
+    outcome = Exchange(status=200, content_type="application/json", chunks=[] if capture else None)
+    captured = outcome.chunks
     if not stream:
         payload = response.model_dump(exclude_none=True)
         payload["model"] = body["model"]
         data = json.dumps(payload).encode()
-        if capture is not None:
-            capture.append(data)
+        if captured is not None:
+            captured.append(data)
         if before_end is not None:
             await before_end(outcome)
         await send_bytes(send, 200, data, headers=extra_headers)
@@ -95,8 +96,8 @@ async def litellm_exchange(
             else:
                 event["model"] = body["model"]
                 data = b"data: " + json.dumps(event).encode() + b"\n\n"
-            if capture is not None:
-                capture.append(data)
+            if captured is not None:
+                captured.append(data)
             await send({"type": "http.response.body", "body": data, "more_body": True})
     except Exception as exc:
         outcome.broken = f"{route.litellm_model} failed mid-stream: {type(exc).__name__}: {exc}"

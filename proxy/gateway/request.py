@@ -1,0 +1,111 @@
+"""One chat request, read and parsed once: where it came in, its bytes and body, who asks and
+with which scopes, and (once placed) the memory it carries and the bytes that go upstream.
+
+The chat and Responses handlers build it with `read_request`, fill in the placement, and hand
+it on whole; nothing below them takes the bytes and the body side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.types import Receive, Scope
+
+from proxy.gateway.chat_commands import ChatState
+from proxy.gateway.identity import Identity, header_text, resolve_identity
+from proxy.gateway.memory import Memory
+from proxy.gateway.request_body import dump_object, parse_object, read_body
+from proxy.gateway.turns import WireFormat
+from proxy.runtime import Runtime
+from proxy.security.middleware import ACCESS_USER
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """Where the request came in: its wire format, the URL scope and user, the request id."""
+
+    wire: WireFormat
+    url_scope: str | None
+    request_id: str
+    url_user: str | None = None
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    """The request as the gateway holds it from reading to the upstream's last byte."""
+
+    entry: Entry
+    scope: Scope  # the ASGI scope: the client's headers and query string
+    raw: bytes  # the bytes as received
+    body: dict[str, Any]
+    identity: Identity  # with the scopes the chat state adds
+    state: ChatState
+    payload: bytes  # what goes upstream: the bytes as received until the body changes
+    memory: Memory | None = None
+    user_message: str = ""  # what the user said, for the extraction job
+    extract: bool = False
+
+    @property
+    def model(self) -> str:
+        model: str = self.body["model"]
+        return model
+
+    @property
+    def stream(self) -> bool:
+        return self.body.get("stream") is True
+
+    @property
+    def injected(self) -> int:
+        return self.memory.count if self.memory is not None else 0
+
+    def rewrite(self, body: dict[str, Any]) -> None:
+        """The body changed (memory placed, Tenure's own fields taken out): send it encoded."""
+        self.body = body
+        self.payload = dump_object(body)
+
+
+async def read_request(
+    rt: Runtime,
+    entry: Entry,
+    scope: Scope,
+    receive: Receive,
+    *,
+    check: Callable[[dict[str, Any]], None],
+    unecho: Callable[[dict[str, Any]], dict[str, Any]],
+) -> ChatRequest:
+    """Read, parse and `check` the body, take out memory the client replayed (`unecho`), and
+    resolve who is asking.
+
+    Raises:
+        ProxyError: 400/413 naming what is wrong with the body or the identity headers.
+    """
+    settings = rt.settings
+    raw = await read_body(scope, receive, settings.max_body_bytes)
+    body = parse_object(raw)
+    check(body)
+    echoed = b"<tenure-memory" in raw  # the client replayed a prompt that carried memory
+    if echoed:
+        body = unecho(body)
+    headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
+    identity = resolve_identity(
+        headers,
+        body,
+        url_scope=entry.url_scope,
+        url_user=entry.url_user,
+        default_user=settings.default_user,
+        trust_client_ids=settings.trust_client_ids,
+        client_users=settings.client_users,
+    )
+    state = rt.chat_states.get(identity.user_id, identity.agent_id)
+    scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
+    return ChatRequest(
+        entry=entry,
+        scope=scope,
+        raw=raw,
+        body=body,
+        identity=identity.scoped(state.scopes, settings.default_scopes),
+        state=state,
+        payload=dump_object(body) if echoed else raw,
+    )
