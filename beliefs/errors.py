@@ -14,28 +14,42 @@ class BeliefError(Exception):
         self.field = field  # the request field at fault, when there is one
 
 
-class BeliefNotFound(BeliefError):
+class NotFound(BeliefError):
+    """What the request names does not exist."""
+
     status = 404
 
 
-class CanonicalNameClash(BeliefError):
+class Conflicting(BeliefError):
+    """The request clashes with what is stored, or with the state it is in."""
+
     status = 409
 
 
-class InvalidBelief(BeliefError):
+class Invalid(BeliefError):
+    """The request's values are not acceptable."""
+
     status = 400
 
 
-class ChainError(BeliefError):
+class BeliefNotFound(NotFound):
+    """No belief has that id."""
+
+
+class CanonicalNameClash(Conflicting):
+    """A live belief of the user already has that name."""
+
+
+class InvalidBelief(Invalid):
+    """The belief's fields are not acceptable."""
+
+
+class ChainError(Conflicting):
     """A supersession that would break the chain invariants (cycles, two heads)."""
 
-    status = 409
 
-
-class ImportRejected(BeliefError):
+class ImportRejected(Invalid):
     """An import file with at least one bad entry: nothing was imported."""
-
-    status = 400
 
 
 class StoreLocked(BeliefError):

@@ -5,10 +5,11 @@ from compaction.model import ChatModel
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from compaction.persona_keeper import PersonaKeeper
 from compaction.runner import CompactionConfig, Compactor
-from compaction.runs import RunReport, list_runs
+from compaction.runs import RUN_COUNTS, RunReport, list_runs
 from compaction.scheduler import CompactionScheduler
 
 __all__ = [
+    "RUN_COUNTS",
     "ChatModel",
     "CompactionBusy",
     "CompactionConfig",

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from beliefs.model_view import ViewField, model_view
 from beliefs.models import Belief
 
 MAX_TURN_CHARS = 600
@@ -88,19 +89,20 @@ SYSTEM = (
 )
 
 
+VIEW: tuple[ViewField, ...] = (
+    "id",
+    "type",
+    "canonical_name",
+    "aliases",
+    "content",
+    "why_it_matters",
+    "status",
+    "rejected_alternatives",
+)
+
+
 def belief_view(belief: Belief) -> dict[str, Any]:
-    view: dict[str, Any] = {
-        "id": belief.id,
-        "type": belief.type,
-        "canonical_name": belief.canonical_name,
-        "aliases": belief.aliases,
-        "content": belief.content,
-        "why_it_matters": belief.why_it_matters,
-        "status": belief.epistemic_status,
-    }
-    if belief.rejected_alternatives:
-        view["rejected_alternatives"] = belief.rejected_alternatives
-    return view
+    return model_view(belief, VIEW, when_set=("rejected_alternatives",))
 
 
 def build_messages(beliefs: Sequence[Belief], user_messages: Sequence[str]) -> list[dict[str, str]]:

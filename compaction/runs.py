@@ -17,7 +17,8 @@ from beliefs.store import BeliefStore
 RunStatus = Literal["running", "done", "failed", "interrupted"]
 Trigger = Literal["scheduled", "manual", "api"]
 
-_COUNTS = (
+# What a run examined and changed, in the order a report shows them.
+RUN_COUNTS = (
     "examined",
     "clusters",
     "merged",
@@ -27,8 +28,8 @@ _COUNTS = (
     "promoted",
     "expired",
     "purged",
-    "skipped_scopes",
 )
+_COUNTS = (*RUN_COUNTS, "skipped_scopes")
 _COLUMNS = (
     "id, status, trigger, user_id, scope, started_at, finished_at, duration_ms, "
     + ", ".join(_COUNTS)

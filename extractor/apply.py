@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from beliefs.conflicts import record_conflict
 from beliefs.models import dedupe_names
 from beliefs.store import BeliefStore
-from extractor.conflicts import ConflictBook
 from extractor.jobs import Job, JobQueue
 from extractor.known import known_beliefs
 from extractor.merge import plan_merge, referenced
@@ -178,9 +178,9 @@ def apply_plan(
                 s.old_id, s.replacement, reason=s.reason, actor=actor, with_history=False
             )
             written.append(s.replacement.id)
-        book = ConflictBook(store)
         for c in plan.conflicts:
-            conflict_id = book.record(
+            conflict_id = record_conflict(
+                store,
                 user_id=user_id,
                 existing_id=c.existing_id,
                 proposed=c.proposed,

@@ -16,7 +16,6 @@ from beliefs.conflicts import (
     get_conflict,
     list_conflicts,
     mark_resolved,
-    record_conflict,
 )
 from beliefs.models import Belief, new_belief_id, utcnow
 from beliefs.store import BeliefStore
@@ -34,31 +33,11 @@ __all__ = [
 
 
 class ConflictBook:
-    """Record, list and resolve conflicts; resolution writes beliefs in the same transaction."""
+    """List and resolve conflicts; resolution writes beliefs in the same transaction (they are
+    opened with `beliefs.conflicts.record_conflict`, shared with compaction)."""
 
     def __init__(self, store: BeliefStore) -> None:
         self.store = store
-
-    def record(
-        self,
-        *,
-        user_id: str,
-        existing_id: str,
-        reason: str,
-        proposed: Belief | None = None,
-        new_id: str | None = None,
-        job_id: str | None = None,
-    ) -> str | None:
-        """Open a conflict; None if the same one is already open (a repeated claim)."""
-        return record_conflict(
-            self.store,
-            user_id=user_id,
-            existing_id=existing_id,
-            reason=reason,
-            proposed=proposed,
-            new_id=new_id,
-            job_id=job_id,
-        )
 
     def get(self, conflict_id: str) -> Conflict:
         conflict = get_conflict(self.store, conflict_id)

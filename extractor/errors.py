@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from beliefs.errors import BeliefError
+from beliefs.errors import BeliefError, Conflicting, Invalid, NotFound
 
 
 class ExtractorError(BeliefError):
@@ -53,23 +53,21 @@ class ContextWindowTooSmall(ModelMisconfigured):
     """The server's context window cannot hold the extraction prompt and the reply budget."""
 
 
-class JobNotFound(ExtractorError):
-    status = 404
+class JobNotFound(ExtractorError, NotFound):
+    """No extraction job has that id."""
 
 
-class JobStateError(ExtractorError):
+class JobStateError(ExtractorError, Conflicting):
     """The job is not in a state that allows the operation (e.g. retrying a finished job)."""
 
-    status = 409
+
+class ConflictNotFound(ExtractorError, NotFound):
+    """No conflict has that id."""
 
 
-class ConflictNotFound(ExtractorError):
-    status = 404
+class ConflictStateError(ExtractorError, Conflicting):
+    """The conflict is not in a state that allows the operation (e.g. resolving it twice)."""
 
 
-class ConflictStateError(ExtractorError):
-    status = 409
-
-
-class InvalidResolution(ExtractorError):
-    status = 400
+class InvalidResolution(ExtractorError, Invalid):
+    """A resolution or status outside the accepted ones."""

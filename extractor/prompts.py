@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from beliefs.model_view import ViewField, model_view
 from beliefs.models import Belief
 from beliefs.render import strip_injected
 from extractor.redact import redact, redact_value
@@ -128,21 +129,22 @@ def _sections(
     ]
 
 
+# What the model is shown of a known belief; aliases, rejected alternatives and a status other
+# than active only when the belief has them.
+KNOWN_VIEW: tuple[ViewField, ...] = (
+    "id",
+    "canonical_name",
+    "type",
+    "content",
+    "aliases",
+    "rejected_alternatives",
+    "status",
+    "scope",
+)
+
+
 def _project(belief: Belief) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": belief.id,
-        "canonical_name": belief.canonical_name,
-        "type": belief.type,
-        "content": belief.content,
-    }
-    if belief.aliases:
-        out["aliases"] = belief.aliases
-    if belief.rejected_alternatives:
-        out["rejected_alternatives"] = belief.rejected_alternatives
-    if belief.epistemic_status != "active":
-        out["status"] = belief.epistemic_status
-    out["scope"] = belief.scope
-    return out
+    return model_view(belief, KNOWN_VIEW, when_set=("aliases", "rejected_alternatives", "status"))
 
 
 _FENCE = re.compile(r"```[^\n]*\n([\s\S]*?)```")

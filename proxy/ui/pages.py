@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from beliefs.models import BeliefType, Delivery, EpistemicStatus, ReviewState, utcnow
+from compaction import RUN_COUNTS
 from proxy.api import beliefs as belief_api
 from proxy.api.compaction import compaction_runs, get_persona
 from proxy.api.jobs import get_job, list_conflicts, list_jobs
@@ -37,17 +38,6 @@ NOTICES = {
     "rule_saved": "Rule saved: it applies from the next request.",
     "rule_deleted": "Rule deleted. A shipped default stays deleted, even after an upgrade.",
 }
-RUN_COUNTS = (
-    "examined",
-    "clusters",
-    "merged",
-    "superseded",
-    "flagged",
-    "aliased",
-    "promoted",
-    "expired",
-    "purged",
-)
 CHOICE_FILTERS = (
     ("type", get_args(BeliefType)),
     ("status", get_args(EpistemicStatus)),

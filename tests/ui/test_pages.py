@@ -8,9 +8,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from html import unescape
 
+from beliefs.conflicts import record_conflict
 from beliefs.models import Belief, utcnow
 from beliefs.store import BeliefStore
-from extractor.conflicts import ConflictBook
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
 from proxy.gateway.injections import InjectionRecord, save_records
@@ -163,8 +163,12 @@ def test_review_page_confirms_beliefs_and_resolves_conflicts(ui: UI) -> None:
     )
 
     def conflict(store: BeliefStore) -> str | None:
-        return ConflictBook(store).record(
-            user_id="alice", existing_id="b-k8s", reason="deploy target changed", proposed=proposal
+        return record_conflict(
+            store,
+            user_id="alice",
+            existing_id="b-k8s",
+            reason="deploy target changed",
+            proposed=proposal,
         )
 
     conflict_id = ui.on_store(conflict)
