@@ -1,4 +1,5 @@
-"""Counts and id look-ups over the beliefs table that the API's listings and facets need."""
+"""Counts and id look-ups over the beliefs table that the API's listings and facets need, and
+the invariant report the API and the CLI print."""
 
 from __future__ import annotations
 
@@ -50,3 +51,10 @@ def beliefs_by_ids(store: BeliefStore, ids: list[str]) -> list[Belief]:
         "SELECT id FROM beliefs WHERE list_contains(?, id) ORDER BY created_at, id", [ids]
     ).fetchall()
     return [store.get(row[0]) for row in rows]
+
+
+def verify_report(store: BeliefStore) -> dict[str, object]:
+    """The store's invariant problems and how many beliefs it holds, in any state."""
+    problems = store.verify()
+    total = len(store.list(include_superseded=True, include_deleted=True))
+    return {"ok": not problems, "beliefs": total, "problems": problems}

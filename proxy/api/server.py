@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from beliefs.interchange import parse
-from beliefs.store import BeliefStore
+from beliefs.tallies import verify_report
 from proxy.api.query_params import query_flag
 from proxy.cli.home_record import home_id
 from proxy.errors import ProxyError
@@ -25,16 +25,10 @@ async def server_info(request: Request) -> Response:
     return JSONResponse({"home_id": home_id(home), "home": str(home), "pid": os.getpid()})
 
 
-def _verify(store: BeliefStore) -> dict[str, object]:
-    problems = store.verify()
-    total = len(store.list(include_superseded=True, include_deleted=True))
-    return {"ok": not problems, "beliefs": total, "problems": problems}
-
-
 async def verify_store(request: Request) -> Response:
     """The store's invariants: no cycles, one live head per chain, unique live names."""
     rt = runtime_of(request)
-    return JSONResponse(await rt.thread.run(_verify, rt.store))
+    return JSONResponse(await rt.thread.run(verify_report, rt.store))
 
 
 async def import_beliefs(request: Request) -> Response:

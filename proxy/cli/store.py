@@ -7,11 +7,13 @@ import json
 import sys
 import urllib.parse
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
 from beliefs.models import Belief, HistoryEvent
 from beliefs.store import BeliefStore
+from beliefs.tallies import verify_report
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
@@ -64,14 +66,10 @@ def register(subparsers: Any) -> None:
     cmd.add_argument("--limit", type=count(1))
     cmd.set_defaults(handler=_list)
 
-    for name, handler, text in (
-        ("show", _show, "show every field of a belief"),
-        ("history", _history, "show a belief's change log"),
-        ("chain", _chain, "show the supersession chain a belief belongs to, oldest first"),
-    ):
-        cmd = sub.add_parser(name, parents=[reads], help=text)
+    for name, read in READS.items():
+        cmd = sub.add_parser(name, parents=[reads], help=read.help)
         cmd.add_argument("id")
-        cmd.set_defaults(handler=handler)
+        cmd.set_defaults(handler=_read, read=read)
 
     json_only = argparse.ArgumentParser(add_help=False)
     json_only.add_argument("--json", action="store_true", help="print the belief as JSON")
@@ -104,6 +102,22 @@ def _backend(
     """The database, or the API of the server holding it (see `backend.with_backend`)."""
     read_only = bool(getattr(args, "read_only", False))
     return with_backend(settings, local, remote, read_only=read_only)
+
+
+_API_NAMES = {"user_id": "user", "agent_id": "agent"}  # store.list's names as the API's
+
+
+def _listed(settings: Settings, args: argparse.Namespace, **filters: Any) -> list[Belief]:
+    """`store.list(**filters)` on the database, or the same filters on `GET /api/beliefs`."""
+    params = {_API_NAMES.get(name, name): value for name, value in filters.items()}
+    if params.get("pinned") is not None:  # the client leaves a False parameter out
+        params["pinned"] = str(params["pinned"]).lower()
+    return _backend(
+        settings,
+        args,
+        lambda store: store.list(**filters),
+        lambda api: _beliefs(api.get("/api/beliefs", **params)),
+    )
 
 
 def _beliefs(data: Any) -> list[Belief]:
@@ -140,12 +154,7 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
         "include_superseded": args.include_superseded,
         "include_deleted": args.include_deleted,
     }
-    beliefs = _backend(
-        settings,
-        args,
-        lambda store: store.list(user_id=args.user, with_history=True, **filters),
-        lambda api: _beliefs(api.get("/api/beliefs", user=args.user, with_history=True, **filters)),
-    )
+    beliefs = _listed(settings, args, user_id=args.user, with_history=True, **filters)
     if args.format == "tenure":
         _print([to_tenure(beliefs)])
     else:
@@ -154,12 +163,9 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _verify(args: argparse.Namespace, settings: Settings) -> int:
-    def local(store: BeliefStore) -> dict[str, Any]:
-        problems = store.verify()
-        total = len(store.list(include_superseded=True, include_deleted=True))
-        return {"ok": not problems, "beliefs": total, "problems": problems}
-
-    report = _backend(settings, args, local, lambda api: dict(api.get("/api/verify")))
+    report: dict[str, Any] = _backend(
+        settings, args, verify_report, lambda api: dict(api.get("/api/verify"))
+    )
     problems, total = list(report["problems"]), int(report["beliefs"])
     if args.json:
         _print_json({"ok": not problems, "beliefs": total, "problems": problems})
@@ -175,31 +181,14 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
     filters: dict[str, Any] = {
         "type": args.type,
         "status": args.status,
+        "pinned": args.pinned,
         "review_state": args.review_state,
         "include_superseded": args.include_superseded,
         "include_deleted": args.include_deleted,
         "limit": args.limit,
     }
-    beliefs = _backend(
-        settings,
-        args,
-        lambda store: store.list(
-            user_id=args.user,
-            scope=args.scope,
-            agent_id=args.agent,
-            pinned=args.pinned,
-            **filters,
-        ),
-        lambda api: _beliefs(
-            api.get(
-                "/api/beliefs",
-                user=args.user,
-                scope=args.scope,
-                agent=args.agent,
-                pinned=None if args.pinned is None else str(args.pinned).lower(),
-                **filters,
-            )
-        ),
+    beliefs = _listed(
+        settings, args, user_id=args.user, scope=args.scope, agent_id=args.agent, **filters
     )
     if args.json:
         _print_json([_dump(b) for b in beliefs])
@@ -208,48 +197,63 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _show(args: argparse.Namespace, settings: Settings) -> int:
-    belief = _backend(
+@dataclass(frozen=True)
+class BeliefRead:
+    """A read of one belief's records: the store's call, the API path below the belief's, how
+    the API's JSON becomes the records, and how they print as text and as JSON."""
+
+    help: str
+    local: Callable[[BeliefStore, str], Any]
+    path: str
+    model: Callable[[Any], Any]
+    text: Callable[[str, Any], Iterable[str]]
+    as_json: Callable[[Any], Any]
+
+
+def _dumps(items: Iterable[Belief | HistoryEvent]) -> list[dict[str, Any]]:
+    return [item.model_dump(mode="json") for item in items]
+
+
+READS: dict[str, BeliefRead] = {
+    "show": BeliefRead(
+        "show every field of a belief",
+        BeliefStore.get,
+        "",
+        Belief.model_validate,
+        lambda _, belief: belief_detail(belief),
+        _dump,
+    ),
+    "history": BeliefRead(
+        "show a belief's change log",
+        BeliefStore.history,
+        "/history",
+        lambda data: [HistoryEvent.model_validate(e) for e in data],
+        history_lines,
+        _dumps,
+    ),
+    "chain": BeliefRead(
+        "show the supersession chain a belief belongs to, oldest first",
+        BeliefStore.chain,
+        "/chain",
+        _beliefs,
+        lambda _, chain: chain_lines(chain),
+        _dumps,
+    ),
+}
+
+
+def _read(args: argparse.Namespace, settings: Settings) -> int:
+    read: BeliefRead = args.read
+    found = _backend(
         settings,
         args,
-        lambda store: store.get(args.id),
-        lambda api: Belief.model_validate(api.get(f"/api/beliefs/{_quoted(args.id)}")),
+        lambda store: read.local(store, args.id),
+        lambda api: read.model(api.get(f"/api/beliefs/{_quoted(args.id)}{read.path}")),
     )
     if args.json:
-        _print_json(_dump(belief))
+        _print_json(read.as_json(found))
     else:
-        _print(belief_detail(belief))
-    return 0
-
-
-def _history(args: argparse.Namespace, settings: Settings) -> int:
-    events = _backend(
-        settings,
-        args,
-        lambda store: store.history(args.id),
-        lambda api: [
-            HistoryEvent.model_validate(e)
-            for e in api.get(f"/api/beliefs/{_quoted(args.id)}/history")
-        ],
-    )
-    if args.json:
-        _print_json([e.model_dump(mode="json") for e in events])
-    else:
-        _print(history_lines(args.id, events))
-    return 0
-
-
-def _chain(args: argparse.Namespace, settings: Settings) -> int:
-    chain = _backend(
-        settings,
-        args,
-        lambda store: store.chain(args.id),
-        lambda api: _beliefs(api.get(f"/api/beliefs/{_quoted(args.id)}/chain")),
-    )
-    if args.json:
-        _print_json([_dump(b) for b in chain])
-    else:
-        _print(chain_lines(chain))
+        _print(read.text(args.id, found))
     return 0
 
 

@@ -296,3 +296,36 @@ def test_each_proxied_request_gets_one_access_line(
     assert access[0]["injected"] == int(first.headers["x-tenure-injected"]) >= 1
     assert access[1]["user"] is None  # incognito: who asked is not logged
     assert not [line for line in logged if line["logger"].startswith("LiteLLM")]
+
+
+READS = (
+    ("beliefs", "show", "b-queue-v1"),
+    ("beliefs", "show", "b-queue-v1", "--json"),
+    ("beliefs", "history", "b-queue-v1"),
+    ("beliefs", "history", "b-queue-v1", "--json"),
+    ("beliefs", "chain", "b-queue-v0"),
+    ("beliefs", "chain", "b-queue-v0", "--json"),
+    ("beliefs", "list", "--pinned", "--json"),
+    ("beliefs", "list", "--no-pinned", "--scope", "domain:code"),
+    ("beliefs", "list", "--include-superseded", "--limit", "5", "--json"),
+    ("export", "--include-superseded"),
+    ("verify", "--json"),
+)
+
+
+def test_read_commands_answer_the_same_from_the_database_and_through_the_server(
+    tmp_path: Path,
+    serve: Serve,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    home = seeded_home(tmp_path / "home", "alice")
+    monkeypatch.setenv("TENURE_HOME", str(home))
+    local = {argv: cli(capsys, *argv) for argv in READS}
+    assert all(code == 0 and "using its API" not in err for code, _, err in local.values())
+    serve(home)
+    for argv in READS:
+        code, out, err = cli(capsys, *argv)
+        assert code == 0 and "using its API" in err, (argv, err)
+        assert out == local[argv][1], argv
+        assert out.strip(), argv
