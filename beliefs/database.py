@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,10 +32,13 @@ from beliefs.rows import (
     event_from_row,
     event_params,
     stored,
+    trusted_belief_from_row,
     update_params,
 )
 from beliefs.rule_store import rule_set
 from beliefs.rules import RuleSet
+
+LOAD_CHUNK = 20_000  # rows fetched and decoded at a time while the index fills
 
 
 class BeliefDatabase:
@@ -70,8 +75,11 @@ class BeliefDatabase:
     # -- lifecycle -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | str, *, read_only: bool = False) -> Self:
+    def open(cls, path: Path | str, *, read_only: bool = False, background: bool = False) -> Self:
         """Open (creating and migrating unless read-only) the database file at `path`.
+
+        With `background` the index fills on a thread of its own and `index.ready` is set
+        when it is full (readers of the index wait for it meanwhile; see `load_in_background`).
 
         Raises:
             StoreLocked: another process holds the file.
@@ -89,11 +97,12 @@ class BeliefDatabase:
             conn.execute("SET TimeZone = 'UTC'")
             store = cls(conn, path, read_only=read_only)
             store.ensure_schema(migrations.MIGRATIONS)
-            rows = store._select("")
-            store.index.load(b for b in rows if b.deleted_at is None)
-            store._deleted_ids = {b.id for b in rows if b.deleted_at is not None}
             store._load_personas()
             store.reload_rules()
+            if background:
+                store.load_in_background()
+            else:
+                store.load_index(store.conn)
         except BaseException:
             conn.close()
             raise
@@ -229,6 +238,56 @@ class BeliefDatabase:
                 else:
                     self._deleted_ids.add(belief_id)
         self._personas.update(personas)
+
+    # -- loading the index ----------------------------------------------------------------------
+
+    def load_index(self, conn: duckdb.DuckDBPyConnection) -> None:
+        """Fill the index from every stored row, holding its lock throughout.
+
+        Rows are decoded without validation (they were valid when written) a chunk at a
+        time, and each chunk is frozen out of the collector's reach: a long-lived mirror of a
+        million rows would otherwise be rescanned by every full collection while it grows.
+        """
+        index = self.index
+        with index.lock:
+            cursor = conn.execute(SELECT_BELIEFS)
+            while rows := cursor.fetchmany(LOAD_CHUNK):
+                for row in rows:
+                    belief = trusted_belief_from_row(row)
+                    if belief.deleted_at is None:
+                        index.add_loaded(belief)
+                    else:
+                        self._deleted_ids.add(belief.id)
+                gc.freeze()
+            index.version += 1
+            index.derived.clear()
+            index.ready.set()
+
+    def load_in_background(self) -> threading.Thread:
+        """Fill the index on its own thread and cursor; returns once that thread holds the
+        index's lock, so any reader from then on waits for the full index."""
+        self.index.ready.clear()
+        cursor = self.conn.cursor()
+        holding = threading.Event()
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                with self.index.lock:
+                    holding.set()
+                    self.load_index(cursor)
+            except BaseException as exc:
+                failed.append(exc)
+                self.index.failed = f"{type(exc).__name__}: {exc}"
+                holding.set()
+                raise
+            finally:
+                cursor.close()
+
+        thread = threading.Thread(target=run, name="tenure-index-load", daemon=True)
+        thread.start()
+        holding.wait()
+        return thread
 
     # -- persona -------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ which CLI commands build the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import logging
@@ -61,6 +62,7 @@ class Runtime:
     llm: ChatModel  # the one model client, shared by extraction and compaction
     own_llm: LiteLLMChatModel | None = None
     seen: SeenMessages = field(default_factory=SeenMessages)  # user messages extracted
+    starting: asyncio.Task[None] | None = None  # starts the workers once the index is full
 
     @classmethod
     async def open(
@@ -114,10 +116,13 @@ class Runtime:
                 min_rate=settings.extract_min_rate,
                 backlog_max=settings.extract_backlog_max,
             )
-            await workers.start()
         parts = compaction_parts(settings, thread, llm)
-        parts.scheduler.start()
-        return cls(
+        # Extraction and compaction read the index on the store thread: started before it is
+        # full they would hold that thread (and the turn writes behind it) until it is.
+        starting = asyncio.create_task(
+            start_when_loaded(store, workers, parts.scheduler), name="tenure-start-workers"
+        )
+        runtime = cls(
             settings=settings,
             store=store,
             thread=thread,
@@ -136,9 +141,17 @@ class Runtime:
             llm=llm,
             own_llm=own_llm,
         )
+        runtime.starting = starting
+        if store.index.ready.is_set():
+            await starting
+        return runtime
 
     async def close(self) -> None:
         """Stop the workers, write every queued record and job, then close what was opened."""
+        if self.starting is not None and not self.starting.done():
+            self.starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.starting
         await self.scheduler.stop()  # a run in progress is cancelled; each cluster is atomic
         await self.persona.close()
         if self.workers is not None:
@@ -159,6 +172,22 @@ class Runtime:
 
     def breaker_state(self) -> dict[str, Any] | None:
         return self.workers.breaker_state() if self.workers is not None else None
+
+
+async def start_when_loaded(
+    store: BeliefStore, workers: ExtractionWorkers | None, scheduler: CompactionScheduler
+) -> None:
+    """Start extraction and compaction once the store's index is full."""
+    await wait_loaded(store)
+    if workers is not None:
+        await workers.start()
+    scheduler.start()
+
+
+async def wait_loaded(store: BeliefStore) -> None:
+    """Return once the store's index is full (checked off the loop's critical path)."""
+    while not store.index.ready.is_set():
+        await asyncio.sleep(0.05)
 
 
 def runtime_of(request: Request) -> Runtime:
