@@ -71,6 +71,7 @@ class BeliefDatabase:
         self._personas: dict[str, Persona | None] = {}
         self.rules = RuleSet()
         self._schemas: set[frozenset[int]] = set()
+        self._loaded = False  # the index was filled, or its background load started
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -78,8 +79,8 @@ class BeliefDatabase:
     def open(cls, path: Path | str, *, read_only: bool = False, background: bool = False) -> Self:
         """Open (creating and migrating unless read-only) the database file at `path`.
 
-        With `background` the index fills on a thread of its own and `index.ready` is set
-        when it is full (readers of the index wait for it meanwhile; see `load_in_background`).
+        With `background` the index is left empty and not ready: the caller starts
+        `load_in_background` when it is ready to share the processor with the load.
 
         Raises:
             StoreLocked: another process holds the file.
@@ -100,7 +101,7 @@ class BeliefDatabase:
             store._load_personas()
             store.reload_rules()
             if background:
-                store.load_in_background()
+                store.index.ready.clear()
             else:
                 store.load_index(store.conn)
         except BaseException:
@@ -241,6 +242,11 @@ class BeliefDatabase:
 
     # -- loading the index ----------------------------------------------------------------------
 
+    @property
+    def load_pending(self) -> bool:
+        """Opened with `background` and `load_in_background` not started yet."""
+        return not self._loaded
+
     def load_index(self, conn: duckdb.DuckDBPyConnection) -> None:
         """Fill the index from every stored row, holding its lock throughout.
 
@@ -249,6 +255,7 @@ class BeliefDatabase:
         million rows would otherwise be rescanned by every full collection while it grows.
         """
         index = self.index
+        self._loaded = True
         with index.lock:
             cursor = conn.execute(SELECT_BELIEFS)
             while rows := cursor.fetchmany(LOAD_CHUNK):
@@ -267,20 +274,18 @@ class BeliefDatabase:
         """Fill the index on its own thread and cursor; returns once that thread holds the
         index's lock, so any reader from then on waits for the full index."""
         self.index.ready.clear()
+        self._loaded = True
         cursor = self.conn.cursor()
         holding = threading.Event()
-        failed: list[BaseException] = []
 
         def run() -> None:
             try:
                 with self.index.lock:
                     holding.set()
                     self.load_index(cursor)
-            except BaseException as exc:
-                failed.append(exc)
-                self.index.failed = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # shown by the server's health check; memory stays off
+                self.index.failed = f"{type(exc).__name__}: {exc}"[:300]
                 holding.set()
-                raise
             finally:
                 cursor.close()
 

@@ -83,8 +83,6 @@ class Runtime:
             settings.home.mkdir(parents=True, exist_ok=True)
             store = BeliefStore.open(settings.db_path)
         warm_lexicon()  # the word-frequency list loads in ~0.6 s: not in a turn's time budget
-        if settings.semantic and store.index.semantic is None:
-            enable_semantic(store.index)
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()
@@ -120,7 +118,8 @@ class Runtime:
         # Extraction and compaction read the index on the store thread: started before it is
         # full they would hold that thread (and the turn writes behind it) until it is.
         starting = asyncio.create_task(
-            start_when_loaded(store, workers, parts.scheduler), name="tenure-start-workers"
+            start_when_loaded(store, workers, parts.scheduler, semantic=settings.semantic),
+            name="tenure-start-workers",
         )
         runtime = cls(
             settings=settings,
@@ -142,6 +141,10 @@ class Runtime:
             own_llm=own_llm,
         )
         runtime.starting = starting
+        if store.load_pending:
+            # Last, so start-up's own work (imports, word lists) does not share the processor
+            # with the load: /healthz answers as soon as the port does.
+            store.load_in_background()
         if store.index.ready.is_set():
             await starting
         return runtime
@@ -175,10 +178,17 @@ class Runtime:
 
 
 async def start_when_loaded(
-    store: BeliefStore, workers: ExtractionWorkers | None, scheduler: CompactionScheduler
+    store: BeliefStore,
+    workers: ExtractionWorkers | None,
+    scheduler: CompactionScheduler,
+    *,
+    semantic: bool,
 ) -> None:
-    """Start extraction and compaction once the store's index is full."""
+    """Switch on semantic recall and start extraction and compaction once the store's index
+    is full (each takes the index's lock, which the loader holds until then)."""
     await wait_loaded(store)
+    if semantic and store.index.semantic is None:
+        await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
     if workers is not None:
         await workers.start()
     scheduler.start()

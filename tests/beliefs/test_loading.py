@@ -44,7 +44,10 @@ def test_a_background_load_fills_the_same_index_and_readers_wait_for_it(tmp_path
     with BeliefStore.open(tmp_path / "t.duckdb") as store:
         expected = {b.id: b for b in store.index.beliefs("u1")}
     with BeliefStore.open(tmp_path / "t.duckdb", background=True) as store:
-        # A read right after open waits for the loader instead of seeing a partial index.
+        assert store.load_pending and not store.index.ready.is_set()
+        store.load_in_background()
+        assert not store.load_pending
+        # A read right after the start waits for the loader instead of seeing a partial index.
         assert store.get("b-prov").provenance == {"turn": "t-1", "n": 2}
         assert store.index.ready.is_set()
         assert {b.id: b for b in store.index.beliefs("u1")} == expected
