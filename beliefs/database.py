@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,10 +32,13 @@ from beliefs.rows import (
     event_from_row,
     event_params,
     stored,
+    trusted_belief_from_row,
     update_params,
 )
 from beliefs.rule_store import rule_set
 from beliefs.rules import RuleSet
+
+LOAD_CHUNK = 20_000  # rows fetched and decoded at a time while the index fills
 
 
 class BeliefDatabase:
@@ -66,12 +71,16 @@ class BeliefDatabase:
         self._personas: dict[str, Persona | None] = {}
         self.rules = RuleSet()
         self._schemas: set[frozenset[int]] = set()
+        self._loaded = False  # the index was filled, or its background load started
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | str, *, read_only: bool = False) -> Self:
+    def open(cls, path: Path | str, *, read_only: bool = False, background: bool = False) -> Self:
         """Open (creating and migrating unless read-only) the database file at `path`.
+
+        With `background` the index is left empty and not ready: the caller starts
+        `load_in_background` when it is ready to share the processor with the load.
 
         Raises:
             StoreLocked: another process holds the file.
@@ -89,11 +98,12 @@ class BeliefDatabase:
             conn.execute("SET TimeZone = 'UTC'")
             store = cls(conn, path, read_only=read_only)
             store.ensure_schema(migrations.MIGRATIONS)
-            rows = store._select("")
-            store.index.load(b for b in rows if b.deleted_at is None)
-            store._deleted_ids = {b.id for b in rows if b.deleted_at is not None}
             store._load_personas()
             store.reload_rules()
+            if background:
+                store.index.ready.clear()
+            else:
+                store.load_index(store.conn)
         except BaseException:
             conn.close()
             raise
@@ -229,6 +239,60 @@ class BeliefDatabase:
                 else:
                     self._deleted_ids.add(belief_id)
         self._personas.update(personas)
+
+    # -- loading the index ----------------------------------------------------------------------
+
+    @property
+    def load_pending(self) -> bool:
+        """Opened with `background` and `load_in_background` not started yet."""
+        return not self._loaded
+
+    def load_index(self, conn: duckdb.DuckDBPyConnection) -> None:
+        """Fill the index from every stored row, holding its lock throughout.
+
+        Rows are decoded without validation (they were valid when written) a chunk at a
+        time, and each chunk is frozen out of the collector's reach: a long-lived mirror of a
+        million rows would otherwise be rescanned by every full collection while it grows.
+        """
+        index = self.index
+        self._loaded = True
+        with index.lock:
+            cursor = conn.execute(SELECT_BELIEFS)
+            while rows := cursor.fetchmany(LOAD_CHUNK):
+                for row in rows:
+                    belief = trusted_belief_from_row(row)
+                    if belief.deleted_at is None:
+                        index.add_loaded(belief)
+                    else:
+                        self._deleted_ids.add(belief.id)
+                gc.freeze()
+            index.version += 1
+            index.derived.clear()
+            index.ready.set()
+
+    def load_in_background(self) -> threading.Thread:
+        """Fill the index on its own thread and cursor; returns once that thread holds the
+        index's lock, so any reader from then on waits for the full index."""
+        self.index.ready.clear()
+        self._loaded = True
+        cursor = self.conn.cursor()
+        holding = threading.Event()
+
+        def run() -> None:
+            try:
+                with self.index.lock:
+                    holding.set()
+                    self.load_index(cursor)
+            except Exception as exc:  # shown by the server's health check; memory stays off
+                self.index.failed = f"{type(exc).__name__}: {exc}"[:300]
+                holding.set()
+            finally:
+                cursor.close()
+
+        thread = threading.Thread(target=run, name="tenure-index-load", daemon=True)
+        thread.start()
+        holding.wait()
+        return thread
 
     # -- persona -------------------------------------------------------------------------------
 

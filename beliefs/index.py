@@ -222,11 +222,19 @@ class BeliefIndex:
         self.derived: dict[object, object] = {}  # views computed from the index; reset on change
         self.semantic: SemanticIndex | None = None  # embedding recall, when switched on
         self.reference_only = False  # match as the reference does (for measuring against it)
+        self.ready = threading.Event()  # clear while the store's rows load in the background
+        self.ready.set()
+        self.failed: str | None = None  # why a background load stopped, if it did
 
     def load(self, beliefs: Iterable[Belief]) -> None:
         with self.lock:
             for belief in beliefs:
                 self.upsert(belief)
+
+    def add_loaded(self, belief: Belief) -> None:
+        """Index a live row while the index fills (every id is new: nothing to replace)."""
+        self._users.setdefault(belief.user_id, UserPostings()).add(index_doc(belief))
+        self._owner[belief.id] = belief.user_id
 
     def upsert(self, belief: Belief) -> None:
         """Index the belief's current state (a deleted row is removed)."""

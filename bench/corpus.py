@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from beliefs.models import Belief
@@ -184,10 +185,18 @@ SCOPES = ("domain:code", "domain:writing", "project:billing", "project:atlas", "
 
 def make_corpus(n: int, *, user_id: str = "bench-user", seed: int = 7) -> list[Belief]:
     """`n` beliefs for one user: 1-2 word names, 0-6 aliases, some rejected alternatives."""
+    return list(iter_corpus(n, user_id=user_id, seed=seed))
+
+
+def iter_corpus(
+    n: int, *, user_id: str = "bench-user", seed: int = 7, users: int = 1
+) -> Iterator[Belief]:
+    """`make_corpus`'s beliefs one at a time (large stores fit in memory only as rows);
+    with `users` > 1 belief i belongs to `{user_id}-{i % users}`."""
     rng = random.Random(seed)
     base = datetime(2026, 1, 1, tzinfo=UTC)
-    out: list[Belief] = []
     for i in range(n):
+        owner = user_id if users == 1 else f"{user_id}-{i % users}"
         tech, thing = rng.choice(TECH), rng.choice(THINGS)
         name = f"{tech}_{thing}_{i}"
         aliases = [f"{tech} {thing}", f"{tech}{i % 97}", f"{thing}-{i}"][: rng.randint(1, 3)]
@@ -196,10 +205,10 @@ def make_corpus(n: int, *, user_id: str = "bench-user", seed: int = 7) -> list[B
         kind = rng.choices(
             ("preference", "entity", "decision", "relation", "open_question"), (4, 4, 3, 1, 1)
         )[0]
-        out.append(
+        yield (
             Belief(
                 id=f"b-bench-{i}",
-                user_id=user_id,
+                user_id=owner,
                 type=kind,
                 canonical_name=name,
                 aliases=aliases,
@@ -215,7 +224,6 @@ def make_corpus(n: int, *, user_id: str = "bench-user", seed: int = 7) -> list[B
                 updated_at=base + timedelta(minutes=i),
             )
         )
-    return out
 
 
 def make_queries(count: int, *, seed: int = 11) -> list[str]:

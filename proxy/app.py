@@ -15,6 +15,7 @@ from proxy.api.beliefs import belief_routes
 from proxy.api.compaction import compaction_routes
 from proxy.api.delivery import delivery_routes
 from proxy.api.jobs import jobs_routes
+from proxy.api.loading import LoadingGate
 from proxy.api.openapi import openapi_routes
 from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
@@ -82,6 +83,7 @@ def create_app(
             Middleware(
                 BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
             ),
+            Middleware(LoadingGate),
         ],
         lifespan=lifespan,
     )

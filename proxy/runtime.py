@@ -4,6 +4,7 @@ which CLI commands build the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import logging
@@ -61,6 +62,7 @@ class Runtime:
     llm: ChatModel  # the one model client, shared by extraction and compaction
     own_llm: LiteLLMChatModel | None = None
     seen: SeenMessages = field(default_factory=SeenMessages)  # user messages extracted
+    starting: asyncio.Task[None] | None = None  # starts the workers once the index is full
 
     @classmethod
     async def open(
@@ -81,8 +83,6 @@ class Runtime:
             settings.home.mkdir(parents=True, exist_ok=True)
             store = BeliefStore.open(settings.db_path)
         warm_lexicon()  # the word-frequency list loads in ~0.6 s: not in a turn's time budget
-        if settings.semantic and store.index.semantic is None:
-            enable_semantic(store.index)
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()
@@ -114,10 +114,14 @@ class Runtime:
                 min_rate=settings.extract_min_rate,
                 backlog_max=settings.extract_backlog_max,
             )
-            await workers.start()
         parts = compaction_parts(settings, thread, llm)
-        parts.scheduler.start()
-        return cls(
+        # Extraction and compaction read the index on the store thread: started before it is
+        # full they would hold that thread (and the turn writes behind it) until it is.
+        starting = asyncio.create_task(
+            start_when_loaded(store, workers, parts.scheduler, semantic=settings.semantic),
+            name="tenure-start-workers",
+        )
+        runtime = cls(
             settings=settings,
             store=store,
             thread=thread,
@@ -136,9 +140,21 @@ class Runtime:
             llm=llm,
             own_llm=own_llm,
         )
+        runtime.starting = starting
+        if store.load_pending:
+            # Last, so start-up's own work (imports, word lists) does not share the processor
+            # with the load: /healthz answers as soon as the port does.
+            store.load_in_background()
+        if store.index.ready.is_set():
+            await starting
+        return runtime
 
     async def close(self) -> None:
         """Stop the workers, write every queued record and job, then close what was opened."""
+        if self.starting is not None and not self.starting.done():
+            self.starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.starting
         await self.scheduler.stop()  # a run in progress is cancelled; each cluster is atomic
         await self.persona.close()
         if self.workers is not None:
@@ -159,6 +175,29 @@ class Runtime:
 
     def breaker_state(self) -> dict[str, Any] | None:
         return self.workers.breaker_state() if self.workers is not None else None
+
+
+async def start_when_loaded(
+    store: BeliefStore,
+    workers: ExtractionWorkers | None,
+    scheduler: CompactionScheduler,
+    *,
+    semantic: bool,
+) -> None:
+    """Switch on semantic recall and start extraction and compaction once the store's index
+    is full (each takes the index's lock, which the loader holds until then)."""
+    await wait_loaded(store)
+    if semantic and store.index.semantic is None:
+        await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+    if workers is not None:
+        await workers.start()
+    scheduler.start()
+
+
+async def wait_loaded(store: BeliefStore) -> None:
+    """Return once the store's index is full (checked off the loop's critical path)."""
+    while not store.index.ready.is_set():
+        await asyncio.sleep(0.05)
 
 
 def runtime_of(request: Request) -> Runtime:

@@ -52,6 +52,12 @@ async def health(rt: Runtime) -> dict[str, Any]:
     except Exception as exc:
         status, store_ok = "degraded", False
         reasons.append(f"the store does not answer: {type(exc).__name__}: {exc}"[:300])
+    if rt.store.index.failed is not None:
+        status, store_ok = "degraded", False
+        reasons.append(
+            f"the beliefs could not be loaded ({rt.store.index.failed}); memory is off until "
+            "the server is restarted with a readable database"
+        )
     writes = rt.writer.health()
     if not writes.ok:
         status, store_ok = "degraded", False
@@ -62,7 +68,13 @@ async def health(rt: Runtime) -> dict[str, Any]:
     body: dict[str, Any] = {
         "status": status,
         "reasons": reasons,
-        "store": {"ok": store_ok, "beliefs_in_memory": len(rt.store.index)},
+        "loading": not rt.store.index.ready.is_set(),
+        "store": {
+            "ok": store_ok,
+            "beliefs_in_memory": len(rt.store.index),
+            "loading": not rt.store.index.ready.is_set(),
+            "load_failed": rt.store.index.failed,
+        },
         "counters": rt.counters.as_dict(),
         "pending_writes": rt.writer.pending,
         "writes": {

@@ -61,7 +61,9 @@ def serve(settings: Settings) -> None:
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
         try:
-            store = BeliefStore.open(settings.db_path)
+            # The index fills in the background: /healthz and memory-less proxying answer
+            # at once, whatever the store's size.
+            store = BeliefStore.open(settings.db_path, background=True)
         except StoreLocked as exc:
             record = read_server(settings.home)
             if record is None:

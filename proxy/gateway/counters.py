@@ -25,6 +25,7 @@ class Counters:
     turns_not_durable: int = 0  # replies that ended before their job was on disk
     writes_lost: int = 0  # refused writes dropped because too many were waiting
     in_flight: int = 0  # proxied requests being answered right now
+    memory_skipped_loading: int = 0  # requests sent without memory while the index loaded
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)

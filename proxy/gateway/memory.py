@@ -84,6 +84,11 @@ class MemoryBuilder:
         On a tool-result turn only the system block is used: it is recomputed from the same
         state as the turn's first request, so the cached prompt prefix stays the same.
         """
+        if not self._store.index.ready.is_set():
+            # The index is still filling at start-up: the request goes now, without memory,
+            # rather than waiting behind the load.
+            self._counters.memory_skipped_loading += 1
+            return None
         try:
             persona, covers = await self._persona(identity.user_id)
             request = context_request(

@@ -1,0 +1,56 @@
+"""Filling the index on open: rows decoded without validation, in the background if asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from beliefs.rows import SELECT_BELIEFS, belief_from_row, trusted_belief_from_row
+from beliefs.store import BeliefStore
+from bench.corpus import make_corpus
+from tests.beliefs.factory import T0, belief
+
+
+def _seeded(path: Path) -> list[str]:
+    corpus = make_corpus(300, user_id="u1")
+    extra = [
+        belief(
+            "b-prov",
+            "with_provenance",
+            ["prov"],
+            provenance={"turn": "t-1", "n": 2},
+            expires_at=T0,
+            agent_id="coder",
+            memory_class="episodic",
+        ),
+        belief("b-gone", "soon_deleted", ["gone"]),
+    ]
+    with BeliefStore.open(path) as store:
+        store.import_beliefs([*corpus, *extra])
+        store.soft_delete("b-gone")
+    return [b.id for b in corpus] + ["b-prov"]
+
+
+def test_trusted_rows_decode_as_validated_ones(tmp_path: Path) -> None:
+    _seeded(tmp_path / "t.duckdb")
+    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+        rows = store.execute(SELECT_BELIEFS).fetchall()
+    assert len(rows) == 302
+    for row in rows:
+        assert trusted_belief_from_row(row) == belief_from_row(row)
+
+
+def test_a_background_load_fills_the_same_index_and_readers_wait_for_it(tmp_path: Path) -> None:
+    live = _seeded(tmp_path / "t.duckdb")
+    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+        expected = {b.id: b for b in store.index.beliefs("u1")}
+    with BeliefStore.open(tmp_path / "t.duckdb", background=True) as store:
+        assert store.load_pending and not store.index.ready.is_set()
+        store.load_in_background()
+        assert not store.load_pending
+        # A read right after the start waits for the loader instead of seeing a partial index.
+        assert store.get("b-prov").provenance == {"turn": "t-1", "n": 2}
+        assert store.index.ready.is_set()
+        assert {b.id: b for b in store.index.beliefs("u1")} == expected
+        assert sorted(expected) == sorted(live)
+        assert store.get("b-gone").deleted_at is not None  # soft-deleted rows still readable
+        assert store.index.failed is None
