@@ -270,9 +270,10 @@ class BeliefDatabase:
             index.derived.clear()
             index.ready.set()
 
-    def load_in_background(self) -> threading.Thread:
+    def load_in_background(self, prepare: Callable[[], object] | None = None) -> threading.Thread:
         """Fill the index on its own thread and cursor; returns once that thread holds the
-        index's lock, so any reader from then on waits for the full index."""
+        index's lock, so any reader from then on waits for the full index. `prepare` runs on
+        that thread first, under the lock (work that retrieval needs before its first turn)."""
         self.index.ready.clear()
         self._loaded = True
         cursor = self.conn.cursor()
@@ -282,6 +283,8 @@ class BeliefDatabase:
             try:
                 with self.index.lock:
                     holding.set()
+                    if prepare is not None:
+                        prepare()
                     self.load_index(cursor)
             except Exception as exc:  # shown by the server's health check; memory stays off
                 self.index.failed = f"{type(exc).__name__}: {exc}"[:300]

@@ -21,7 +21,7 @@ from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
 from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.gateway.upstream_pool import UpstreamPool
-from proxy.mcp.server import mcp_routes, memory_tools, running_mcp, scoped_mcp_route
+from proxy.mcp.endpoint import McpStarter, mcp_routes, memory_tools, scoped_mcp_route
 from proxy.runtime import Runtime
 from proxy.security.access import FailedAttempts, Sessions, is_loopback
 from proxy.security.csrf import BrowserGuard
@@ -45,10 +45,12 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         runtime = await Runtime.open(settings, store=store, upstream=upstream, llm=llm)
         app.state.runtime = runtime
+        app.state.mcp = mcp = McpStarter(memory_tools(runtime))
+        mcp.start()
         try:
-            async with running_mcp(memory_tools(runtime)) as app.state.mcp:
-                yield
+            yield
         finally:
+            await mcp.stop()
             await runtime.close()
 
     proxy = ProxyEndpoint()

@@ -18,6 +18,7 @@ from beliefs.lexicon import warm as warm_lexicon
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
+from beliefs.tokens import token_counter
 from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
 from extractor.config import ExtractionConfig
 from extractor.jobs import JobQueue
@@ -82,7 +83,6 @@ class Runtime:
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
             store = BeliefStore.open(settings.db_path)
-        warm_lexicon()  # the word-frequency list loads in ~0.6 s: not in a turn's time budget
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()
@@ -102,7 +102,6 @@ class Runtime:
         own_llm = None
         if llm is None:
             llm = own_llm = chat_model_for(settings)
-            own_llm.warm_up()  # LiteLLM's import takes seconds: in a thread, off the loop
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
             workers = ExtractionWorkers(
@@ -118,7 +117,9 @@ class Runtime:
         # Extraction and compaction read the index on the store thread: started before it is
         # full they would hold that thread (and the turn writes behind it) until it is.
         starting = asyncio.create_task(
-            start_when_loaded(store, workers, parts.scheduler, semantic=settings.semantic),
+            start_when_loaded(
+                store, workers, parts.scheduler, semantic=settings.semantic, llm=own_llm
+            ),
             name="tenure-start-workers",
         )
         runtime = cls(
@@ -144,7 +145,9 @@ class Runtime:
         if store.load_pending:
             # Last, so start-up's own work (imports, word lists) does not share the processor
             # with the load: /healthz answers as soon as the port does.
-            store.load_in_background()
+            store.load_in_background(prepare=warm_retrieval)
+        else:
+            warm_retrieval()
         if store.index.ready.is_set():
             await starting
         return runtime
@@ -183,15 +186,26 @@ async def start_when_loaded(
     scheduler: CompactionScheduler,
     *,
     semantic: bool,
+    llm: LiteLLMChatModel | None = None,
 ) -> None:
     """Switch on semantic recall and start extraction and compaction once the store's index
-    is full (each takes the index's lock, which the loader holds until then)."""
+    is full (each takes the index's lock, which the loader holds until then). LiteLLM's import
+    (seconds of interpreter time, on a thread) starts then too, so it does not slow start-up."""
     await wait_loaded(store)
+    if llm is not None:
+        llm.warm_up()
     if semantic and store.index.semantic is None:
         await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
     if workers is not None:
         await workers.start()
     scheduler.start()
+
+
+def warm_retrieval() -> None:
+    """Load what a turn's retrieval needs (the word lists, ~0.6 s; the tokenizer) before the
+    first turn rather than inside its time budget; with a background load, on its thread."""
+    warm_lexicon()
+    token_counter()
 
 
 async def wait_loaded(store: BeliefStore) -> None:

@@ -19,7 +19,6 @@ from beliefs.context import ContextRequest
 from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
-from beliefs.tokens import token_counter
 from compaction import PersonaKeeper
 from proxy.gateway.counters import Counters
 from proxy.gateway.delivery import build_context, context_request
@@ -72,7 +71,6 @@ class MemoryBuilder:
         self._counters = counters
         self._timeout = settings.retrieval_timeout_ms / 1000
         self._persona_read: set[str] = set()
-        token_counter()  # load the tokenizer now, not inside the first request's time budget
         self._keeper = persona
         self._recent = RecentMemory()
 

@@ -10,6 +10,8 @@ from beliefs.models import Belief
 from beliefs.recall import recall_tags
 from proxy.gateway.identity import UNIVERSAL, Identity, parse_scopes
 
+CALLER = "tenure.mcp_caller"  # the ASGI scope key the HTTP endpoint puts the caller under
+
 
 class ToolFailure(Exception):
     """A call the tool cannot carry out: names the argument and says what to do."""

@@ -1,0 +1,112 @@
+"""`/mcp` over HTTP without the SDK on the start-up path: the routes resolve the caller like a
+gateway request and hand the request to the SDK's session manager, which `McpStarter` imports
+and starts in the background once the app is up (the SDK's import costs about a second of
+interpreter time, which `/healthz` should not wait for). A request that comes first waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+from typing import TYPE_CHECKING
+
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
+
+from proxy.errors import ProxyError
+from proxy.gateway.identity import header_text, resolve_identity
+from proxy.mcp.audit import audit_routes
+from proxy.mcp.caller import CALLER
+from proxy.mcp.tools import MemoryTools
+from proxy.runtime import Runtime
+
+if TYPE_CHECKING:
+    from proxy.mcp.server import McpService
+
+log = logging.getLogger("tenure.mcp")
+
+
+class McpStarter:
+    """Imports the SDK and runs its session manager on a task of its own for the app's life."""
+
+    def __init__(self, tools: MemoryTools) -> None:
+        self.tools = tools
+        self._service: asyncio.Future[McpService] | None = None
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._service = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._run(), name="tenure-mcp")
+
+    async def _run(self) -> None:
+        assert self._service is not None
+        try:
+            server = await asyncio.to_thread(importlib.import_module, "proxy.mcp.server")
+            async with server.running_mcp(self.tools) as service:
+                self._service.set_result(service)
+                await self._stop.wait()
+        except Exception as exc:
+            log.exception("the MCP server did not start")
+            if not self._service.done():
+                self._service.set_exception(exc)
+
+    async def service(self) -> McpService:
+        if self._service is None:
+            raise ProxyError(503, "the MCP server is not running", type="server_error")
+        try:
+            return await asyncio.shield(self._service)
+        except Exception as exc:
+            raise ProxyError(
+                503,
+                f"the MCP server did not start ({type(exc).__name__}: {exc}); see the server log",
+                type="server_error",
+            ) from None
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await self._task
+        if self._service is not None and not self._service.done():
+            self._service.cancel()
+
+
+class McpEndpoint:
+    """`/mcp` and `/scope/<scope>/mcp`: resolve the caller like a gateway request, then hand
+    the request to the SDK."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        starter: McpStarter = scope["app"].state.mcp
+        service = await starter.service()
+        settings = service.tools.settings
+        headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
+        url_scope = scope.get("path_params", {}).get("scope")
+        identity = resolve_identity(
+            headers, {}, url_scope=url_scope, default_user=settings.default_user
+        )
+        agent = headers.get("user-agent")
+        scope[CALLER] = service.tools.caller(identity, "http", agent[:120] if agent else None)
+        await service.manager.handle_request(scope, receive, send)
+
+
+def mcp_routes() -> list[BaseRoute]:
+    """`/mcp` and the tool-call listing; `scoped_mcp_route` is added apart (see create_app)."""
+    return [Route("/mcp", McpEndpoint()), *audit_routes()]
+
+
+def scoped_mcp_route() -> BaseRoute:
+    """`/scope/<scope>/mcp`, for clients that only let you set a URL."""
+    return Route("/scope/{scope:path}/mcp", McpEndpoint())
+
+
+def memory_tools(runtime: Runtime) -> MemoryTools:
+    return MemoryTools(
+        settings=runtime.settings,
+        store=runtime.store,
+        thread=runtime.thread,
+        persona=runtime.persona,
+        chat_states=runtime.chat_states,
+    )
