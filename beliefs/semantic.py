@@ -2,23 +2,33 @@
 
 Off unless an encoder is attached to the index (`BeliefIndex.semantic`; the proxy does so for
 TENURE_SEMANTIC=1). Each belief is embedded once (its name and content) when first needed and
-again only when that text changes. A neighbour counts only at or above FLOOR cosine
-similarity; the two ranked lists are fused by reciprocal rank (RRF_K), so a belief both
-lists hold rises and one only meaning finds can still enter below the name matches.
+again only when that text changes. A neighbour counts by itself at or above FLOOR cosine
+similarity, and from AGREED_FLOOR up when the turn also shares a telling word with the
+belief's own text (`beliefs.agreement`); the two ranked lists are fused by reciprocal rank
+(RRF_K), so a belief both lists hold rises and one only meaning finds can still enter below
+the name matches.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from beliefs.agreement import document_frequency, shared_word, turn_stems
 from beliefs.models import Belief
 
 if TYPE_CHECKING:
     from beliefs.index import BeliefIndex, IndexedDoc
+    from beliefs.query import QueryTerms
 
-FLOOR = 0.5  # cosine similarity a neighbour needs (all-MiniLM-L6-v2)
+Neighbour = tuple["IndexedDoc", float, str | None]  # doc, cosine, the word both share
+
+FLOOR = 0.5  # cosine similarity a neighbour needs by itself (all-MiniLM-L6-v2)
+AGREED_FLOOR = 0.3  # ... and with a telling word of the turn in the belief's own text
+AGREED_RANK = 1  # ... for the most similar accepted belief only
+RARE_SHARE = 0.01  # ... a word at most this share of the user's beliefs hold (at least one)
 RRF_K = 60  # the usual reciprocal-rank constant
 MAX_NEIGHBOURS = 20
 
@@ -34,10 +44,16 @@ def belief_text(belief: Belief) -> str:
 class SemanticIndex:
     """Vectors of beliefs, kept by id and text; safe to use from any thread."""
 
-    def __init__(self, encoder: Encoder, *, floor: float = FLOOR) -> None:
+    def __init__(
+        self, encoder: Encoder, *, floor: float = FLOOR, agreed_floor: float | None = AGREED_FLOOR
+    ) -> None:
         self.encoder = encoder
         self.floor = floor
+        self.agreed_floor = agreed_floor  # None: no neighbour below `floor` counts
+        self.agreed_rank: int | None = AGREED_RANK  # None: at any rank
+        self.rare_share: float | None = RARE_SHARE  # None: however many beliefs hold the word
         self._lock = threading.Lock()
+        self._frequencies: dict[tuple[str, int], Counter[str]] = {}
         self._vectors: dict[str, tuple[str, Any]] = {}
         self._matrices: dict[tuple[str, int], tuple[list[IndexedDoc], Any]] = {}
 
@@ -71,28 +87,62 @@ class SemanticIndex:
         self,
         key: tuple[str, int],
         docs: Sequence[IndexedDoc],
-        query: str,
+        terms: QueryTerms,
         accept: Callable[[IndexedDoc], bool],
-    ) -> list[tuple[IndexedDoc, float]]:
-        """Accepted beliefs at or above the floor, most similar first (at most MAX_NEIGHBOURS).
+    ) -> list[Neighbour]:
+        """Accepted beliefs that count, most similar first (at most MAX_NEIGHBOURS): at or
+        above the floor, or above the agreed floor with a word of the turn in their own text.
 
         `key` is (user id, index version): the matrix is rebuilt only when it changes.
         """
-        if not query.strip():
+        if not terms.cleaned.strip():
             return []
         ordered, matrix = self._matrix(key, docs)
         if matrix is None:
             return []
-        similarities = matrix @ self.encoder.encode([query])[0]
-        above = (similarities >= self.floor).nonzero()[0]
+        similarities = matrix @ self.encoder.encode([terms.cleaned])[0]
+        lowest = self.floor if self.agreed_floor is None else min(self.floor, self.agreed_floor)
+        above = (similarities >= lowest).nonzero()[0]
         order = above[similarities[above].argsort()[::-1]]
-        out: list[tuple[IndexedDoc, float]] = []
+        turn: dict[str, str] | None = None
+        out: list[Neighbour] = []
+        rank = 0
         for i in order:
-            if accept(ordered[i]):
-                out.append((ordered[i], float(similarities[i])))
-                if len(out) >= MAX_NEIGHBOURS:
-                    break
+            doc, cosine = ordered[i], float(similarities[i])
+            if not accept(doc):
+                continue
+            rank += 1
+            shared = None
+            if cosine < self.floor:
+                if self.agreed_rank is not None and rank > self.agreed_rank:
+                    break  # the rest are weaker still
+                turn = turn_stems(terms) if turn is None else turn
+                shared = self._shared(key, ordered, turn, doc)
+                if shared is None:
+                    continue
+            out.append((doc, cosine, shared))
+            if len(out) >= MAX_NEIGHBOURS:
+                break
         return out
+
+    def _shared(
+        self,
+        key: tuple[str, int],
+        docs: Sequence[IndexedDoc],
+        turn: dict[str, str],
+        doc: IndexedDoc,
+    ) -> str | None:
+        """The turn's word `doc`'s own text holds (a rare one, when rarity is asked for)."""
+        if self.rare_share is None:
+            return shared_word(turn, doc.belief)
+        with self._lock:
+            frequency = self._frequencies.get(key)
+            if frequency is None:
+                frequency = document_frequency(d.belief for d in docs)
+                self._frequencies = {k: v for k, v in self._frequencies.items() if k[0] != key[0]}
+                self._frequencies[key] = frequency
+        most = max(1, int(self.rare_share * len(docs)))
+        return shared_word(turn, doc.belief, frequency, most)
 
     def forget(self, belief_id: str) -> None:
         with self._lock:
