@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?=
 SOURCES := pyproject.toml $(shell find beliefs proxy extractor compaction -type f \( -name '*.py' -o -name '*.html' -o -name '*.css' -o -name '*.js' \) 2>/dev/null)
 
-.PHONY: install install-test chromium serve test check lint typecheck bench bench-gateway
+.PHONY: install install-test chromium postgresql serve test check lint typecheck bench bench-gateway
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,15 @@ chromium:
 		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 		else echo "note: no /usr/bin/chromium and not root: the browser test will be skipped (sudo apt-get install chromium to run it)"; fi; }
 
-test: install-test chromium lint typecheck
+# The PostgreSQL tests start a throwaway server from Debian's package (initdb/pg_ctl in a temp
+# dir, as an unprivileged user). As root it is installed; otherwise those tests skip themselves
+# with a message (CI runs as root and installs it).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q postgresql; \
+		else echo "note: PostgreSQL is not installed and not root: the PostgreSQL tests will be skipped (sudo apt-get install postgresql to run them)"; fi; }
+
+test: install-test chromium postgresql lint typecheck
 	$(BIN)/pytest
 
 check: test

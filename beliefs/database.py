@@ -13,6 +13,14 @@ from typing import Any, Self
 import duckdb
 
 from beliefs import migrations
+from beliefs.connection import (
+    DATABASE_ERRORS,
+    Connection,
+    PgConnection,
+    Rows,
+    is_postgres_url,
+    location_name,
+)
 from beliefs.errors import BeliefError, BeliefNotFound, StoreLocked
 from beliefs.index import BeliefIndex
 from beliefs.migrations import Migration, migrate, pending
@@ -46,7 +54,7 @@ class BeliefDatabase:
     millisecond each, so a transaction of many small changes pays for few of them.
     """
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
+    def __init__(self, conn: Connection, path: Path | str, *, read_only: bool) -> None:
         self.conn = conn
         self.path = path
         self.read_only = read_only
@@ -71,20 +79,26 @@ class BeliefDatabase:
 
     @classmethod
     def open(cls, path: Path | str, *, read_only: bool = False) -> Self:
-        """Open (creating and migrating unless read-only) the database file at `path`.
+        """Open (creating and migrating unless read-only) the database file at `path`, or the
+        PostgreSQL database a `postgresql://` URL names.
 
         Raises:
             StoreLocked: another process holds the file.
             BeliefError: the file is missing (read-only) or not a usable database.
         """
-        path = Path(path).expanduser()
-        if read_only and not path.exists():
-            raise BeliefError(f"no belief database at {path}; import or create beliefs first")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = duckdb.connect(str(path), read_only=read_only)
-        except duckdb.Error as exc:
-            raise open_error(path, exc, read_only=read_only) from None
+        conn: Connection
+        if is_postgres_url(path):
+            conn = PgConnection(str(path), read_only=read_only)
+            path = location_name(path)
+        else:
+            path = Path(path).expanduser()
+            if read_only and not path.exists():
+                raise BeliefError(f"no belief database at {path}; import or create beliefs first")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                conn = duckdb.connect(str(path), read_only=read_only)
+            except duckdb.Error as exc:
+                raise open_error(path, exc, read_only=read_only) from None
         try:
             conn.execute("SET TimeZone = 'UTC'")
             store = cls(conn, path, read_only=read_only)
@@ -135,11 +149,13 @@ class BeliefDatabase:
 
     def has_table(self, name: str) -> bool:
         row = self.conn.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+            "AND table_schema = current_schema()",
+            [name],
         ).fetchone()
         return bool(row and row[0])
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run SQL on the store's connection (gateway and extractor tables share the file).
 
         Held writes are sent first, so the statement sees everything done before it.
@@ -212,7 +228,7 @@ class BeliefDatabase:
             self._deferred.clear()
             self._depth = 0
             # A failed COMMIT has already ended the transaction.
-            with contextlib.suppress(duckdb.Error):
+            with contextlib.suppress(*DATABASE_ERRORS):
                 self.conn.execute("ROLLBACK")
             raise
         self._depth = 0
@@ -363,6 +379,9 @@ class BeliefDatabase:
         return types
 
     def _bulk(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        if isinstance(self.conn, PgConnection):
+            self.conn.insert_rows(table, columns, rows)
+            return
         quoted = ", ".join(f'"{c}"' for c in columns)
         if len(rows) == 1:
             marks = ", ".join("?" for _ in columns)
@@ -376,6 +395,11 @@ class BeliefDatabase:
         )
 
     def _bulk_update(self, beliefs: Sequence[Belief]) -> None:
+        if isinstance(self.conn, PgConnection):
+            self.conn.update_rows(
+                "beliefs", BELIEF_COLUMNS, "id", [belief_params(b) for b in beliefs]
+            )
+            return
         if len(beliefs) == 1:
             self.conn.execute(UPDATE_BELIEF, update_params(beliefs[0]))
             return

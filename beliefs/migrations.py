@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import duckdb
-
+from beliefs.connection import Connection
 from beliefs.rules import DEFAULT_RULES, Rule
 
 
@@ -181,19 +180,18 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
-def applied(conn: duckdb.DuckDBPyConnection) -> dict[int, str]:
+def applied(conn: Connection) -> dict[int, str]:
     """Numbers already applied, with the name each was recorded under; empty for a new file."""
     exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations' "
+        "AND table_schema = current_schema()"
     ).fetchone()
     if not exists or not exists[0]:
         return {}
     return dict(conn.execute("SELECT number, name FROM schema_migrations").fetchall())
 
 
-def pending(
-    conn: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] | None = None
-) -> list[Migration]:
+def pending(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[Migration]:
     """The migrations of `migrations` (this package's when None) not yet applied, in order.
 
     Raises:
@@ -213,9 +211,7 @@ def pending(
     return sorted((m for m in chosen if m.number not in done), key=lambda m: m.number)
 
 
-def migrate(
-    conn: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] | None = None
-) -> list[int]:
+def migrate(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[int]:
     """Apply every pending migration in order, each in its own transaction; returns numbers."""
     conn.execute(_LEDGER)
     done: list[int] = []

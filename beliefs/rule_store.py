@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 from pydantic import ValidationError
 
+from beliefs.connection import Connection
 from beliefs.errors import BeliefNotFound, InvalidBelief
 from beliefs.migrations import RULE_COLUMNS as _COLUMNS
 from beliefs.models import utcnow
@@ -23,7 +23,7 @@ def _rule(row: tuple[Any, ...]) -> Rule:
     return Rule(**dict(zip(_COLUMNS, row, strict=True)))
 
 
-def load_rules(conn: duckdb.DuckDBPyConnection, *, include_deleted: bool = False) -> list[Rule]:
+def load_rules(conn: Connection, *, include_deleted: bool = False) -> list[Rule]:
     where = "" if include_deleted else "WHERE deleted_at IS NULL"
     rows = conn.execute(
         f"SELECT {', '.join(_COLUMNS)} FROM rules {where} ORDER BY pattern, id"
@@ -31,7 +31,7 @@ def load_rules(conn: duckdb.DuckDBPyConnection, *, include_deleted: bool = False
     return [_rule(r) for r in rows]
 
 
-def rule_set(conn: duckdb.DuckDBPyConnection) -> RuleSet:
+def rule_set(conn: Connection) -> RuleSet:
     return RuleSet(tuple(load_rules(conn)))
 
 

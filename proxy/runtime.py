@@ -79,7 +79,7 @@ class Runtime:
         owns_store = store is None
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
-            store = BeliefStore.open(settings.db_path)
+            store = BeliefStore.open(settings.store_location)
         warm_lexicon()  # the word-frequency list loads in ~0.6 s: not in a turn's time budget
         if settings.semantic and store.index.semantic is None:
             enable_semantic(store.index)

@@ -61,7 +61,7 @@ def serve(settings: Settings) -> None:
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
         try:
-            store = BeliefStore.open(settings.db_path)
+            store = BeliefStore.open(settings.store_location)
         except StoreLocked as exc:
             record = read_server(settings.home)
             if record is None:
