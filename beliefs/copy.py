@@ -16,6 +16,7 @@ from typing import Any
 
 from beliefs.database import BeliefDatabase
 from beliefs.errors import BeliefError
+from beliefs.feed import FEED_TABLES
 from beliefs.rows import as_utc
 
 _LEDGER = "schema_migrations"
@@ -31,7 +32,8 @@ def table_names(db: BeliefDatabase) -> list[str]:
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
         "AND table_type IN ('BASE TABLE') ORDER BY table_name"
     ).fetchall()
-    return [r[0] for r in rows if r[0] != _LEDGER]
+    # The ledger is each side's own; the change feed is the replicas' traffic, not the store.
+    return [r[0] for r in rows if r[0] != _LEDGER and r[0] not in FEED_TABLES]
 
 
 def columns_of(db: BeliefDatabase, table: str) -> list[tuple[str, str | None]]:

@@ -22,6 +22,7 @@ from beliefs.connection import (
     location_name,
 )
 from beliefs.errors import BeliefError, BeliefNotFound, StoreLocked
+from beliefs.feed import CHANGE_FEED, ChangeFeed, new_replica_id
 from beliefs.index import BeliefIndex
 from beliefs.migrations import Migration, migrate, pending
 from beliefs.models import Belief, HistoryEvent, utcnow
@@ -74,11 +75,15 @@ class BeliefDatabase:
         self._personas: dict[str, Persona | None] = {}
         self.rules = RuleSet()
         self._schemas: set[frozenset[int]] = set()
+        # PostgreSQL only: this replica's place in the change feed, and the transaction's
+        # changes other than rows and personas (the rules).
+        self.feed: ChangeFeed | None = None
+        self._changes: set[tuple[str, str]] = set()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | str, *, read_only: bool = False) -> Self:
+    def open(cls, path: Path | str, *, read_only: bool = False, replica: str | None = None) -> Self:
         """Open (creating and migrating unless read-only) the database file at `path`, or the
         PostgreSQL database a `postgresql://` URL names.
 
@@ -103,6 +108,8 @@ class BeliefDatabase:
             conn.execute("SET TimeZone = 'UTC'")
             store = cls(conn, path, read_only=read_only)
             store.ensure_schema(migrations.MIGRATIONS)
+            if isinstance(conn, PgConnection):
+                store._follow(replica or new_replica_id())
             rows = store._select("")
             store.index.load(b for b in rows if b.deleted_at is None)
             store._deleted_ids = {b.id for b in rows if b.deleted_at is not None}
@@ -218,6 +225,8 @@ class BeliefDatabase:
         self._depth = 1
         try:
             yield
+            if self.feed is not None:
+                self.feed.record(self, self._feed_changes())
             self.flush()
             self.conn.execute("COMMIT")
         except BaseException:
@@ -226,12 +235,14 @@ class BeliefDatabase:
             self._rows.clear()
             self._new_events.clear()
             self._deferred.clear()
+            self._changes.clear()
             self._depth = 0
             # A failed COMMIT has already ended the transaction.
             with contextlib.suppress(*DATABASE_ERRORS):
                 self.conn.execute("ROLLBACK")
             raise
         self._depth = 0
+        self._changes.clear()
         staged, self._staged = self._staged, {}
         personas, self._staged_personas = self._staged_personas, {}
         for belief_id, belief in staged.items():
@@ -246,6 +257,51 @@ class BeliefDatabase:
                     self._deleted_ids.add(belief_id)
         self._personas.update(personas)
 
+    # -- replicas (PostgreSQL) -----------------------------------------------------------------
+
+    def _follow(self, replica: str) -> None:
+        """Join the change feed at its head, before the rows are loaded (see beliefs.feed)."""
+        self.ensure_schema([CHANGE_FEED])
+        self.feed = ChangeFeed(replica)
+        self.feed.start_at_head(self)
+
+    def note_change(self, kind: str, key: str) -> None:
+        """Tell the other replicas, at commit, that something they cache changed (rules)."""
+        self._changes.add((kind, key))
+
+    def _feed_changes(self) -> set[tuple[str, str]]:
+        out = {("belief", belief_id) for belief_id in self._staged}
+        out.update(("persona", user_id) for user_id in self._staged_personas)
+        return out | self._changes
+
+    def catch_up(self) -> int:
+        """Apply other replicas' committed changes to the memory (store thread); 0 on DuckDB."""
+        if self.feed is None or self._depth:
+            return 0
+        return self.feed.catch_up(self)
+
+    def refresh_beliefs(self, ids: Sequence[str]) -> None:
+        """Re-read the rows with these ids into the memory (another replica changed them)."""
+        found = {
+            b.id: b for b in self._select("WHERE id IN (SELECT unnest(?::VARCHAR[]))", [list(ids)])
+        }
+        for belief_id in ids:
+            belief = found.get(belief_id)
+            if belief is None:
+                self.index.remove(belief_id)
+                self._deleted_ids.discard(belief_id)
+                continue
+            self.index.upsert(belief)
+            if belief.deleted_at is None:
+                self._deleted_ids.discard(belief_id)
+            else:
+                self._deleted_ids.add(belief_id)
+
+    def refresh_personas(self, user_ids: Sequence[str]) -> None:
+        for user_id in user_ids:
+            self._personas.pop(user_id, None)
+        self._load_personas("WHERE user_id IN (SELECT unnest(?::VARCHAR[]))", [list(user_ids)])
+
     # -- persona -------------------------------------------------------------------------------
 
     def get_persona(self, user_id: str) -> Persona | None:
@@ -257,9 +313,10 @@ class BeliefDatabase:
         self.rules = rule_set(self.conn)
         self.index.derived.clear()
 
-    def _load_personas(self) -> None:
+    def _load_personas(self, where: str = "", params: Sequence[Any] = ()) -> None:
         rows = self.conn.execute(
-            "SELECT user_id, text, source, inputs_hash, updated_at FROM personas"
+            f"SELECT user_id, text, source, inputs_hash, updated_at FROM personas {where}",
+            list(params),
         ).fetchall()
         for row in rows:
             self._personas[row[0]] = Persona(

@@ -9,6 +9,7 @@ store applies this package's set on open and another package's set through
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -212,7 +213,16 @@ def pending(conn: Connection, migrations: Sequence[Migration] | None = None) -> 
 
 
 def migrate(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[int]:
-    """Apply every pending migration in order, each in its own transaction; returns numbers."""
+    """Apply every pending migration in order, each in its own transaction; returns numbers.
+
+    On PostgreSQL, processes starting together take turns (an advisory lock).
+    """
+    lock = getattr(conn, "migration_lock", None)
+    with lock() if lock is not None else contextlib.nullcontext():
+        return _migrate(conn, migrations)
+
+
+def _migrate(conn: Connection, migrations: Sequence[Migration] | None) -> list[int]:
     conn.execute(_LEDGER)
     done: list[int] = []
     for migration in pending(conn, migrations):

@@ -8,10 +8,11 @@ transactions, row mapping, merge and supersession — is shared with DuckDB unch
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, TypeGuard
 
 import psycopg
@@ -21,6 +22,8 @@ from psycopg_pool import ConnectionPool
 from beliefs.errors import BeliefError
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+# Advisory lock keys (any 64-bit numbers; the same in every process).
+MIGRATION_LOCK = 0x7465_6E75_7265_0001
 
 
 def is_postgres_url(location: object) -> TypeGuard[str]:
@@ -205,6 +208,15 @@ class PgConnection:
             ).fetchall()
             self._keys[table] = tuple(r[0] for r in rows)
         return self._keys[table]
+
+    @contextlib.contextmanager
+    def migration_lock(self) -> Iterator[None]:
+        """One process at a time applies migrations (replicas may start together)."""
+        self.raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
+        try:
+            yield
+        finally:
+            self.raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
 
     def close(self) -> None:
         try:

@@ -27,6 +27,7 @@ from proxy.gateway.background import StoreWriter
 from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
 from proxy.gateway.counters import Counters
 from proxy.gateway.memory import MemoryBuilder
+from proxy.gateway.replicas import Follower
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.gateway.upstream_pool import UpstreamPool
@@ -61,6 +62,7 @@ class Runtime:
     llm: ChatModel  # the one model client, shared by extraction and compaction
     own_llm: LiteLLMChatModel | None = None
     seen: SeenMessages = field(default_factory=SeenMessages)  # user messages extracted
+    follower: Follower | None = None  # other replicas' writes, on a PostgreSQL store
 
     @classmethod
     async def open(
@@ -79,7 +81,7 @@ class Runtime:
         owns_store = store is None
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
-            store = BeliefStore.open(settings.store_location)
+            store = BeliefStore.open(settings.store_location, replica=settings.replica_id)
         warm_lexicon()  # the word-frequency list loads in ~0.6 s: not in a turn's time budget
         if settings.semantic and store.index.semantic is None:
             enable_semantic(store.index)
@@ -117,6 +119,10 @@ class Runtime:
             await workers.start()
         parts = compaction_parts(settings, thread, llm)
         parts.scheduler.start()
+        follower = None
+        if store.feed is not None and settings.database_url:
+            follower = Follower(settings.database_url, thread, store)
+            follower.start()
         return cls(
             settings=settings,
             store=store,
@@ -135,6 +141,7 @@ class Runtime:
             owns_upstream=upstream is None,
             llm=llm,
             own_llm=own_llm,
+            follower=follower,
         )
 
     async def close(self) -> None:
@@ -150,6 +157,8 @@ class Runtime:
             with contextlib.suppress(Exception):
                 await self.own_llm.aclose()
         await self.writer.stop()
+        if self.follower is not None:
+            self.follower.stop()
         if self.owns_upstream:
             await self.upstream.close()
         self.thread.close()

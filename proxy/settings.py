@@ -105,6 +105,8 @@ class Settings(BaseModel):
     # The shared store: unset, the DuckDB file in `home`; a postgresql:// URL, that database
     # (replicas of `tenure serve` on several machines or `--workers` then share one memory).
     database_url: str | None = Field(default=None, repr=False)
+    # This process's name in the change feed and /healthz (default: host name + random suffix).
+    replica_id: str | None = None
 
     @field_validator("default_scopes")
     @classmethod

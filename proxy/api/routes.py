@@ -16,7 +16,7 @@ from proxy.api.beliefs import belief_json
 from proxy.api.query_params import query_flag, query_int
 from proxy.errors import ProxyError
 from proxy.gateway.injections import as_injected, query_injections
-from proxy.runtime import runtime_of
+from proxy.runtime import Runtime, runtime_of
 
 
 async def get_belief(request: Request) -> Response:
@@ -56,6 +56,24 @@ async def list_injections(request: Request) -> Response:
         for record in out:
             record["as_injected"] = views.get(record["request_id"], {})
     return JSONResponse(out)
+
+
+async def replica_health(rt: Runtime) -> dict[str, Any]:
+    """Which backend, which replica, and how far behind the others' writes its memory is."""
+    feed = rt.store.feed
+    out: dict[str, Any] = {
+        "backend": rt.settings.backend,
+        "id": feed.origin if feed is not None else None,
+        "change_feed": None,
+    }
+    if feed is not None:
+        try:
+            status = await asyncio.wait_for(rt.thread.run(feed.status, rt.store), 2)
+        except Exception as exc:
+            status = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+        listener = rt.follower.listener.connected if rt.follower is not None else False
+        out["change_feed"] = {**status, "listening": listener}
+    return out
 
 
 async def healthz(request: Request) -> Response:
@@ -107,6 +125,7 @@ async def healthz(request: Request) -> Response:
     if breaker is not None:
         body["extractor"] = breaker
     body["compaction"] = rt.scheduler.state()
+    body["replica"] = await replica_health(rt)
     return JSONResponse(body, status_code=200 if store_ok else 503)
 
 

@@ -96,5 +96,5 @@ def test_copy_refuses_a_destination_that_holds_data(
     monkeypatch.setenv("TENURE_HOME", str(tmp_path / "home"))
     run.ok("import", str(SEED))
     run.ok("db", "copy", str(tmp_path / "home"), pg_url)
-    code, out, err = run("db", "copy", str(tmp_path / "home"), pg_url)
+    code, _out, err = run("db", "copy", str(tmp_path / "home"), pg_url)
     assert code == 1 and "beliefs: 20 rows" in err and "nothing is overwritten" in err
