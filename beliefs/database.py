@@ -154,6 +154,11 @@ class BeliefDatabase:
             migrate(self.conn, migrations)
         self._schemas.add(key)
 
+    @property
+    def dialect(self) -> str:
+        """`duckdb` or `postgresql`: for the rare statement only one of them has."""
+        return str(getattr(self.conn, "dialect", "duckdb"))
+
     def has_table(self, name: str) -> bool:
         row = self.conn.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = ? "

@@ -98,7 +98,10 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
             max_connections=settings.upstream_max_connections,
         )
-        jobs = JobQueue(store)
+        # On PostgreSQL another replica's running job is its own until its lease runs out: an
+        # attempt ends within the extraction timeout, so twice that (and a margin) is generous.
+        lease = settings.extract_timeout * 2 + 30 if store.dialect == "postgresql" else 0.0
+        jobs = JobQueue(store, lease_s=lease)
         writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
         writer.start()
         own_llm = None
