@@ -270,6 +270,14 @@ class BeliefDatabase:
         self.feed = ChangeFeed(replica)
         self.feed.start_at_head(self)
 
+    def try_lock(self, name: str) -> bool:
+        """Hold `name` across replicas until `unlock` (True at once on DuckDB: one process)."""
+        return self.conn.try_lock(name) if isinstance(self.conn, PgConnection) else True
+
+    def unlock(self, name: str) -> None:
+        if isinstance(self.conn, PgConnection):
+            self.conn.unlock(name)
+
     def note_change(self, kind: str, key: str) -> None:
         """Tell the other replicas, at commit, that something they cache changed (rules)."""
         self._changes.add((kind, key))

@@ -209,6 +209,14 @@ class PgConnection:
             self._keys[table] = tuple(r[0] for r in rows)
         return self._keys[table]
 
+    def try_lock(self, name: str) -> bool:
+        """A session advisory lock named `name`, if no other connection holds it."""
+        row = self.raw.execute("SELECT pg_try_advisory_lock(hashtext(%s))", [name]).fetchone()
+        return bool(row and row[0])
+
+    def unlock(self, name: str) -> None:
+        self.raw.execute("SELECT pg_advisory_unlock(hashtext(%s))", [name])
+
     @contextlib.contextmanager
     def migration_lock(self) -> Iterator[None]:
         """One process at a time applies migrations (replicas may start together)."""
