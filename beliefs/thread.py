@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from beliefs.store import BeliefStore
@@ -24,6 +24,10 @@ class StoreThread:
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """Queue `fn` on the store thread from any thread, without waiting for it."""
+        return self._executor.submit(fn)
 
     def close(self) -> None:
         """Finish queued calls, then stop the thread (the store itself stays open)."""

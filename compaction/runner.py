@@ -86,33 +86,51 @@ class Compactor:
         if self._lock.locked():
             raise CompactionBusy("a compaction run is already in progress; try again shortly")
         async with self._lock:
-            report = RunReport(trigger=trigger, dry_run=dry_run, user_id=user_id, scope=scope)
-            started = time.perf_counter()
-            if not dry_run:
-                await self._thread.run(start_run, self._store, report)
-            status: RunStatus = "done"
+            # Replicas on one PostgreSQL database take turns (an advisory lock).
+            if not await self._thread.run(self._store.try_lock, "tenure.compaction"):
+                raise CompactionBusy(
+                    "a compaction run is in progress on another replica; try again shortly"
+                )
             try:
-                for user in await self._thread.run(snap.users, self._store, user_id):
-                    try:
-                        await self._user(user, scope, report, dry_run=dry_run, force=force)
-                    except Exception as exc:
-                        log.exception("compaction of user %s failed", user)
-                        report.errors.append(f"user {user}: {type(exc).__name__}: {exc}")
-            except BaseException:
-                status = "interrupted"  # cancelled (shutdown) or interrupted: what ran stays
-                raise
+                return await self._locked_run(user_id, scope, dry_run, force, trigger)
             finally:
-                report.finished_at = utcnow()
-                report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
-                if status == "done" and report.errors and not report.changes:
-                    status = "failed"
-                report.status = status
-                if not dry_run:
-                    try:
-                        await self._thread.run(finish_run, self._store, report)
-                    except Exception:
-                        log.exception("could not record compaction run %s", report.id)
-            return report
+                await self._thread.run(self._store.unlock, "tenure.compaction")
+
+    async def _locked_run(
+        self,
+        user_id: str | None,
+        scope: str | None,
+        dry_run: bool,
+        force: bool,
+        trigger: Trigger,
+    ) -> RunReport:
+        report = RunReport(trigger=trigger, dry_run=dry_run, user_id=user_id, scope=scope)
+        started = time.perf_counter()
+        if not dry_run:
+            await self._thread.run(start_run, self._store, report)
+        status: RunStatus = "done"
+        try:
+            for user in await self._thread.run(snap.users, self._store, user_id):
+                try:
+                    await self._user(user, scope, report, dry_run=dry_run, force=force)
+                except Exception as exc:
+                    log.exception("compaction of user %s failed", user)
+                    report.errors.append(f"user {user}: {type(exc).__name__}: {exc}")
+        except BaseException:
+            status = "interrupted"  # cancelled (shutdown) or interrupted: what ran stays
+            raise
+        finally:
+            report.finished_at = utcnow()
+            report.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+            if status == "done" and report.errors and not report.changes:
+                status = "failed"
+            report.status = status
+            if not dry_run:
+                try:
+                    await self._thread.run(finish_run, self._store, report)
+                except Exception:
+                    log.exception("could not record compaction run %s", report.id)
+        return report
 
     async def _user(
         self, user_id: str, scope: str | None, report: RunReport, *, dry_run: bool, force: bool

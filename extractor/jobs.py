@@ -8,7 +8,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
@@ -76,9 +76,12 @@ class JobQueue:
     queue per database.
     """
 
-    def __init__(self, store: BeliefStore) -> None:
+    def __init__(self, store: BeliefStore, *, lease_s: float = 0.0) -> None:
+        """`lease_s`: how long another process's running job is left to it before being taken
+        over (0: at once, for a store one process owns; replicas on PostgreSQL share jobs)."""
         store.ensure_schema(MIGRATIONS)
         self.store = store
+        self.lease_s = lease_s
         self.token = secrets.token_hex(6)
         self._listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
@@ -143,14 +146,25 @@ class JobQueue:
     def claim_many(self, limit: int, now: datetime | None = None) -> builtins.list[Job]:
         """Up to `limit` due jobs, oldest first, marked running in one statement."""
         now = now or utcnow()
+        # Replicas skip the rows another one is claiming this instant (PostgreSQL row locks).
+        skip = " FOR UPDATE SKIP LOCKED" if self.store.dialect == "postgresql" else ""
         rows = self.store.execute(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, claimed_by = ?, "
             "updated_at = ? WHERE id IN (SELECT id FROM jobs WHERE (status = 'pending' AND "
             "(next_attempt_at IS NULL OR next_attempt_at <= ?)) OR (status = 'running' AND "
-            "(claimed_by IS DISTINCT FROM ? OR NOT list_contains(?, id))) "
-            "ORDER BY created_at, id LIMIT ?) "
+            "CASE WHEN claimed_by IS DISTINCT FROM ? THEN updated_at <= ? "
+            "ELSE NOT list_contains(?, id) END) "
+            f"ORDER BY created_at, id LIMIT ?{skip}) "
             f"RETURNING {_COLUMNS}",
-            [self.token, now, now, self.token, sorted(self._holding), max(0, int(limit))],
+            [
+                self.token,
+                now,
+                now,
+                self.token,
+                now - timedelta(seconds=self.lease_s),
+                sorted(self._holding),
+                max(0, int(limit)),
+            ],
         ).fetchall()
         jobs = sorted((_job(row) for row in rows), key=lambda j: (j.created_at, j.id))
         self._holding.update(job.id for job in jobs)
@@ -238,8 +252,8 @@ class JobQueue:
             rows = self.store.execute(
                 "UPDATE jobs SET status = 'done', written_ids = ?, skipped = ?, last_error = NULL, "
                 "claimed_by = NULL, updated_at = ?, finished_at = ? "
-                "WHERE id = ? AND status = 'running' RETURNING id",
-                [written, skipped, now, now, job_id],
+                "WHERE id = ? AND status = 'running' AND claimed_by = ? RETURNING id",
+                [written, skipped, now, now, job_id, self.token],
             ).fetchall()
         else:
             rows = self.store.execute(
@@ -247,8 +261,9 @@ class JobQueue:
                 "last_error = NULL, claimed_by = NULL, updated_at = v.at, finished_at = v.at "
                 "FROM (SELECT unnest(?::VARCHAR[]) AS id, unnest(?::VARCHAR[]) AS written, "
                 "unnest(?::VARCHAR[]) AS skipped, unnest(?::TIMESTAMPTZ[]) AS at) AS v "
-                "WHERE jobs.id = v.id AND jobs.status = 'running' RETURNING jobs.id",
-                [list(column) for column in zip(*items, strict=True)],
+                "WHERE jobs.id = v.id AND jobs.status = 'running' AND jobs.claimed_by = ? "
+                "RETURNING jobs.id",
+                [*(list(column) for column in zip(*items, strict=True)), self.token],
             ).fetchall()
         missing = [i for i in ids if i not in {row[0] for row in rows}]
         if missing:

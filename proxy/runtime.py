@@ -29,6 +29,7 @@ from proxy.gateway.background import StoreWriter
 from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
 from proxy.gateway.counters import Counters
 from proxy.gateway.memory import MemoryBuilder
+from proxy.gateway.replicas import Follower
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.gateway.upstream_pool import UpstreamPool
@@ -64,6 +65,7 @@ class Runtime:
     own_llm: LiteLLMChatModel | None = None
     seen: SeenMessages = field(default_factory=SeenMessages)  # user messages extracted
     starting: asyncio.Task[None] | None = None  # starts the workers once the index is full
+    follower: Follower | None = None  # other replicas' writes, on a PostgreSQL store
 
     @classmethod
     async def open(
@@ -82,7 +84,7 @@ class Runtime:
         owns_store = store is None
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
-            store = BeliefStore.open(settings.db_path)
+            store = BeliefStore.open(settings.store_location, replica=settings.replica_id)
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()
@@ -96,7 +98,10 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
             max_connections=settings.upstream_max_connections,
         )
-        jobs = JobQueue(store)
+        # On PostgreSQL another replica's running job is its own until its lease runs out: an
+        # attempt ends within the extraction timeout, so twice that (and a margin) is generous.
+        lease = settings.extract_timeout * 2 + 30 if store.dialect == "postgresql" else 0.0
+        jobs = JobQueue(store, lease_s=lease)
         writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
         writer.start()
         own_llm = None
@@ -122,6 +127,10 @@ class Runtime:
             ),
             name="tenure-start-workers",
         )
+        follower = None
+        if store.feed is not None and settings.database_url:
+            follower = Follower(settings.database_url, thread, store)
+            follower.start()
         runtime = cls(
             settings=settings,
             store=store,
@@ -140,6 +149,7 @@ class Runtime:
             owns_upstream=upstream is None,
             llm=llm,
             own_llm=own_llm,
+            follower=follower,
         )
         runtime.starting = starting
         if store.load_pending:
@@ -169,6 +179,8 @@ class Runtime:
             with contextlib.suppress(Exception):
                 await self.own_llm.aclose()
         await self.writer.stop()
+        if self.follower is not None:
+            self.follower.stop()
         if self.owns_upstream:
             await self.upstream.close()
         self.thread.close()

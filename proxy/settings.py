@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from beliefs.models import SCOPE_PATTERN
+from beliefs.postgres import is_postgres_url, redacted
 
 
 class SettingsError(Exception):
@@ -101,6 +102,12 @@ class Settings(BaseModel):
     log_format: Literal["text", "json"] = "text"
     litellm_log_level: Literal["off", "debug", "info", "warning", "error"] = "off"
 
+    # The shared store: unset, the DuckDB file in `home`; a postgresql:// URL, that database
+    # (replicas of `tenure serve` on several machines or `--workers` then share one memory).
+    database_url: str | None = Field(default=None, repr=False)
+    # This process's name in the change feed and /healthz (default: host name + random suffix).
+    replica_id: str | None = None
+
     @field_validator("default_scopes")
     @classmethod
     def _scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -119,9 +126,28 @@ class Settings(BaseModel):
             raise ValueError(f"{value!r} is not an http:// or https:// URL")
         return value.rstrip("/") if value else value
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        if value is not None and not is_postgres_url(value):
+            raise ValueError(
+                "is not a postgresql:// URL (e.g. postgresql://user:password@host:5432/tenure); "
+                "leave it unset for the DuckDB file in TENURE_HOME"
+            )
+        return value
+
     @property
     def db_path(self) -> Path:
         return self.home / "tenure.duckdb"
+
+    @property
+    def store_location(self) -> Path | str:
+        """What `BeliefStore.open` is given: the PostgreSQL URL when set, else the DuckDB file."""
+        return self.database_url or self.db_path
+
+    @property
+    def backend(self) -> Literal["duckdb", "postgresql"]:
+        return "postgresql" if self.database_url else "duckdb"
 
     @property
     def config_path(self) -> Path:
@@ -182,5 +208,7 @@ def _describe(exc: ValidationError) -> str:
             lines.append(f"unknown setting {key!r}; accepted keys: {accepted}")
             continue
         value = err.get("input")
+        if key == "database_url" and isinstance(value, str):
+            value = redacted(value)
         lines.append(f"setting {key} ({env_name}) = {value!r}: {err['msg']}")
     return "; ".join(lines)

@@ -15,6 +15,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")  # no fetch at test time
 
 from tests.fakes.upstream import FakeUpstream
+from tests.postgres_server import PostgresServer, postgres_bin
 
 # The public retrieval suite sits beside a checkout (it is not part of the project). Without it
 # the conformance test skips, except in CI, where it must run.
@@ -77,3 +78,36 @@ def conformance() -> Path:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"{reason}; CI=true requires it")
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server for the session; skips without Debian's `postgresql` package
+    (fails instead with CI=true, where `make test` installs it)."""
+    bin_dir = postgres_bin()
+    if bin_dir is None:
+        reason = (
+            "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): "
+            "apt-get install postgresql, or run `make postgresql` as root"
+        )
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; CI=true requires it")
+        pytest.skip(reason)
+    server = PostgresServer(bin_dir).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres: PostgresServer) -> str:
+    """A fresh, empty schema on the session's server, as a TENURE_DATABASE_URL."""
+    return postgres.new_schema()
+
+
+@pytest.fixture(params=["duckdb", "postgresql"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where a fresh store lives, on each backend: a DuckDB file, or a PostgreSQL URL."""
+    if request.param == "duckdb":
+        return tmp_path / "tenure.duckdb"
+    url: str = request.getfixturevalue("pg_url")
+    return url

@@ -38,6 +38,24 @@ async def list_injections(rt: Runtime, params: Query) -> list[dict[str, Any]]:
     return out
 
 
+async def replica_health(rt: Runtime) -> dict[str, Any]:
+    """Which backend, which replica, and how far behind the others' writes its memory is."""
+    feed = rt.store.feed
+    out: dict[str, Any] = {
+        "backend": rt.settings.backend,
+        "id": feed.origin if feed is not None else None,
+        "change_feed": None,
+    }
+    if feed is not None:
+        try:
+            status = await asyncio.wait_for(rt.thread.run(feed.status, rt.store), 2)
+        except Exception as exc:
+            status = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+        listener = rt.follower.listener.connected if rt.follower is not None else False
+        out["change_feed"] = {**status, "listening": listener}
+    return out
+
+
 async def health(rt: Runtime) -> dict[str, Any]:
     """ "ok"; "busy" when the store thread is behind on queued writes; "degraded" when the
     store fails or refuses writes, with the reasons. Also the extraction backlog."""
@@ -98,6 +116,7 @@ async def health(rt: Runtime) -> dict[str, Any]:
     if breaker is not None:
         body["extractor"] = breaker
     body["compaction"] = rt.scheduler.state()
+    body["replica"] = await replica_health(rt)
     return body
 
 

@@ -24,7 +24,7 @@ def open_store(settings: Settings, *, read_only: bool = False) -> BeliefStore:
     """
     if not read_only:
         settings.home.mkdir(parents=True, exist_ok=True)
-    return BeliefStore.open(settings.db_path, read_only=read_only)
+    return BeliefStore.open(settings.store_location, read_only=read_only)
 
 
 def with_backend(

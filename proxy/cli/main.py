@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.cli.jobs",
     "proxy.cli.mcp",
     "proxy.cli.eval_extract",
+    "proxy.cli.db",
 )
 
 

@@ -28,11 +28,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("text", "json"),
         help="text (default) or one JSON object per line (TENURE_LOG_FORMAT)",
     )
+    parser.add_argument(
+        "--workers",
+        type=count(1, 64),
+        default=1,
+        help="gateway processes on the one port (PostgreSQL store only; default 1)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from proxy.cli.server import serve
+    from proxy.cli.workers import check_workers
 
     given = {
         "host": args.host,
@@ -46,5 +53,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             settings = Settings.model_validate({**settings.model_dump(), **overrides})
         except ValidationError as exc:
             raise SettingsError(f"bad --host: {exc.errors()[0]['msg']}") from None
-    serve(settings)
+    check_workers(settings, args.workers)
+    serve(settings, workers=args.workers)
     return 0

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import sys
 from types import FrameType
 
@@ -42,7 +43,7 @@ def local_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def serve(settings: Settings) -> None:
+def serve(settings: Settings, workers: int = 1) -> None:
     """Bind the port, open the store, record this server in the home, then serve until
     interrupted. Nothing claims success before the port and the database are ours.
 
@@ -50,20 +51,37 @@ def serve(settings: Settings) -> None:
         SettingsError: the bind address is refused or the port is taken.
         StoreLocked: another process holds the database.
     """
-    import uvicorn  # the server is only needed by `tenure serve`
-
     check_bind(settings.host, settings.api_key)
     configure_logging(settings)
     # The store thread holds the GIL in short bursts; let the event loop take it back sooner
     # than the default 5 ms so those bursts do not show up in the proxy's tail latency.
     sys.setswitchinterval(0.001)
     sock = bind(settings.host, settings.port)
+    if workers > 1:
+        from proxy.cli.workers import serve_workers
+
+        serve_workers(settings, sock, workers)
+        return
+    serve_on(settings, sock)
+
+
+def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = None) -> None:
+    """Open the store and serve on the bound socket until stopped; a `worker` of several
+    (`--workers`) leaves the home's server record to the parent."""
+    import uvicorn  # the server is only needed by `tenure serve`
+
+    if worker is not None:
+        settings = settings.model_copy(
+            update={"replica_id": f"{settings.replica_id or socket.gethostname()}-w{worker}"}
+        )
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
         try:
             # The index fills in the background: /healthz and memory-less proxying answer
             # at once, whatever the store's size.
-            store = BeliefStore.open(settings.db_path, background=True)
+            store = BeliefStore.open(
+                settings.store_location, background=True, replica=settings.replica_id
+            )
         except StoreLocked as exc:
             record = read_server(settings.home)
             if record is None:
@@ -80,17 +98,21 @@ def serve(settings: Settings) -> None:
         f"tenure: serving on {url}/v1 (upstream {settings.upstream_url}, data in "
         f"{settings.home}); UI at {url}/beliefs"
     )
-    if settings.log_format == "json":  # every line of a JSON log is JSON
+    if worker:
+        pass  # of several workers, the first prints the banner for all
+    elif settings.log_format == "json":  # every line of a JSON log is JSON
         logging.getLogger("tenure.serve").warning(banner)
     else:
         print(banner, file=sys.stderr)
-    write_server(settings.home, url)
+    if worker is None:
+        write_server(settings.home, url)
 
     def stopped(signum: int, frame: FrameType | None) -> None:
         """uvicorn stops gracefully on SIGTERM or Ctrl-C (the lifespan has closed the runtime),
         then raises the signal again for the handler it found, which is this one: close the
         store, drop the record and leave, without waiting on threads a model library left."""
-        clear_server(settings.home)
+        if worker is None:
+            clear_server(settings.home)
         with contextlib.suppress(Exception):
             store.close()
         sys.stdout.flush()
@@ -112,7 +134,8 @@ def serve(settings: Settings) -> None:
         )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        clear_server(settings.home)
+        if worker is None:
+            clear_server(settings.home)
         with contextlib.suppress(OSError):
             sock.close()
         store.close()

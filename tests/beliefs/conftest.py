@@ -1,4 +1,5 @@
-"""A real DuckDB store in a temp dir for each test, and the packaged sentence encoder."""
+"""A real store for each test, on each backend (a DuckDB file in a temp dir, and a fresh
+schema on the session's PostgreSQL server), and the packaged sentence encoder."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(db_path: Path) -> Iterator[BeliefStore]:
-    opened = BeliefStore.open(db_path)
+def store(store_location: Path | str) -> Iterator[BeliefStore]:
+    opened = BeliefStore.open(store_location)
     yield opened
     opened.close()
 

@@ -298,13 +298,13 @@ def test_index_sees_nested_writes_only_after_outermost_commit(store: BeliefStore
     same_row(store, "a")
 
 
-def test_index_is_loaded_on_open(db_path: Path) -> None:
-    with BeliefStore.open(db_path) as store:
+def test_index_is_loaded_on_open(store_location: Path | str) -> None:
+    with BeliefStore.open(store_location) as store:
         a = store.create(belief("a"))
         b = store.create(belief("b"))
         store.supersede(a.id, belief("a", id="a2"))
         store.soft_delete(b.id)
-    with BeliefStore.open(db_path) as store:
+    with BeliefStore.open(store_location) as store:
         assert {a.id, "a2"} == {b.id for b in store.index.beliefs(a.user_id)}
         same_row(store, a.id)
 
@@ -323,8 +323,8 @@ def test_import_is_atomic_and_keeps_history(store: BeliefStore) -> None:
     same_row(store, "one")
 
 
-def test_persona_is_cached_and_written_through(db_path: Path) -> None:
-    with BeliefStore.open(db_path) as store:
+def test_persona_is_cached_and_written_through(store_location: Path | str) -> None:
+    with BeliefStore.open(store_location) as store:
         assert store.get_persona("u") is None
         written = store.set_persona("u", "You like short answers.", source="deterministic")
         assert store.get_persona("u") == written
@@ -334,15 +334,15 @@ def test_persona_is_cached_and_written_through(db_path: Path) -> None:
             store.set_persona("u", "rolled back", source="operator")
             raise ValueError
         assert store.get_persona("u") == written
-    with BeliefStore.open(db_path) as store:
+    with BeliefStore.open(store_location) as store:
         persona = store.get_persona("u")
         assert persona is not None and persona.text == "changed behind our back"
 
 
-def test_read_only_store_reads_but_refuses_writes(db_path: Path) -> None:
-    with BeliefStore.open(db_path) as store:
+def test_read_only_store_reads_but_refuses_writes(store_location: Path | str) -> None:
+    with BeliefStore.open(store_location) as store:
         store.create(belief("x", id="x"))
-    with BeliefStore.open(db_path, read_only=True) as store:
+    with BeliefStore.open(store_location, read_only=True) as store:
         assert store.get("x").canonical_name == "x"
         with pytest.raises(BeliefError, match="read-only"):
             store.pin("x", True)

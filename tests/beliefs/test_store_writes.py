@@ -129,12 +129,12 @@ def test_names_and_ids_are_checked_against_uncommitted_writes(store: BeliefStore
     assert {r.id for r in store.list()} == {b.id}
 
 
-def test_deleted_rows_keep_their_ids_taken(db_path: Path) -> None:
-    with BeliefStore.open(db_path) as store:
+def test_deleted_rows_keep_their_ids_taken(store_location: Path | str) -> None:
+    with BeliefStore.open(store_location) as store:
         soft = store.soft_delete(store.create(belief("soft")).id)
         hard = store.create(belief("hard"))
         store.hard_delete(hard.id)
-    with BeliefStore.open(db_path) as store:  # the memory is rebuilt from the rows
+    with BeliefStore.open(store_location) as store:  # the memory is rebuilt from the rows
         with pytest.raises(InvalidBelief, match="already exists"):
             store.create(belief("again", id=soft.id))
         again = store.create(belief("hard", id=hard.id))

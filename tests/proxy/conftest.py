@@ -124,7 +124,21 @@ class Gateway:
 
 
 @pytest.fixture
-def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..., Gateway]]:
+def gateway_backend() -> str:
+    """The store under `make_gateway`: DuckDB; a module that overrides this fixture with
+    `BOTH_BACKENDS` runs its tests on PostgreSQL too."""
+    return "duckdb"
+
+
+BOTH_BACKENDS = pytest.fixture(params=["duckdb", "postgresql"], name="gateway_backend")(
+    lambda request: request.param
+)
+
+
+@pytest.fixture
+def make_gateway(
+    tmp_path: Path, upstream: FakeUpstream, gateway_backend: str, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Gateway]]:
     """`make_gateway(beliefs=[...], **settings)` starts a gateway over a fresh store."""
     started: list[tuple[Gateway, BeliefStore]] = []
 
@@ -141,10 +155,12 @@ def make_gateway(tmp_path: Path, upstream: FakeUpstream) -> Iterator[Callable[..
             "extract_workers": 0,
             "retrieval_timeout_ms": 5000,
         }
+        if gateway_backend == "postgresql":
+            values["database_url"] = request.getfixturevalue("pg_url")
         values.update(overrides)
         settings = Settings.load(environ={"TENURE_HOME": str(tmp_path / "home")}, **values)
         settings.home.mkdir(parents=True, exist_ok=True)
-        store = BeliefStore.open(settings.db_path)
+        store = BeliefStore.open(settings.store_location)
         for belief in beliefs or []:
             store.create(belief)
         if persona:

@@ -10,7 +10,9 @@ import pytest
 from beliefs.models import Belief
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed
-from tests.proxy.conftest import Gateway
+from tests.proxy.conftest import BOTH_BACKENDS, Gateway
+
+gateway_backend = BOTH_BACKENDS  # these tests run on DuckDB and on PostgreSQL
 
 ALICE = {"X-Tenure-User": seed.USER, "X-Tenure-Scope": "domain:code"}
 

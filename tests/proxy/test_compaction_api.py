@@ -10,7 +10,9 @@ import httpx
 from beliefs.models import Belief
 from tests.compaction.conftest import review
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
-from tests.proxy.conftest import Gateway
+from tests.proxy.conftest import BOTH_BACKENDS, Gateway
+
+gateway_backend = BOTH_BACKENDS  # these tests run on DuckDB and on PostgreSQL
 
 HEADERS = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
 K8S = Belief(

@@ -11,7 +11,9 @@ import pytest
 
 from beliefs.models import Belief, utcnow
 from tests.fakes.upstream import FakeUpstream
-from tests.proxy.conftest import Gateway
+from tests.proxy.conftest import BOTH_BACKENDS, Gateway
+
+gateway_backend = BOTH_BACKENDS  # these tests run on DuckDB and on PostgreSQL
 
 USER = "dana"
 HEADERS = {"X-Tenure-User": USER, "X-Tenure-Scope": "domain:code,domain:docs"}

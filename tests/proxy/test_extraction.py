@@ -13,7 +13,9 @@ from beliefs.models import Belief
 from beliefs.store import BeliefStore
 from tests.extractor.fake_llm import extraction, new_belief, update
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
-from tests.proxy.conftest import Gateway
+from tests.proxy.conftest import BOTH_BACKENDS, Gateway
+
+gateway_backend = BOTH_BACKENDS  # these tests run on DuckDB and on PostgreSQL
 
 HEADERS = {"X-Tenure-User": "alice", "X-Tenure-Scope": "project:billing"}
 SECRET = "sk-proj-Zx9aQ2mP7rT4wL8kN3vB0000"
@@ -208,7 +210,9 @@ def test_a_secret_reaches_neither_the_extraction_prompt_nor_the_store(
     assert SECRET not in sent and "hunter22" not in sent and "[REDACTED]" in sent
 
     def dump(store: BeliefStore) -> str:
-        tables = store.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        tables = store.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchall()
         return "".join(str(store.execute(f'SELECT * FROM "{t}"').fetchall()) for (t,) in tables)
 
     everything = extracting.on_store(dump)
@@ -312,7 +316,9 @@ def test_no_corpus_secret_reaches_the_database_the_model_or_the_log(
     assert extraction_calls
 
     def dump(store: BeliefStore) -> str:
-        tables = store.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        tables = store.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchall()
         return "".join(str(store.execute(f'SELECT * FROM "{t}"').fetchall()) for (t,) in tables)
 
     stored = gateway.on_store(dump)

@@ -16,7 +16,9 @@ from beliefs.rule_store import create_rule
 from beliefs.rules import Rule
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy import beliefs_seed as seed
-from tests.proxy.conftest import Gateway
+from tests.proxy.conftest import BOTH_BACKENDS, Gateway
+
+gateway_backend = BOTH_BACKENDS  # these tests run on DuckDB and on PostgreSQL
 
 ALICE = {"X-Tenure-User": seed.USER, "X-Tenure-Scope": "domain:code"}
 QUESTION = "Which pg version do we run?"

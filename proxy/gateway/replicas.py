@@ -1,0 +1,48 @@
+"""Following the other replicas' writes: the change feed's listener wakes the store thread,
+which applies what they committed to this process's memory (PostgreSQL stores only)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from beliefs.feed import Listener
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+
+log = logging.getLogger("tenure.proxy")
+
+
+class Follower:
+    """One catch-up queued on the store thread at a time, however many notices arrive."""
+
+    def __init__(self, url: str, thread: StoreThread, store: BeliefStore) -> None:
+        self.store = store
+        self.thread = thread
+        self._lock = threading.Lock()
+        self._queued = False
+        self._stopped = False
+        self.listener = Listener(url, self._wake)
+
+    def start(self) -> None:
+        self.listener.start()
+
+    def _wake(self) -> None:
+        with self._lock:
+            if self._queued or self._stopped:
+                return
+            self._queued = True
+        self.thread.submit(self._apply)
+
+    def _apply(self) -> None:
+        with self._lock:
+            self._queued = False
+        try:
+            self.store.catch_up()
+        except Exception:
+            log.exception("applying other replicas' changes failed; retried on the next notice")
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+        self.listener.stop()

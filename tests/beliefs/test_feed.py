@@ -1,0 +1,92 @@
+"""Two stores on one PostgreSQL database (two replicas) keep one memory through the feed."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from beliefs.feed import Listener
+from beliefs.models import Belief
+from beliefs.rule_store import create_rule
+from beliefs.rules import Rule
+from beliefs.store import BeliefStore
+
+
+@pytest.fixture
+def replicas(pg_url: str) -> Iterator[tuple[BeliefStore, BeliefStore]]:
+    a = BeliefStore.open(pg_url, replica="a")
+    b = BeliefStore.open(pg_url, replica="b")
+    yield a, b
+    a.close()
+    b.close()
+
+
+def belief(name: str, **kw: object) -> Belief:
+    return Belief.model_validate(
+        {"user_id": "u", "canonical_name": name, "content": f"About {name}.", **kw}
+    )
+
+
+def test_a_write_on_one_replica_reaches_the_others_memory(
+    replicas: tuple[BeliefStore, BeliefStore],
+) -> None:
+    a, b = replicas
+    made = a.create(belief("queue", id="q1"))
+    assert b.index.get("q1") is None
+    assert b.catch_up() == 1
+    assert b.index.get("q1") == a.index.get("q1") == made.model_copy(update={"change_log": []})
+    a.supersede("q1", belief("queue", id="q2", content="Now Kafka."))
+    a.soft_delete("q2")
+    b.catch_up()
+    assert {x.id for x in b.index.beliefs("u")} == {x.id for x in a.index.beliefs("u")} == {"q1"}
+    assert b.get("q1").superseded_by == "q2"
+    a.hard_delete("q2")
+    b.catch_up()
+    assert b.verify() == [] and not b._exists("q2")
+
+
+def test_personas_and_rules_follow_and_own_changes_are_not_reapplied(
+    replicas: tuple[BeliefStore, BeliefStore],
+) -> None:
+    a, b = replicas
+    a.set_persona("u", "Terse.", source="operator")
+    create_rule(a, Rule(id="r-x", pattern="domain:x", bonus=0.3))
+    assert a.catch_up() == 0  # its own changes are already in its memory
+    assert b.catch_up() == 2
+    persona = b.get_persona("u")
+    assert persona is not None and persona.text == "Terse."
+    assert "r-x" in {r.id for r in b.rules.rules}
+
+
+def test_a_rolled_back_write_is_never_seen(replicas: tuple[BeliefStore, BeliefStore]) -> None:
+    a, b = replicas
+    with pytest.raises(ValueError), a.transaction():
+        a.create(belief("ghost", id="g"))
+        raise ValueError
+    a.create(belief("real", id="r"))
+    b.catch_up()
+    assert b.index.get("g") is None and b.index.get("r") is not None
+    assert b.feed is not None and b.feed.status(b)["lag_changes"] == 0
+
+
+def test_the_listener_wakes_the_follower_within_a_bounded_delay(
+    replicas: tuple[BeliefStore, BeliefStore], pg_url: str
+) -> None:
+    a, b = replicas
+    woke = threading.Event()
+    listener = Listener(pg_url, woke.set)
+    listener.start()
+    try:
+        assert woke.wait(5) and listener.connected
+        woke.clear()
+        started = time.monotonic()
+        a.create(belief("prompt", id="p"))
+        assert woke.wait(2)
+        assert time.monotonic() - started < 0.9  # the notice, not the once-a-second poll
+        b.catch_up()
+        assert b.index.get("p") is not None
+    finally:
+        listener.stop()

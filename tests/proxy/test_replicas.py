@@ -1,0 +1,124 @@
+"""Two `tenure serve` processes on one PostgreSQL database are two replicas of one memory."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from proxy.cli.main import main
+from tests.fakes.upstream import FakeUpstream
+from tests.postgres_server import PostgresServer
+from tests.proxy.test_cli_server import start_tenure, stop_tenure
+
+ALICE = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
+
+
+def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError("the other replica never saw the change")
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def replicas(
+    tmp_path: Path, postgres: PostgresServer, upstream_server: FakeUpstream
+) -> Iterator[tuple[str, str]]:
+    url = postgres.new_database()
+    procs: list[subprocess.Popen[bytes]] = []
+    bases = []
+    for name in ("a", "b"):
+        proc, port = start_tenure(
+            tmp_path / name,
+            upstream_server.url,
+            TENURE_DATABASE_URL=url,
+            TENURE_REPLICA_ID=name,
+            TENURE_RETRIEVAL_TIMEOUT_MS="5000",  # a loaded machine must not drop memory by chance
+        )
+        procs.append(proc)
+        bases.append(f"http://127.0.0.1:{port}")
+    yield bases[0], bases[1]
+    for proc in procs:
+        stop_tenure(proc)
+
+
+def injected(upstream: FakeUpstream, base: str, question: str) -> str:
+    """What the upstream was sent for a chat through `base` (the memory is in its prompt)."""
+    upstream.reset()
+    body = {"model": "m", "messages": [{"role": "user", "content": question}]}
+    resp = httpx.post(f"{base}/v1/chat/completions", json=body, headers=ALICE, timeout=30)
+    assert resp.status_code == 200, resp.text
+    return upstream.requests[-1].body.decode()
+
+
+def test_a_belief_written_through_one_replica_is_injected_through_the_other(
+    replicas: tuple[str, str], upstream_server: FakeUpstream
+) -> None:
+    a, b = replicas
+    belief = {
+        "user_id": "alice",
+        "canonical_name": "billing_queue",
+        "aliases": ["queue"],
+        "content": "Billing events go through RabbitMQ.",
+        "scope": ["domain:code"],
+    }
+    made = httpx.post(f"{a}/api/beliefs", json=belief, timeout=10)
+    assert made.status_code == 201, made.text
+    bid = made.json()["id"]
+    eventually(lambda: httpx.get(f"{b}/api/beliefs/{bid}").status_code == 200)
+    assert "RabbitMQ" in injected(upstream_server, a, "Which queue does billing use?")
+    assert "RabbitMQ" in injected(upstream_server, b, "Which queue does billing use?")
+
+    edit = {"content": "Billing events go through Kafka now."}
+    assert httpx.patch(f"{b}/api/beliefs/{bid}", json=edit, timeout=10).status_code == 200
+    eventually(lambda: "Kafka" in httpx.get(f"{a}/api/beliefs/{bid}").json()["content"])
+    sent = injected(upstream_server, a, "Which queue does billing use?")
+    assert "Kafka" in sent and "RabbitMQ" not in sent
+
+    health = httpx.get(f"{b}/healthz").json()["replica"]
+    assert (health["backend"], health["id"]) == ("postgresql", "b")
+    assert health["change_feed"]["listening"] is True
+    assert (
+        eventually(lambda: httpx.get(f"{a}/healthz").json()["replica"]["change_feed"])[
+            "lag_changes"
+        ]
+        == 0
+    )
+
+
+def test_workers_share_one_port_on_postgresql(
+    tmp_path: Path, postgres: PostgresServer, upstream_server: FakeUpstream
+) -> None:
+    url = postgres.new_database()
+    proc, port = start_tenure(
+        tmp_path / "w", upstream_server.url, "--workers", "2", TENURE_DATABASE_URL=url
+    )
+    try:
+        seen = set()
+        deadline = time.monotonic() + 20
+        while len(seen) < 2 and time.monotonic() < deadline:
+            with httpx.Client() as client:  # a new connection each time: any worker may take it
+                seen.add(client.get(f"http://127.0.0.1:{port}/healthz").json()["replica"]["id"])
+        assert len(seen) == 2 and all(s.endswith(("-w0", "-w1")) for s in seen)
+    finally:
+        stop_tenure(proc)
+
+
+def test_workers_are_refused_on_duckdb(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TENURE_HOME", str(tmp_path))
+    monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
+    assert main(["serve", "--workers", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "--workers 2 needs a PostgreSQL store" in err and "TENURE_DATABASE_URL" in err
