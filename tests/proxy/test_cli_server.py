@@ -49,7 +49,8 @@ Serve = Callable[[Path], int]
 def start_tenure(
     home: Path, upstream_url: str, *args: str, **extra_env: str
 ) -> tuple[subprocess.Popen[bytes], int]:
-    """`tenure serve ARGS` on `home` at a free port, once its /healthz answers."""
+    """`tenure serve ARGS` on `home` at a free port, once its /healthz answers with the
+    beliefs loaded (until then proxied requests go without memory)."""
     port = free_port()
     env = {
         **os.environ,
@@ -70,7 +71,8 @@ def start_tenure(
     deadline = time.monotonic() + 30
     while True:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+            health = httpx.get(f"http://127.0.0.1:{port}/healthz")
+            if health.status_code == 200 and not health.json()["loading"]:
                 return proc, port
         except httpx.TransportError:
             pass

@@ -197,7 +197,8 @@ class Gateway:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                health = httpx.get(f"{self.url}/healthz", timeout=1)
+                if health.status_code == 200 and not health.json()["loading"]:
                     return
             except httpx.HTTPError:
                 time.sleep(0.2)
