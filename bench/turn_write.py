@@ -11,18 +11,26 @@ CPU is `time.thread_time()` of the writing thread, so other load on the machine 
 "before" is the statement shape the write used before: every batch, even of one row, as a
 list-of-structs parameter. "after" is the code as it stands.
 
+Then the real `StoreWriter` on its store thread, as the chat path drives it: per turn an
+injection record submitted and the job committed with `commit_job` (awaited, as before the last
+SSE event), sequential and 8 at a time. "before" there is the previous writer: the previous
+statements, and each record in the durable job's commit (`record_linger_s=0`); "after" holds
+records for a later, shared commit. CPU is the store thread's own.
+
 Run: `.venv/bin/python bench/turn_write.py [--turns 300] [--rounds 4]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,11 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.models import storable, storable_value, utcnow
 from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
 from extractor import jobs as job_table
 from extractor.jobs import JobQueue, new_job_id
 from extractor.redact import redact_value
-from proxy.gateway import injections
-from proxy.gateway.background import _apply, _Item
+from proxy.gateway import background, injections
+from proxy.gateway.background import StoreWriter, _apply, _Item
+from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
@@ -44,7 +54,8 @@ REPLY = (
     "Noted: you prefer tea over coffee in the morning, and the billing service keeps its "
     "invoices in UTC. I will keep both in mind for the migration plan we discussed."
 )
-Batch = Callable[[BeliefStore, JobQueue, list[_Item]], object]
+Result = list[tuple[_Item, str, bool]]  # the writer's batch result: (item, error, keep)
+Batch = Callable[[BeliefStore, JobQueue | None, list[_Item]], Result]
 
 
 def sse(text: str) -> list[bytes]:
@@ -97,7 +108,7 @@ def turn_items(n: int, seen: SeenMessages, tag: str) -> list[_Item]:
     ]
 
 
-def before(store: BeliefStore, jobs: JobQueue, items: list[_Item]) -> object:
+def before(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> Result:
     """The previous write: one transaction, each table's rows as one list-of-structs."""
     with store.transaction():
         records = [item.record for item in items if item.record is not None]
@@ -118,10 +129,10 @@ def before(store: BeliefStore, jobs: JobQueue, items: list[_Item]) -> object:
                 for turn in turns
             ]
             store.execute(job_table._INSERT_PENDING, [now, now, chunk])
-    return None
+    return [(item, "", False) for item in items]
 
 
-def after(store: BeliefStore, jobs: JobQueue, items: list[_Item]) -> object:
+def after(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> Result:
     return _apply(store, jobs, items)
 
 
@@ -138,6 +149,60 @@ def cpu_per_turn(
     for items in batches:
         write(store, jobs, items)
     return (time.thread_time() - began) / turns * 1e6
+
+
+@contextlib.contextmanager
+def previous_statements(use: bool) -> Iterator[None]:
+    """The writer's batch function swapped for the previous statements while `use`."""
+    current = background._apply
+    if use:
+        background._apply = before
+    try:
+        yield
+    finally:
+        background._apply = current
+
+
+async def writer_cpu_per_turn(
+    thread: StoreThread, jobs: JobQueue, turns: int, concurrent: int, old: bool, tag: str
+) -> float:
+    """Store-thread CPU (µs) per turn written through a real StoreWriter."""
+    writer = StoreWriter(thread, Counters(), jobs, record_linger_s=0 if old else 0.25)
+    writer.start()
+    seen = SeenMessages()
+
+    async def one(n: int) -> None:
+        record, job = turn_items(n, seen, tag)
+        assert record.record is not None and job.turn is not None
+        writer.submit_record(record.record)
+        assert await writer.commit_job(job.turn)
+
+    with previous_statements(old):
+        began = await thread.run(time.thread_time)
+        for start in range(0, turns, concurrent):
+            await asyncio.gather(*(one(n) for n in range(start, start + concurrent)))
+        await writer.stop()
+        spent = await thread.run(time.thread_time) - began
+    return spent / turns * 1e6
+
+
+def writer_rounds(store: BeliefStore, jobs: JobQueue, turns: int, rounds: int) -> None:
+    thread = StoreThread(store)
+    print(f"\nthe writer, commit_job per turn ({turns} turns, store-thread CPU)")
+    print(f"{'at once':>7}  {'before µs/turn':>15}  {'after µs/turn':>14}  {'after/before':>12}")
+    try:
+        for concurrent in (1, 8):
+            got: dict[bool, list[float]] = {True: [], False: []}
+            for round_ in range(rounds):
+                for old in (True, False) if round_ % 2 == 0 else (False, True):
+                    tag = f"w-{old}-{concurrent}-{round_}"
+                    got[old].append(
+                        asyncio.run(writer_cpu_per_turn(thread, jobs, turns, concurrent, old, tag))
+                    )
+            was, now = statistics.median(got[True]), statistics.median(got[False])
+            print(f"{concurrent:>7}  {was:>15.0f}  {now:>14.0f}  {now / was:>12.2f}")
+    finally:
+        thread.close()
 
 
 def main() -> None:
@@ -164,6 +229,7 @@ def main() -> None:
                     )
             old, new = statistics.median(got["before"]), statistics.median(got["after"])
             print(f"{batch:>5}  {old:>15.0f}  {new:>14.0f}  {new / old:>12.2f}")
+        writer_rounds(store, jobs, args.turns, args.rounds)
         store.close()
 
 

@@ -1,8 +1,12 @@
-"""A lone turn's write (one bound row per table) lands the same rows as a batch's write (one
-list-of-structs parameter per table), for injection records and extraction jobs alike."""
+"""The turn write: a lone turn's rows (one bound row per table) land as a batch's do (one
+list-of-structs parameter per table), and injection records wait to share a later commit
+than the durable job's while the job is on disk before the reply ends."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,8 +15,11 @@ from typing import Any
 import pytest
 
 from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
+from proxy.gateway.background import StoreWriter
+from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord, query_injections, save_records
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 
@@ -123,3 +130,50 @@ def test_a_lone_job_lands_as_a_batched_one_does(store: BeliefStore) -> None:
     assert job.status == "pending" and job.created_at == job.updated_at
     assert KEY not in job.turn.user_message and job.turn.user_message.endswith("\ufffd")
     assert job.turn.tool_calls == _turns("x")[0].tool_calls and job.turn.wire == "anthropic"
+
+
+def _count(store: BeliefStore, table: str) -> int:
+    row = store.execute(f"SELECT count(*) FROM {table}").fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_records_wait_for_a_later_commit_while_each_job_is_on_disk_at_once(
+    store: BeliefStore,
+) -> None:
+    """Sequential requests: each durable job commits at once without its record; the records
+    land together once they are due, or when the writer is flushed or stopped."""
+    queue, thread, counters = JobQueue(store), StoreThread(store), Counters()
+    records, turns = _records("seq"), _turns("seq")
+
+    async def counts() -> tuple[int, int]:
+        jobs = await thread.run(_count, store, "jobs")
+        return jobs, await thread.run(_count, store, "injections")
+
+    async def go() -> list[tuple[int, int]]:
+        writer = StoreWriter(thread, counters, queue, record_linger_s=0.4)
+        writer.start()
+        seen = []
+        for record, turn in zip(records, turns, strict=True):
+            writer.submit_record(record)
+            assert await writer.commit_job(functools.partial(lambda t: t, turn))
+            seen.append(await counts())
+        assert writer.pending == 2 and counters.records_written == 0
+        began = time.monotonic()
+        while (await counts())[1] < 2:  # due by themselves, without a flush
+            assert time.monotonic() - began < 5, "held records were never written"
+            await asyncio.sleep(0.02)
+        seen.append((counters.jobs_enqueued, counters.records_written))
+        writer.submit_record(_records("late")[0])
+        await writer.flush()
+        seen.append((writer.pending, (await counts())[1]))
+        writer.submit_record(_records("last")[0])
+        await writer.stop()
+        seen.append((writer.pending, (await counts())[1]))
+        return seen
+
+    try:
+        assert asyncio.run(go()) == [(1, 0), (2, 0), (2, 2), (0, 3), (0, 4)]
+    finally:
+        thread.close()
+    save_records(store, _records("direct"))
+    assert _injection_rows(store, "seq") == _injection_rows(store, "direct")
