@@ -66,6 +66,11 @@ _INSERT_PENDING = (
     " AS r)"
 )
 
+_INSERT_ONE = (
+    "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
+    "VALUES (?, 'pending', ?, ?, ?, ?, ?)"
+)
+
 
 class JobQueue:
     """Enqueue, claim, complete and fail jobs; every call runs on the store's thread.
@@ -118,6 +123,9 @@ class JobQueue:
             )
             for job_id, turn in zip(ids, turns, strict=True)
         ]
+        if len(rows) == 1:  # a lone turn: four values bound directly plan faster than a struct
+            self.store.execute(_INSERT_ONE, [*rows[0], now, now])
+            rows = []
         for start in range(0, len(rows), _INSERT_CHUNK):
             chunk = [
                 {"id": job_id, "user_id": user_id, "request_id": request_id, "turn": turn_json}

@@ -5,6 +5,10 @@ A job can also be committed *now* (`commit_job`): the chat path awaits it before
 end of a reply, so a turn the client received in full is on disk. Such a write skips the
 linger, and everything queued meanwhile shares its commit.
 
+Injection records are not part of that promise: they wait (up to `record_linger_s`, or until
+`RECORD_BATCH` of them) to share a later commit, so a durable job's commit carries one
+statement fewer and the records of many requests go in one.
+
 A write the store refuses (a full disk, an unwritable directory) is kept in memory and tried
 again with backoff; `health()` then reports degraded with the reason. Only when more than
 `max_kept` writes wait is the oldest dropped, counted in `writes_lost` and logged as an error.
@@ -35,6 +39,8 @@ LINGER_S = 0.02  # how long a write waits for others to share its commit
 MAX_KEPT = 10_000  # refused writes kept for another try before the oldest is dropped
 RETRY_S = 0.5  # first wait before a refused write is tried again (doubling up to RETRY_MAX_S)
 RETRY_MAX_S = 10.0
+RECORD_LINGER_S = 0.25  # how long an injection record may wait for others before it is written
+RECORD_BATCH = 64  # held records written as soon as this many wait
 
 
 @dataclass(slots=True)
@@ -77,8 +83,12 @@ class StoreWriter:
         linger_s: float = LINGER_S,
         max_kept: int = MAX_KEPT,
         retry_s: float = RETRY_S,
+        record_linger_s: float = RECORD_LINGER_S,
     ) -> None:
         self._linger = linger_s
+        self._record_linger = record_linger_s
+        self._held: list[_Item] = []  # injection records waiting to share a later commit
+        self._held_since = 0.0  # time.monotonic() of the oldest held record
         self._thread = thread
         self._counters = counters
         self._jobs = jobs
@@ -93,7 +103,7 @@ class StoreWriter:
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize() + len(self._kept)
+        return self._queue.qsize() + len(self._kept) + len(self._held)
 
     def health(self) -> WriteHealth:
         self._health.kept = len(self._kept)
@@ -128,6 +138,8 @@ class StoreWriter:
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is written or kept for a retry (tests)."""
+        if self._task is not None:
+            self._queue.put_nowait(_FLUSH)  # held records too
         await self._queue.join()
 
     async def stop(self) -> None:
@@ -143,7 +155,7 @@ class StoreWriter:
     async def _drain(self) -> None:
         while True:
             first = await self._next()
-            if first is not None and first.done is None and self._linger:
+            if first is not None and first.done is None and first is not _FLUSH and self._linger:
                 # Let the writes of a few more requests join this commit: a DuckDB commit costs
                 # about a millisecond of CPU, which sequential requests would otherwise pay each.
                 # A job a reply waits for (`commit_job`) cuts the wait short.
@@ -154,7 +166,10 @@ class StoreWriter:
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             queued = len(batch)
-            items = [item for item in batch if item is not None and item is not _RETRY]
+            items = self._with_held(
+                [item for item in batch if item is not None and not _marker(item)],
+                now=first is _RETRY or any(item is None or item is _FLUSH for item in batch),
+            )
             retried = list(self._kept)
             self._kept.clear()
             try:
@@ -166,12 +181,34 @@ class StoreWriter:
             if any(item is None for item in batch):
                 return
 
+    def _with_held(self, items: list[_Item], *, now: bool) -> list[_Item]:
+        """`items` with the injection records taken out to wait for a later commit, or with
+        every held record put back when they are due (`now`, too old, or enough of them)."""
+        records = [item for item in items if item.record is not None]
+        if records and not self._held:
+            self._held_since = time.monotonic()
+        self._held.extend(records)
+        due = (
+            now
+            or len(self._held) >= RECORD_BATCH
+            or time.monotonic() - self._held_since >= self._record_linger
+        )
+        rest = [item for item in items if item.record is None]
+        if not due or not self._held:
+            return rest
+        held, self._held = self._held, []
+        return held + rest
+
     async def _next(self) -> _Item | None:
-        """The next queued item; `_RETRY` when kept writes are due for another try."""
-        if not self._kept:
+        """The next queued item; `_RETRY` when kept writes are due for another try or held
+        records for their commit."""
+        waits = [self._retry_wait] if self._kept else []
+        if self._held:
+            waits.append(self._held_since + self._record_linger - time.monotonic())
+        if not waits:
             return await self._queue.get()
         try:
-            return await asyncio.wait_for(self._queue.get(), self._retry_wait)
+            return await asyncio.wait_for(self._queue.get(), max(0.0, min(waits)))
         except TimeoutError:
             return _RETRY
 
@@ -221,7 +258,12 @@ class StoreWriter:
         log.error("LOST a %s write (%d lost since start): %s", item.label, self._health.lost, error)
 
 
-_RETRY = _Item("retry")  # a marker: no new item, try the kept ones
+_RETRY = _Item("retry")  # a marker: no new item, try the kept ones (and write held records)
+_FLUSH = _Item("flush")  # a marker: write held records now
+
+
+def _marker(item: _Item) -> bool:
+    return item is _RETRY or item is _FLUSH
 
 
 def _describe(exc: BaseException) -> str:
