@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -12,9 +15,12 @@ import httpx
 import pytest
 
 from proxy.cli.main import main
-from tests.fakes.upstream import FakeUpstream
+from beliefs.store import BeliefStore
+from tests.extractor.fake_llm import extraction, new_belief
+from tests.fakes.upstream import Chat, FakeUpstream
 from tests.postgres_server import PostgresServer
 from tests.proxy.test_cli_server import start_tenure, stop_tenure
+from tests.proxy.test_extraction_crash import is_extraction
 
 ALICE = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
 
@@ -122,3 +128,64 @@ def test_workers_are_refused_on_duckdb(
     assert main(["serve", "--workers", "2"]) == 1
     err = capsys.readouterr().err
     assert "--workers 2 needs a PostgreSQL store" in err and "TENURE_DATABASE_URL" in err
+
+
+def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belief(
+    tmp_path: Path, postgres: PostgresServer, upstream: FakeUpstream
+) -> None:
+    url = postgres.new_database()
+    reply = json.dumps(extraction(new_beliefs=[new_belief("cache_store", "Uses Redis.")]))
+    # The first extraction call is held open (until its caller dies); the next is answered.
+    upstream.queue(
+        Chat(content=reply, match=is_extraction, delay=120),
+        Chat(content=reply, match=is_extraction),
+    )
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    bases: dict[str, str] = {}
+    for name in ("a", "b"):
+        proc, port = start_tenure(
+            tmp_path / name,
+            upstream.url,
+            TENURE_DATABASE_URL=url,
+            TENURE_REPLICA_ID=name,
+            TENURE_EXTRACT_WORKERS="1",
+            # Short, so the takeover comes soon after the kill, yet longer than the first call
+            # takes to reach the provider (it imports LiteLLM): a live holder keeps its job.
+            TENURE_EXTRACT_LEASE="15",
+            LITELLM_LOCAL_MODEL_COST_MAP="True",
+        )
+        procs[name], bases[name] = proc, f"http://127.0.0.1:{port}"
+    try:
+        chat = {"model": "stand-in-model", "messages": [{"role": "user", "content": "Redis!"}]}
+        resp = httpx.post(f"{bases['a']}/v1/chat/completions", json=chat, headers=ALICE, timeout=30)
+        assert resp.status_code == 200, resp.text
+        eventually(lambda: any(is_extraction(r) for r in upstream.requests), timeout=60)
+        # Either replica may have claimed the job; the one holding it is killed.
+        [lease] = eventually(
+            lambda: httpx.get(f"{bases['b']}/healthz").json()["replica"]["job_leases"]
+        )
+        dead = lease["replica"]
+        alive = "b" if dead == "a" else "a"
+        os.kill(procs[dead].pid, signal.SIGKILL)
+        procs[dead].communicate(timeout=10)  # reaped, its pipe closed
+
+        [seen] = httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"]
+        assert (seen["job_id"], seen["replica"], seen["mine"]) == (lease["job_id"], dead, False)
+
+        def done() -> list[Any]:
+            jobs = httpx.get(f"{bases[alive]}/api/jobs", params={"status": "done"}, timeout=5)
+            return list(jobs.json())
+
+        eventually(done, timeout=60)
+        time.sleep(1)  # room for a second completion, were one possible
+        assert httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"] == []
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                stop_tenure(proc)
+    with BeliefStore.open(url) as store:
+        beliefs = store.list(user_id="alice", include_superseded=True)
+        assert [b.canonical_name for b in beliefs] == ["cache_store"]
+        jobs = store.execute("SELECT id, status, attempts FROM jobs").fetchall()
+        assert jobs == [(lease["job_id"], "done", 2)]
+    assert sum(1 for r in upstream.requests if is_extraction(r)) == 2
