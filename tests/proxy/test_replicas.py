@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.cli.main import main
 from beliefs.store import BeliefStore
+from proxy.cli.main import main
 from tests.extractor.fake_llm import extraction, new_belief
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.postgres_server import PostgresServer
@@ -36,26 +36,39 @@ def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
         time.sleep(0.02)
 
 
+Procs = dict[str, subprocess.Popen[bytes]]
+
+
+def start_pair(root: Path, url: str, upstream_url: str, **env: str) -> tuple[Procs, dict[str, str]]:
+    """Replicas `a` and `b` of `tenure serve` on the database `url`: processes and base URLs."""
+    procs: Procs = {}
+    bases: dict[str, str] = {}
+    for name in ("a", "b"):
+        proc, port = start_tenure(
+            root / name,
+            upstream_url,
+            TENURE_DATABASE_URL=url,
+            TENURE_REPLICA_ID=name,
+            TENURE_RETRIEVAL_TIMEOUT_MS="5000",  # a loaded machine must not drop memory by chance
+            **env,
+        )
+        procs[name], bases[name] = proc, f"http://127.0.0.1:{port}"
+    return procs, bases
+
+
+def stop_pair(procs: Procs) -> None:
+    for proc in procs.values():
+        if proc.poll() is None:
+            stop_tenure(proc)
+
+
 @pytest.fixture
 def replicas(
     tmp_path: Path, postgres: PostgresServer, upstream_server: FakeUpstream
 ) -> Iterator[tuple[str, str]]:
-    url = postgres.new_database()
-    procs: list[subprocess.Popen[bytes]] = []
-    bases = []
-    for name in ("a", "b"):
-        proc, port = start_tenure(
-            tmp_path / name,
-            upstream_server.url,
-            TENURE_DATABASE_URL=url,
-            TENURE_REPLICA_ID=name,
-            TENURE_RETRIEVAL_TIMEOUT_MS="5000",  # a loaded machine must not drop memory by chance
-        )
-        procs.append(proc)
-        bases.append(f"http://127.0.0.1:{port}")
-    yield bases[0], bases[1]
-    for proc in procs:
-        stop_tenure(proc)
+    procs, bases = start_pair(tmp_path, postgres.new_database(), upstream_server.url)
+    yield bases["a"], bases["b"]
+    stop_pair(procs)
 
 
 def injected(upstream: FakeUpstream, base: str, question: str) -> str:
@@ -140,21 +153,16 @@ def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belie
         Chat(content=reply, match=is_extraction, delay=120),
         Chat(content=reply, match=is_extraction),
     )
-    procs: dict[str, subprocess.Popen[bytes]] = {}
-    bases: dict[str, str] = {}
-    for name in ("a", "b"):
-        proc, port = start_tenure(
-            tmp_path / name,
-            upstream.url,
-            TENURE_DATABASE_URL=url,
-            TENURE_REPLICA_ID=name,
-            TENURE_EXTRACT_WORKERS="1",
-            # Short, so the takeover comes soon after the kill, yet longer than the first call
-            # takes to reach the provider (it imports LiteLLM): a live holder keeps its job.
-            TENURE_EXTRACT_LEASE="15",
-            LITELLM_LOCAL_MODEL_COST_MAP="True",
-        )
-        procs[name], bases[name] = proc, f"http://127.0.0.1:{port}"
+    procs, bases = start_pair(
+        tmp_path,
+        url,
+        upstream.url,
+        TENURE_EXTRACT_WORKERS="1",
+        # Short, so the takeover comes soon after the kill, yet longer than the first call
+        # takes to reach the provider (it imports LiteLLM): a live holder keeps its job.
+        TENURE_EXTRACT_LEASE="15",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
     try:
         chat = {"model": "stand-in-model", "messages": [{"role": "user", "content": "Redis!"}]}
         resp = httpx.post(f"{bases['a']}/v1/chat/completions", json=chat, headers=ALICE, timeout=30)
@@ -180,9 +188,7 @@ def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belie
         time.sleep(1)  # room for a second completion, were one possible
         assert httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"] == []
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                stop_tenure(proc)
+        stop_pair(procs)
     with BeliefStore.open(url) as store:
         beliefs = store.list(user_id="alice", include_superseded=True)
         assert [b.canonical_name for b in beliefs] == ["cache_store"]
