@@ -21,6 +21,7 @@ from tests.fakes.upstream import Chat, FakeUpstream
 from tests.postgres_server import PostgresServer
 from tests.proxy.test_cli_server import start_tenure, stop_tenure
 from tests.proxy.test_extraction_crash import is_extraction
+from tests.ui.conftest import _META_TOKEN
 
 ALICE = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
 
@@ -195,3 +196,70 @@ def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belie
         jobs = store.execute("SELECT id, status, attempts FROM jobs").fetchall()
         assert jobs == [(lease["job_id"], "done", 2)]
     assert sum(1 for r in upstream.requests if is_extraction(r)) == 2
+
+
+KEY = "sk-shared-key"
+
+
+@pytest.fixture
+def keyed_replicas(
+    tmp_path: Path, postgres: PostgresServer, upstream_server: FakeUpstream
+) -> Iterator[tuple[str, str]]:
+    procs, bases = start_pair(
+        tmp_path, postgres.new_database(), upstream_server.url, TENURE_API_KEY=KEY
+    )
+    yield bases["a"], bases["b"]
+    stop_pair(procs)
+
+
+def csrf_from(base: str) -> tuple[str, str]:
+    """The CSRF cookie a replica's login page sets, and the token its form carries."""
+    page = httpx.get(f"{base}/login", timeout=10)
+    found = _META_TOKEN.search(page.text)
+    assert found, page.text[:300]
+    return page.cookies["tenure_csrf"], found.group(1)
+
+
+def test_a_login_logout_and_csrf_token_hold_on_either_replica(
+    keyed_replicas: tuple[str, str],
+) -> None:
+    a, b = keyed_replicas
+    cookie, token = csrf_from(a)
+    login = httpx.post(
+        f"{a}/login",
+        data={"csrf_token": token, "key": KEY, "next": "/beliefs"},
+        cookies={"tenure_csrf": cookie},
+        timeout=10,
+    )
+    assert login.status_code == 303, login.text
+    jar = {"tenure_csrf": cookie, "tenure_session": login.cookies["tenure_session"]}
+    assert httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 200
+    # A's CSRF token is good on B: the double-submit cookie needs no server state.
+    belief = {"user_id": "alice", "canonical_name": "ci", "content": "CI runs on Buildkite."}
+    made = httpx.post(
+        f"{b}/api/beliefs", json=belief, cookies=jar, headers={"x-csrf-token": token}, timeout=10
+    )
+    assert made.status_code == 201, made.text
+    forged = httpx.post(f"{b}/api/beliefs", json=belief, cookies=jar, timeout=10)
+    assert forged.status_code == 403
+
+    out = httpx.post(f"{a}/logout", data={"csrf_token": token}, cookies=jar, timeout=10)
+    assert out.status_code == 303
+    assert httpx.get(f"{a}/api/beliefs", cookies=jar, timeout=10).status_code == 401
+    eventually(lambda: httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 401)
+
+
+def test_wrong_keys_on_both_replicas_count_together(keyed_replicas: tuple[str, str]) -> None:
+    a, b = keyed_replicas
+    wrong = {"authorization": "Bearer guess"}
+    right = {"authorization": f"Bearer {KEY}"}
+    for base in (a, b):  # ten in all, the limit, five on each
+        for _ in range(5):
+            assert httpx.get(f"{base}/api/beliefs", headers=wrong, timeout=10).status_code == 401
+    for base in (a, b):
+        refused = eventually(
+            lambda base=base: (
+                httpx.get(f"{base}/api/beliefs", headers=right, timeout=10).status_code == 429
+            )
+        )
+        assert refused
