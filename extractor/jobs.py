@@ -81,13 +81,16 @@ class JobQueue:
     queue per database.
     """
 
-    def __init__(self, store: BeliefStore, *, lease_s: float = 0.0) -> None:
+    def __init__(
+        self, store: BeliefStore, *, lease_s: float = 0.0, holder: str | None = None
+    ) -> None:
         """`lease_s`: how long another process's running job is left to it before being taken
-        over (0: at once, for a store one process owns; replicas on PostgreSQL share jobs)."""
+        over (0: at once, for a store one process owns; replicas on PostgreSQL share jobs).
+        `holder`: the replica id written into the claim token, so a lease names its replica."""
         store.ensure_schema(MIGRATIONS)
         self.store = store
         self.lease_s = lease_s
-        self.token = secrets.token_hex(6)
+        self.token = f"{holder}:{secrets.token_hex(6)}" if holder else secrets.token_hex(6)
         self._listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._holding: set[str] = set()  # ids claimed and not yet completed, failed or released
@@ -187,6 +190,34 @@ class JobQueue:
             return int(count), 0.0
         age = ((now or utcnow()) - as_utc(oldest)).total_seconds()
         return int(count), max(0.0, age)
+
+    def leases(
+        self, now: datetime | None = None, limit: int = 100
+    ) -> builtins.list[dict[str, Any]]:
+        """The jobs running now, oldest claim first: which replica holds each (None when its
+        queue was not named) and when its lease runs out and another replica may take it."""
+        now = now or utcnow()
+        rows = self.store.execute(
+            "SELECT id, claimed_by, updated_at, attempts FROM jobs WHERE status = 'running' "
+            "ORDER BY updated_at, id LIMIT ?",
+            [int(limit)],
+        ).fetchall()
+        out = []
+        for job_id, claimed_by, claimed_at, attempts in rows:
+            holder, sep, _ = (claimed_by or "").rpartition(":")
+            expires = as_utc(claimed_at) + timedelta(seconds=self.lease_s)
+            out.append(
+                {
+                    "job_id": job_id,
+                    "replica": holder if sep else None,
+                    "mine": claimed_by == self.token,
+                    "attempt": int(attempts),
+                    "claimed_at": as_utc(claimed_at).isoformat(),
+                    "lease_expires_at": expires.isoformat(),
+                    "expired": expires <= now,
+                }
+            )
+        return out
 
     def shed_over(self, limit: int) -> int:
         """Park the oldest pending jobs beyond `limit` as failed (their turns stay stored and

@@ -26,6 +26,7 @@ from proxy.runtime import Runtime
 from proxy.security.access import FailedAttempts, Sessions, is_loopback
 from proxy.security.csrf import BrowserGuard
 from proxy.security.middleware import GatewayMiddleware
+from proxy.security.shared import SharedAccess
 from proxy.settings import Settings
 from proxy.ui import ui_routes
 
@@ -47,9 +48,15 @@ def create_app(
         app.state.runtime = runtime
         app.state.mcp = mcp = McpStarter(memory_tools(runtime))
         mcp.start()
+        shared = None
+        if runtime.store.dialect == "postgresql":  # replicas: one login, logout and limit
+            shared = SharedAccess(runtime.thread, runtime.store, sessions, failures)
+            await shared.start()
         try:
             yield
         finally:
+            if shared is not None:
+                await shared.stop()
             await mcp.stop()
             await runtime.close()
 

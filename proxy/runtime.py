@@ -100,8 +100,10 @@ class Runtime:
         )
         # On PostgreSQL another replica's running job is its own until its lease runs out: an
         # attempt ends within the extraction timeout, so twice that (and a margin) is generous.
-        lease = settings.extract_timeout * 2 + 30 if store.dialect == "postgresql" else 0.0
-        jobs = JobQueue(store, lease_s=lease)
+        lease = settings.extract_lease or settings.extract_timeout * 2 + 30
+        shared = store.dialect == "postgresql"
+        holder = store.feed.origin if store.feed is not None else None
+        jobs = JobQueue(store, lease_s=lease if shared else 0.0, holder=holder)
         writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
         writer.start()
         own_llm = None

@@ -107,6 +107,9 @@ class Settings(BaseModel):
     database_url: str | None = Field(default=None, repr=False)
     # This process's name in the change feed and /healthz (default: host name + random suffix).
     replica_id: str | None = None
+    # How long a job claimed by another replica is left to it before being taken over
+    # (PostgreSQL; default: twice extract_timeout plus 30 s). Keep it above extract_timeout.
+    extract_lease: float | None = Field(default=None, gt=0)
 
     @field_validator("default_scopes")
     @classmethod

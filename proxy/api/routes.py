@@ -39,14 +39,20 @@ async def list_injections(rt: Runtime, params: Query) -> list[dict[str, Any]]:
 
 
 async def replica_health(rt: Runtime) -> dict[str, Any]:
-    """Which backend, which replica, and how far behind the others' writes its memory is."""
+    """Which backend, which replica, how far behind the others' writes its memory is, and
+    which replica holds each running job until when (PostgreSQL only)."""
     feed = rt.store.feed
     out: dict[str, Any] = {
         "backend": rt.settings.backend,
         "id": feed.origin if feed is not None else None,
         "change_feed": None,
+        "job_leases": None,
     }
     if feed is not None:
+        try:
+            out["job_leases"] = await asyncio.wait_for(rt.thread.run(rt.jobs.leases), 2)
+        except Exception as exc:
+            out["job_leases"] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
         try:
             status = await asyncio.wait_for(rt.thread.run(feed.status, rt.store), 2)
         except Exception as exc:

@@ -38,6 +38,15 @@ class Sessions:
     def __init__(self) -> None:
         self._secret = secrets.token_hex(16)
         self._revoked: set[str] = set()
+        self.on_revoke: Callable[[str], None] | None = None  # replicas share revocations
+
+    def share(self, secret: str) -> None:
+        """Sign with `secret` (kept in the shared database, so every replica accepts the
+        cookies of every other)."""
+        self._secret = secret
+
+    def revoked_elsewhere(self, nonce: str) -> None:
+        self._revoked.add(nonce)
 
     def new(self, key: str) -> str:
         nonce = secrets.token_urlsafe(18)
@@ -56,6 +65,8 @@ class Sessions:
             self._revoked.clear()
             self._secret = secrets.token_hex(16)
         self._revoked.add(nonce)
+        if self.on_revoke is not None:
+            self.on_revoke(nonce)
 
 
 def cookies_of(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -130,6 +141,7 @@ class FailedAttempts:
         self._clock = clock
         self._max_clients = max_clients
         self._failures: dict[str, deque[float]] = {}
+        self.on_failed: Callable[[str], None] | None = None  # replicas share the count
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until `client` may try again, or None when it may now."""
@@ -139,12 +151,23 @@ class FailedAttempts:
         return max(1, math.ceil(failures[0] + self.window_s - self._clock()))
 
     def failed(self, client: str) -> None:
+        self._add(client, self._clock())
+        if self.on_failed is not None:
+            self.on_failed(client)
+
+    def failed_elsewhere(self, client: str, ago_s: float) -> None:
+        """Count a wrong key another replica saw `ago_s` seconds ago."""
+        self._add(client, self._clock() - max(0.0, ago_s))
+
+    def _add(self, client: str, at: float) -> None:
         failures = self._recent(client)
         if failures is None:
             if len(self._failures) >= self._max_clients:
                 self._failures.pop(next(iter(self._failures)))  # the longest-known address
             failures = self._failures[client] = deque(maxlen=self.limit)
-        failures.append(self._clock())
+        failures.append(at)
+        if len(failures) > 1 and failures[-2] > at:  # another replica's, seen late: keep order
+            self._failures[client] = deque(sorted(failures), maxlen=self.limit)
 
     def _recent(self, client: str) -> deque[float] | None:
         failures = self._failures.get(client)

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from beliefs.models import Belief
+from beliefs.store import BeliefStore
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import BOTH_BACKENDS, Gateway
@@ -134,6 +135,39 @@ def test_healthz_reports_the_extraction_backlog_and_its_age(gw: Gateway) -> None
         "failing_since": None,
     }
     assert health["reasons"] == []
+
+
+def test_healthz_lists_the_job_leases_on_postgresql_and_null_on_duckdb(gw: Gateway) -> None:
+    from datetime import datetime, timedelta
+
+    from extractor.jobs import JobQueue
+    from extractor.turn import Turn
+
+    def claim_two(store: BeliefStore) -> None:
+        for rid in ("r-mine", "r-theirs"):
+            turn = Turn(request_id=rid, user_id="alice", scopes=[], model="m", user_message="hi")
+            gw.runtime.jobs.enqueue(turn)
+        gw.runtime.jobs.claim()
+        JobQueue(store, lease_s=gw.runtime.jobs.lease_s, holder="gw-other").claim()
+
+    gw.on_store(claim_two)
+    leases = httpx.get(gw.url + "/healthz").json()["replica"]["job_leases"]
+    if gw.store.dialect == "duckdb":
+        assert leases is None  # one process owns every job: nothing is leased
+        return
+    assert gw.store.feed is not None
+    assert [(lease["replica"], lease["mine"]) for lease in leases] == [
+        (gw.store.feed.origin, True),
+        ("gw-other", False),
+    ]
+    for lease in leases:
+        claimed = datetime.fromisoformat(lease["claimed_at"])
+        expires = datetime.fromisoformat(lease["lease_expires_at"])
+        assert expires - claimed == timedelta(seconds=gw.runtime.jobs.lease_s) > timedelta(0)
+        assert lease["expired"] is False and lease["attempt"] == 1
+    assert {lease["job_id"] for lease in leases} == {
+        row[0] for row in gw.rows("SELECT id FROM jobs WHERE status = 'running'")
+    }
 
 
 def test_healthz(gw: Gateway, upstream: FakeUpstream) -> None:

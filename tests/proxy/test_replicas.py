@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -11,10 +14,14 @@ from typing import Any
 import httpx
 import pytest
 
+from beliefs.store import BeliefStore
 from proxy.cli.main import main
-from tests.fakes.upstream import FakeUpstream
+from tests.extractor.fake_llm import extraction, new_belief
+from tests.fakes.upstream import Chat, FakeUpstream
 from tests.postgres_server import PostgresServer
 from tests.proxy.test_cli_server import start_tenure, stop_tenure
+from tests.proxy.test_extraction_crash import is_extraction
+from tests.ui.conftest import _META_TOKEN
 
 ALICE = {"X-Tenure-User": "alice", "X-Tenure-Scope": "domain:code"}
 
@@ -30,26 +37,39 @@ def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
         time.sleep(0.02)
 
 
+Procs = dict[str, subprocess.Popen[bytes]]
+
+
+def start_pair(root: Path, url: str, upstream_url: str, **env: str) -> tuple[Procs, dict[str, str]]:
+    """Replicas `a` and `b` of `tenure serve` on the database `url`: processes and base URLs."""
+    procs: Procs = {}
+    bases: dict[str, str] = {}
+    for name in ("a", "b"):
+        proc, port = start_tenure(
+            root / name,
+            upstream_url,
+            TENURE_DATABASE_URL=url,
+            TENURE_REPLICA_ID=name,
+            TENURE_RETRIEVAL_TIMEOUT_MS="5000",  # a loaded machine must not drop memory by chance
+            **env,
+        )
+        procs[name], bases[name] = proc, f"http://127.0.0.1:{port}"
+    return procs, bases
+
+
+def stop_pair(procs: Procs) -> None:
+    for proc in procs.values():
+        if proc.poll() is None:
+            stop_tenure(proc)
+
+
 @pytest.fixture
 def replicas(
     tmp_path: Path, postgres: PostgresServer, upstream_server: FakeUpstream
 ) -> Iterator[tuple[str, str]]:
-    url = postgres.new_database()
-    procs: list[subprocess.Popen[bytes]] = []
-    bases = []
-    for name in ("a", "b"):
-        proc, port = start_tenure(
-            tmp_path / name,
-            upstream_server.url,
-            TENURE_DATABASE_URL=url,
-            TENURE_REPLICA_ID=name,
-            TENURE_RETRIEVAL_TIMEOUT_MS="5000",  # a loaded machine must not drop memory by chance
-        )
-        procs.append(proc)
-        bases.append(f"http://127.0.0.1:{port}")
-    yield bases[0], bases[1]
-    for proc in procs:
-        stop_tenure(proc)
+    procs, bases = start_pair(tmp_path, postgres.new_database(), upstream_server.url)
+    yield bases["a"], bases["b"]
+    stop_pair(procs)
 
 
 def injected(upstream: FakeUpstream, base: str, question: str) -> str:
@@ -122,3 +142,124 @@ def test_workers_are_refused_on_duckdb(
     assert main(["serve", "--workers", "2"]) == 1
     err = capsys.readouterr().err
     assert "--workers 2 needs a PostgreSQL store" in err and "TENURE_DATABASE_URL" in err
+
+
+def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belief(
+    tmp_path: Path, postgres: PostgresServer, upstream: FakeUpstream
+) -> None:
+    url = postgres.new_database()
+    reply = json.dumps(extraction(new_beliefs=[new_belief("cache_store", "Uses Redis.")]))
+    # The first extraction call is held open (until its caller dies); the next is answered.
+    upstream.queue(
+        Chat(content=reply, match=is_extraction, delay=120),
+        Chat(content=reply, match=is_extraction),
+    )
+    procs, bases = start_pair(
+        tmp_path,
+        url,
+        upstream.url,
+        TENURE_EXTRACT_WORKERS="1",
+        # Short, so the takeover comes soon after the kill, yet longer than the first call
+        # takes to reach the provider (it imports LiteLLM): a live holder keeps its job.
+        TENURE_EXTRACT_LEASE="15",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
+    try:
+        chat = {"model": "stand-in-model", "messages": [{"role": "user", "content": "Redis!"}]}
+        resp = httpx.post(f"{bases['a']}/v1/chat/completions", json=chat, headers=ALICE, timeout=30)
+        assert resp.status_code == 200, resp.text
+        eventually(lambda: any(is_extraction(r) for r in upstream.requests), timeout=60)
+        # Either replica may have claimed the job; the one holding it is killed.
+        [lease] = eventually(
+            lambda: httpx.get(f"{bases['b']}/healthz").json()["replica"]["job_leases"]
+        )
+        dead = lease["replica"]
+        alive = "b" if dead == "a" else "a"
+        os.kill(procs[dead].pid, signal.SIGKILL)
+        procs[dead].communicate(timeout=10)  # reaped, its pipe closed
+
+        [seen] = httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"]
+        assert (seen["job_id"], seen["replica"], seen["mine"]) == (lease["job_id"], dead, False)
+
+        def done() -> list[Any]:
+            jobs = httpx.get(f"{bases[alive]}/api/jobs", params={"status": "done"}, timeout=5)
+            return list(jobs.json())
+
+        eventually(done, timeout=60)
+        time.sleep(1)  # room for a second completion, were one possible
+        assert httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"] == []
+    finally:
+        stop_pair(procs)
+    with BeliefStore.open(url) as store:
+        beliefs = store.list(user_id="alice", include_superseded=True)
+        assert [b.canonical_name for b in beliefs] == ["cache_store"]
+        jobs = store.execute("SELECT id, status, attempts FROM jobs").fetchall()
+        assert jobs == [(lease["job_id"], "done", 2)]
+    assert sum(1 for r in upstream.requests if is_extraction(r)) == 2
+
+
+KEY = "sk-shared-key"
+
+
+@pytest.fixture
+def keyed_replicas(
+    tmp_path: Path, postgres: PostgresServer, upstream_server: FakeUpstream
+) -> Iterator[tuple[str, str]]:
+    procs, bases = start_pair(
+        tmp_path, postgres.new_database(), upstream_server.url, TENURE_API_KEY=KEY
+    )
+    yield bases["a"], bases["b"]
+    stop_pair(procs)
+
+
+def csrf_from(base: str) -> tuple[str, str]:
+    """The CSRF cookie a replica's login page sets, and the token its form carries."""
+    page = httpx.get(f"{base}/login", timeout=10)
+    found = _META_TOKEN.search(page.text)
+    assert found, page.text[:300]
+    return page.cookies["tenure_csrf"], found.group(1)
+
+
+def test_a_login_logout_and_csrf_token_hold_on_either_replica(
+    keyed_replicas: tuple[str, str],
+) -> None:
+    a, b = keyed_replicas
+    cookie, token = csrf_from(a)
+    login = httpx.post(
+        f"{a}/login",
+        data={"csrf_token": token, "key": KEY, "next": "/beliefs"},
+        cookies={"tenure_csrf": cookie},
+        timeout=10,
+    )
+    assert login.status_code == 303, login.text
+    jar = {"tenure_csrf": cookie, "tenure_session": login.cookies["tenure_session"]}
+    assert httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 200
+    # A's CSRF token is good on B: the double-submit cookie needs no server state.
+    belief = {"user_id": "alice", "canonical_name": "ci", "content": "CI runs on Buildkite."}
+    made = httpx.post(
+        f"{b}/api/beliefs", json=belief, cookies=jar, headers={"x-csrf-token": token}, timeout=10
+    )
+    assert made.status_code == 201, made.text
+    forged = httpx.post(f"{b}/api/beliefs", json=belief, cookies=jar, timeout=10)
+    assert forged.status_code == 403
+
+    out = httpx.post(f"{a}/logout", data={"csrf_token": token}, cookies=jar, timeout=10)
+    assert out.status_code == 303
+    assert httpx.get(f"{a}/api/beliefs", cookies=jar, timeout=10).status_code == 401
+    eventually(lambda: httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 401)
+
+
+def test_wrong_keys_on_both_replicas_count_together(keyed_replicas: tuple[str, str]) -> None:
+    a, b = keyed_replicas
+    wrong = {"authorization": "Bearer guess"}
+    right = {"authorization": f"Bearer {KEY}"}
+    for base in (a, b):  # ten in all, the limit, five on each
+        for _ in range(5):
+            assert httpx.get(f"{base}/api/beliefs", headers=wrong, timeout=10).status_code == 401
+    for base in (a, b):
+        refused = eventually(
+            lambda base=base: (
+                httpx.get(f"{base}/api/beliefs", headers=right, timeout=10).status_code == 429
+            )
+        )
+        assert refused
