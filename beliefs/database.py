@@ -131,7 +131,7 @@ class BeliefDatabase:
             store.reload_rules()
             if background and not postgres:
                 store.index.ready.clear()
-            else:  # a PostgreSQL replica loads before it follows the feed (see `_follow`)
+            else:  # a PostgreSQL replica loads now, having joined the feed at its head (`_follow`)
                 store.load_index(store.conn)
         except BaseException:
             conn.close()
