@@ -8,10 +8,11 @@ dictionary probes, not scans.
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Container, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from beliefs.semantic import SemanticIndex
 
 FUZZY_PREFIX = 2
+K = TypeVar("K", bound=Hashable)
 
 
 def deletion_variants(term: str) -> set[str]:
@@ -28,7 +30,7 @@ def deletion_variants(term: str) -> set[str]:
     return {term[:i] + term[i + 1 :] for i in range(FUZZY_PREFIX, len(term))}
 
 
-@dataclass
+@dataclass(slots=True)
 class IndexedDoc:
     belief: Belief
     canonical: str
@@ -36,6 +38,47 @@ class IndexedDoc:
     recency: float = 0.0  # minus the last reinforcement's timestamp: ties rank newest first
     domain: frozenset[str] | None = None  # stems of its own words, worked out when first asked
     proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
+
+
+# A posting names one member or several: a lone member is held as itself, not in a set of
+# one. Most names, stems and fuzzy keys belong to one belief or token, and a set of one costs
+# more than 200 bytes, which a store of a million beliefs holds several times over.
+Members = str | set[str]
+
+
+def members(value: Members | None) -> Collection[str]:
+    """The members of a posting (none when absent)."""
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else value
+
+
+def put(mapping: dict[K, Members], key: K, member: str) -> None:
+    """Add `member` to the posting at `key`."""
+    value = mapping.get(key)
+    if value is None:
+        mapping[key] = member
+    elif isinstance(value, str):
+        if value != member:
+            mapping[key] = {value, member}
+    else:
+        value.add(member)
+
+
+def take(mapping: dict[K, Members], key: K, member: str) -> None:
+    """Remove `member` from the posting at `key`; an emptied posting goes."""
+    value = mapping.get(key)
+    if value is None:
+        return
+    if isinstance(value, str):
+        if value == member:
+            del mapping[key]
+        return
+    value.discard(member)
+    if len(value) == 1:
+        mapping[key] = next(iter(value))
+    elif not value:
+        del mapping[key]
 
 
 def name_words(canonical: str) -> list[str]:
@@ -50,41 +93,42 @@ def name_words(canonical: str) -> list[str]:
 
 @dataclass
 class UserPostings:
-    """Postings of one user's beliefs: BM25 statistics are per user."""
+    """Postings of one user's beliefs: BM25 statistics are per user.
+
+    A posting holds a lone member as itself (`Members`); read one through `members`. Stems
+    are held only where they differ from the token: `stem_matches` adds the token itself.
+    """
 
     docs: dict[str, IndexedDoc] = field(default_factory=dict)
-    canonical: dict[str, set[str]] = field(default_factory=dict)  # canonical token -> ids
-    aliases: dict[str, dict[str, int]] = field(default_factory=dict)  # token -> {id: length}
-    deletes: dict[str, set[str]] = field(default_factory=dict)  # one-word tokens only
-    ends: dict[tuple[int, str, str], set[str]] = field(default_factory=dict)  # phrase tokens
+    canonical: dict[str, Members] = field(default_factory=dict)  # canonical token -> ids
+    aliases: dict[str, Members] = field(default_factory=dict)  # alias token -> ids
+    deletes: dict[str, Members] = field(default_factory=dict)  # one-word tokens only
+    ends: dict[tuple[int, str, str], Members] = field(default_factory=dict)  # phrase tokens
     sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
     alias_docs: int = 0
     alias_len_sum: int = 0
     name_sizes: dict[int, int] = field(default_factory=dict)  # canonical tokens by word count
     pinned: set[str] = field(default_factory=set)  # pinned or delivery=always
-    alias_stems: dict[str, set[str]] = field(default_factory=dict)  # stemmed -> alias tokens
-    canonical_stems: dict[str, set[str]] = field(default_factory=dict)  # stemmed -> canonical
-    name_words: dict[str, set[str]] = field(default_factory=dict)  # name word stem -> canonical
+    alias_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> alias tokens
+    canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
+    name_words: dict[str, Members] = field(default_factory=dict)  # name word stem -> canonical
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
         self.docs[bid] = doc
         if doc.canonical not in self.canonical:
-            self.canonical[doc.canonical] = set()
             _count(self.name_sizes, doc.canonical, 1)
-            self.canonical_stems.setdefault(stem_phrase(doc.canonical), set()).add(doc.canonical)
+            _put_stem(self.canonical_stems, doc.canonical)
             for word in name_words(doc.canonical):
-                self.name_words.setdefault(word, set()).add(doc.canonical)
-        self.canonical[doc.canonical].add(bid)
+                put(self.name_words, word, doc.canonical)
+        put(self.canonical, doc.canonical, bid)
         for token in doc.aliases:
-            posting = self.aliases.get(token)
-            if posting is None:
-                posting = self.aliases[token] = {}
+            if token not in self.aliases:
                 for key in _fuzzy_keys(token):
-                    self._fuzzy(key).add(token)
+                    put(self._fuzzy(key), key, token)
                 _count(self.sizes, token, 1)
-                self.alias_stems.setdefault(stem_phrase(token), set()).add(token)
-            posting[bid] = len(doc.aliases)
+                _put_stem(self.alias_stems, token)
+            put(self.aliases, token, bid)
         if doc.aliases:
             self.alias_docs += 1
             self.alias_len_sum += len(doc.aliases)
@@ -95,26 +139,21 @@ class UserPostings:
         doc = self.docs.pop(bid, None)
         if doc is None:
             return
-        _discard(self.canonical, doc.canonical, bid)
+        take(self.canonical, doc.canonical, bid)
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, -1)
-            _discard(self.canonical_stems, stem_phrase(doc.canonical), doc.canonical)
+            _take_stem(self.canonical_stems, doc.canonical)
             for word in name_words(doc.canonical):
-                _discard(self.name_words, word, doc.canonical)
+                take(self.name_words, word, doc.canonical)
         for token in doc.aliases:
-            posting = self.aliases.get(token)
-            if posting is None:
+            if token not in self.aliases:
                 continue
-            posting.pop(bid, None)
-            if not posting:
-                del self.aliases[token]
+            take(self.aliases, token, bid)
+            if token not in self.aliases:
                 _count(self.sizes, token, -1)
-                _discard(self.alias_stems, stem_phrase(token), token)
+                _take_stem(self.alias_stems, token)
                 for key in _fuzzy_keys(token):
-                    bucket = self._fuzzy(key)
-                    bucket.discard(token)
-                    if not bucket:
-                        self._drop_fuzzy(key)
+                    take(self._fuzzy(key), key, token)
         if doc.aliases:
             self.alias_docs -= 1
             self.alias_len_sum -= len(doc.aliases)
@@ -124,16 +163,26 @@ class UserPostings:
     def avg_alias_len(self) -> float:
         return self.alias_len_sum / self.alias_docs if self.alias_docs else 1.0
 
-    def _fuzzy(self, key: str | tuple[int, str, str]) -> set[str]:
-        if isinstance(key, tuple):
-            return self.ends.setdefault(key, set())
-        return self.deletes.setdefault(key, set())
+    def _fuzzy(self, key: str | tuple[int, str, str]) -> dict[Any, Members]:
+        return self.ends if isinstance(key, tuple) else self.deletes
 
-    def _drop_fuzzy(self, key: str | tuple[int, str, str]) -> None:
-        if isinstance(key, tuple):
-            self.ends.pop(key, None)
-        else:
-            self.deletes.pop(key, None)
+    def canonical_ids(self, token: str) -> Collection[str]:
+        """The beliefs whose canonical name is `token`."""
+        return members(self.canonical.get(token))
+
+    def alias_ids(self, token: str) -> Collection[str]:
+        """The beliefs holding the alias (or rejected alternative) `token`."""
+        return members(self.aliases.get(token))
+
+    def stem_matches(
+        self, stems: dict[str, Members], exact: Container[str], query: str
+    ) -> list[str]:
+        """Tokens (of `exact`, indexed in `stems`) whose stem is the stem of `query`."""
+        stemmed = stem_phrase(query)
+        found = list(members(stems.get(stemmed)))
+        if stemmed in exact and stem_phrase(stemmed) == stemmed:
+            found.append(stemmed)
+        return found
 
     def alias_candidates(self, term: str, *, fuzzy: bool) -> Iterator[str]:
         """Alias tokens equal to `term` or, with `fuzzy`, possibly one edit away (verify!).
@@ -150,14 +199,14 @@ class UserPostings:
         if len(words) > 1:
             first = (len(words), "first", words[0])
             last = (len(words), "last", words[-1])
-            for token in (*self.ends.get(first, ()), *self.ends.get(last, ())):
+            for token in (*members(self.ends.get(first)), *members(self.ends.get(last))):
                 if token not in seen:
                     seen.add(token)
                     yield token
             return
         probes = deletion_variants(term)
         for variant in (term, *probes):
-            for token in self.deletes.get(variant, ()):
+            for token in members(self.deletes.get(variant)):
                 if token not in seen:
                     seen.add(token)
                     yield token
@@ -165,6 +214,18 @@ class UserPostings:
             if variant not in seen and variant in self.aliases:
                 seen.add(variant)
                 yield variant
+
+
+def _put_stem(stems: dict[str, Members], token: str) -> None:
+    stemmed = stem_phrase(token)
+    if stemmed != token:
+        put(stems, stemmed, token)
+
+
+def _take_stem(stems: dict[str, Members], token: str) -> None:
+    stemmed = stem_phrase(token)
+    if stemmed != token:
+        take(stems, stemmed, token)
 
 
 def _fuzzy_keys(token: str) -> list[str | tuple[int, str, str]]:
@@ -184,24 +245,16 @@ def _count(sizes: dict[int, int], token: str, change: int) -> None:
         sizes.pop(words, None)
 
 
-def _discard(mapping: dict[str, set[str]], key: str, value: str) -> None:
-    bucket = mapping.get(key)
-    if bucket is not None:
-        bucket.discard(value)
-        if not bucket:
-            del mapping[key]
-
-
 def index_doc(belief: Belief) -> IndexedDoc:
-    aliases: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # tokens interned: beliefs sharing an alias share its token
     for name in belief.aliases:
         token = normalize_name(name)
         if token:
-            aliases.setdefault(token, "alias")
+            aliases.setdefault(sys.intern(token), "alias")
     for name in belief.rejected_alternatives:
         token = normalize_name(name)
         if token:
-            aliases.setdefault(token, "rejected_alternative")
+            aliases.setdefault(sys.intern(token), "rejected_alternative")
     reinforced = belief.last_reinforced_at or belief.updated_at
     return IndexedDoc(
         belief=belief,
@@ -272,7 +325,7 @@ class BeliefIndex:
     def by_name(self, user_id: str, name: str) -> list[Belief]:
         with self.lock:
             postings = self.user(user_id)
-            ids = postings.canonical.get(normalize_name(name), set())
+            ids = postings.canonical_ids(normalize_name(name))
             return [postings.docs[i].belief for i in ids]
 
     def __len__(self) -> int:

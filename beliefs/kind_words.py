@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from beliefs.bm25 import TF_NORM_ONE, idf, label
 from beliefs.corroboration import proper_words
-from beliefs.index import FUZZY_PREFIX, UserPostings
+from beliefs.index import FUZZY_PREFIX, UserPostings, members
 from beliefs.lexicon import is_common, is_general, stem
 from beliefs.query import QueryTerms
 
@@ -52,7 +52,7 @@ def match_kind_words(
 
 def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[str, str]]:
     """The canonical names `word` is the kind word of, and its clause score (0 for none)."""
-    tokens = postings.name_words.get(stem(word)) if len(word) > FUZZY_PREFIX else None
+    tokens = members(postings.name_words.get(stem(word))) if len(word) > FUZZY_PREFIX else ()
     if not tokens or is_general(word):
         return 0.0, {}
     if len(tokens) > MAX_KIND_NAMES:  # the kind of that many things names none of them
@@ -68,7 +68,7 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[s
             and not _written_as_name(postings, token, name_word)
         ):
             hits[token] = name_word
-    df = sum(len(postings.canonical[t]) for t in hits)
+    df = sum(len(postings.canonical_ids(t)) for t in hits)
     if df > MAX_KIND_NAMES:
         return 0.0, {}
     return (BOOST_NAME_WORD * idf(n, df) * TF_NORM_ONE if hits else 0.0), hits
@@ -78,7 +78,7 @@ def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
     """Whether a belief of that name writes `word` as a name ("Click" of `python_cli_click`):
     then it names the thing, not its kind, and only an alias clause (corroborated) counts."""
     docs = postings.docs
-    return any(word in proper_words(docs[bid]) for bid in postings.canonical[canonical])
+    return any(word in proper_words(docs[bid]) for bid in postings.canonical_ids(canonical))
 
 
 def _name_word(canonical: str, word: str) -> str | None:

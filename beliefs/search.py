@@ -15,7 +15,7 @@ floor are fused in by reciprocal rank (`beliefs.semantic`).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
@@ -25,7 +25,7 @@ from beliefs.bm25 import K1, TF_NORM_ONE, B, idf, label, length_norms, similarit
 from beliefs.corroboration import WRITTEN, Witness, proper_words
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.kind_words import NameWords, match_kind_words
-from beliefs.lexicon import is_common, is_general, stem_phrase
+from beliefs.lexicon import is_common, is_general
 from beliefs.models import Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
 from beliefs.semantic import Neighbour, fuse
@@ -111,7 +111,7 @@ def _match_canonical(
         (phrases, BOOST_CANONICAL_PHRASE),
     ):
         for word in words:
-            ids = postings.canonical.get(word)
+            ids = postings.canonical_ids(word)
             if ids and word not in matched:
                 base = boost * idf(n, len(ids)) * TF_NORM_ONE
                 matched[word] = (base, "canonical_name", word, "exact", word)
@@ -122,11 +122,10 @@ def _match_canonical(
         (phrases, BOOST_CANONICAL_PHRASE),
     ):
         for word in words:
-            for token in postings.canonical_stems.get(stem_phrase(word), ()):
+            for token in postings.stem_matches(postings.canonical_stems, postings.canonical, word):
                 if token not in matched and _prefix_ok(word, token):
-                    base = (
-                        boost * STEM_FACTOR * idf(n, len(postings.canonical[token])) * TF_NORM_ONE
-                    )
+                    df = len(postings.canonical_ids(token))
+                    base = boost * STEM_FACTOR * idf(n, df) * TF_NORM_ONE
                     matched[token] = (base, "canonical_name", label(word, token), "stemmed", word)
     return matched
 
@@ -180,7 +179,7 @@ def _match_aliases(
             if found is None:
                 found = _alias_matches(postings, query, cache)
             for token, edits in found:
-                df = len(postings.aliases[token])
+                df = len(postings.alias_ids(token))
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
                     how: Match = "exact" if edits == 0 else "fuzzy"
@@ -189,9 +188,9 @@ def _match_aliases(
         return matched
     for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
         for query in queries:
-            for token in postings.alias_stems.get(stem_phrase(query), ()):
+            for token in postings.stem_matches(postings.alias_stems, postings.aliases, query):
                 if token not in matched and _prefix_ok(query, token):
-                    base = boost * STEM_FACTOR * idf(n, len(postings.aliases[token]))
+                    base = boost * STEM_FACTOR * idf(n, len(postings.alias_ids(token)))
                     matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
 
@@ -223,29 +222,29 @@ def _accumulate(
     scores: dict[str, float] = {}
     get = scores.get
     norms = length_norms(postings.avg_alias_len)
-    gated: list[tuple[str, float, str, dict[str, int] | set[str]]] = []
+    docs = postings.docs
+    gated: list[tuple[str, float, str, Collection[str], bool]] = []
     for token, (base, _, _, how, query) in canonical.items():
         if extended and _may_need_corroboration(token, how, query):
-            gated.append((token, base, query, postings.canonical[token]))
+            gated.append((token, base, query, postings.canonical_ids(token), False))
             continue
-        for bid in postings.canonical[token]:
+        for bid in postings.canonical_ids(token):
             scores[bid] = get(bid, 0.0) + base
     for token, words in names.items():
         total = sum(base for base, _, _ in words)
-        for bid in postings.canonical[token]:
+        for bid in postings.canonical_ids(token):
             scores[bid] = get(bid, 0.0) + total
     for token, (base, _, _, how, query) in aliases.items():
         if extended and _may_need_corroboration(token, how, query):
-            gated.append((token, base, query, postings.aliases[token]))
+            gated.append((token, base, query, postings.alias_ids(token), True))
             continue
-        for bid, dl in postings.aliases[token].items():
-            scores[bid] = get(bid, 0.0) + base * norms[dl]
+        for bid in postings.alias_ids(token):
+            scores[bid] = get(bid, 0.0) + base * norms[len(docs[bid].aliases)]
     corroborated: Corroborated = {}
     ambiguity = {} if ambiguity is None else ambiguity
     if gated:
         matched_before = set(scores)
-        docs = postings.docs
-        for token, base, query, posting in gated:
+        for token, base, query, posting, normed in gated:
             ambiguous = _ambiguous(postings, token, posting, ambiguity)
             witness = Witness(terms, query, token) if ambiguous else None
             if witness is not None and witness.written:  # written as a name: counts everywhere
@@ -257,7 +256,7 @@ def _accumulate(
                     if reason is None:
                         continue
                     corroborated[bid, token] = reason
-                factor = norms[posting[bid]] if isinstance(posting, dict) else 1.0
+                factor = norms[len(docs[bid].aliases)] if normed else 1.0
                 scores[bid] = get(bid, 0.0) + base * factor
     return scores, corroborated
 
@@ -265,7 +264,7 @@ def _accumulate(
 def _ambiguous(
     postings: UserPostings,
     token: str,
-    posting: dict[str, int] | set[str],
+    posting: Collection[str],
     cache: dict[str, frozenset[str]],
 ) -> frozenset[str]:
     """The beliefs for which `token` is an ambiguous name (kept until the index changes)."""
