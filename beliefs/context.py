@@ -46,13 +46,23 @@ class Budget:
     used_tokens: int = 0
     shed_ids: list[str] = field(default_factory=list)
     shed_reason: dict[str, str] = field(default_factory=dict)
+    # pinned beliefs past the pinned cap, shed as "max_pinned" before any of `shed_ids`: the
+    # same for every turn of the user's standing layers, so kept once, not copied per turn
+    over_pinned: Sequence[str] = ()
+
+    @property
+    def shed(self) -> list[tuple[str, str]]:
+        """Every shed belief's id and why, in the order they were shed."""
+        return [(i, "max_pinned") for i in self.over_pinned] + [
+            (i, self.shed_reason[i]) for i in self.shed_ids
+        ]
 
     def as_dict(self) -> dict[str, object]:
         return {
             "max_beliefs": self.max_beliefs,
             "limit_tokens": self.limit_tokens,
             "used_tokens": self.used_tokens,
-            "shed": [{"id": i, "reason": self.shed_reason[i]} for i in self.shed_ids],
+            "shed": [{"id": i, "reason": why} for i, why in self.shed],
         }
 
 
@@ -162,9 +172,7 @@ def assemble(
     budget = Budget(max_beliefs=request.max_beliefs, limit_tokens=request.token_budget)
     pinned_cap = min(MAX_PINNED, request.max_beliefs)
     pinned = standing.pinned[:pinned_cap]
-    for belief in standing.pinned[pinned_cap:]:
-        budget.shed_ids.append(belief.id)
-        budget.shed_reason[belief.id] = "max_pinned"
+    budget.over_pinned = standing.over_pinned(pinned_cap)
     questions = list(standing.questions)
     pinned_ids = {b.id for b in pinned}
     covered_by_persona = standing.covered_by_persona
@@ -200,6 +208,7 @@ def assemble(
         searchable,
         min_score=MIN_SCORE,
         weight=weight,
+        max_weight=rules.max_bonus,
         limit=room + SHED_LOOKAHEAD,
         verdicts=(standing.version, verdicts),
     )
@@ -241,6 +250,14 @@ class _Standing:
     blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
     # pinned cap -> belief id -> whether search may return it
     searchable: dict[int, dict[str, bool]] = field(default_factory=dict)
+    # pinned cap -> the ids of the pinned beliefs past it
+    over: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def over_pinned(self, cap: int) -> tuple[str, ...]:
+        found = self.over.get(cap)
+        if found is None:
+            found = self.over[cap] = tuple(b.id for b in self.pinned[cap:])
+        return found
 
 
 def _standing(

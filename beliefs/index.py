@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Collection, Container, Hashable, Iterable, Iterator
+from collections.abc import Collection, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
@@ -44,6 +44,11 @@ class IndexedDoc:
 # one. Most names, stems and fuzzy keys belong to one belief or token, and a set of one costs
 # more than 200 bytes, which a store of a million beliefs holds several times over.
 Members = str | set[str]
+# An alias's posting: its one belief, or its beliefs by their alias count (BM25's length norm
+# is one number per count, so a group scores at one rate).
+AliasPosting = str | dict[int, Members]
+StemKind = Literal["canonical", "alias"]
+MAX_CACHED_STEMS = 50_000
 
 
 def members(value: Members | None) -> Collection[str]:
@@ -95,13 +100,14 @@ def name_words(canonical: str) -> list[str]:
 class UserPostings:
     """Postings of one user's beliefs: BM25 statistics are per user.
 
-    A posting holds a lone member as itself (`Members`); read one through `members`. Stems
-    are held only where they differ from the token: `stem_matches` adds the token itself.
+    A posting holds a lone member as itself (`Members`); read one through `members`, and an
+    alias's through `alias_ids`/`alias_groups`. Stems are held only where they differ from the
+    token: `stem_matches` adds the token itself.
     """
 
     docs: dict[str, IndexedDoc] = field(default_factory=dict)
     canonical: dict[str, Members] = field(default_factory=dict)  # canonical token -> ids
-    aliases: dict[str, Members] = field(default_factory=dict)  # alias token -> ids
+    aliases: dict[str, AliasPosting] = field(default_factory=dict)  # alias token -> ids
     deletes: dict[str, Members] = field(default_factory=dict)  # one-word tokens only
     ends: dict[tuple[int, str, str], Members] = field(default_factory=dict)  # phrase tokens
     sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
@@ -112,9 +118,12 @@ class UserPostings:
     alias_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> alias tokens
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     name_words: dict[str, Members] = field(default_factory=dict)  # name word stem -> canonical
+    stem_cache: dict[tuple[StemKind, str], tuple[str, ...]] = field(default_factory=dict)
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
+        if self.stem_cache:
+            self.stem_cache.clear()
         self.docs[bid] = doc
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, 1)
@@ -122,13 +131,23 @@ class UserPostings:
             for word in name_words(doc.canonical):
                 put(self.name_words, word, doc.canonical)
         put(self.canonical, doc.canonical, bid)
+        length = len(doc.aliases)
         for token in doc.aliases:
-            if token not in self.aliases:
+            posting = self.aliases.get(token)
+            if posting is None:
                 for key in _fuzzy_keys(token):
                     put(self._fuzzy(key), key, token)
                 _count(self.sizes, token, 1)
                 _put_stem(self.alias_stems, token)
-            put(self.aliases, token, bid)
+                self.aliases[token] = bid
+            elif isinstance(posting, str):
+                if posting != bid:
+                    groups: dict[int, Members] = {}
+                    put(groups, len(self.docs[posting].aliases), posting)
+                    put(groups, length, bid)
+                    self.aliases[token] = groups
+            else:
+                put(posting, length, bid)
         if doc.aliases:
             self.alias_docs += 1
             self.alias_len_sum += len(doc.aliases)
@@ -139,16 +158,24 @@ class UserPostings:
         doc = self.docs.pop(bid, None)
         if doc is None:
             return
+        self.stem_cache.clear()
         take(self.canonical, doc.canonical, bid)
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, -1)
             _take_stem(self.canonical_stems, doc.canonical)
             for word in name_words(doc.canonical):
                 take(self.name_words, word, doc.canonical)
+        length = len(doc.aliases)
         for token in doc.aliases:
-            if token not in self.aliases:
+            posting = self.aliases.get(token)
+            if posting is None:
                 continue
-            take(self.aliases, token, bid)
+            if isinstance(posting, dict):
+                take(posting, length, bid)
+                if len(posting) == 1 and isinstance(lone := next(iter(posting.values())), str):
+                    self.aliases[token] = lone
+            elif posting == bid:
+                del self.aliases[token]
             if token not in self.aliases:
                 _count(self.sizes, token, -1)
                 _take_stem(self.alias_stems, token)
@@ -172,16 +199,50 @@ class UserPostings:
 
     def alias_ids(self, token: str) -> Collection[str]:
         """The beliefs holding the alias (or rejected alternative) `token`."""
-        return members(self.aliases.get(token))
+        posting = self.aliases.get(token)
+        if posting is None or isinstance(posting, str):
+            return members(posting)
+        if len(posting) == 1:
+            return members(next(iter(posting.values())))
+        return [bid for ids in posting.values() for bid in members(ids)]
 
-    def stem_matches(
-        self, stems: dict[str, Members], exact: Container[str], query: str
-    ) -> list[str]:
-        """Tokens (of `exact`, indexed in `stems`) whose stem is the stem of `query`."""
-        stemmed = stem_phrase(query)
-        found = list(members(stems.get(stemmed)))
-        if stemmed in exact and stem_phrase(stemmed) == stemmed:
-            found.append(stemmed)
+    def alias_df(self, token: str) -> int:
+        """How many beliefs hold the alias `token`."""
+        posting = self.aliases.get(token)
+        if posting is None or isinstance(posting, str):
+            return 0 if posting is None else 1
+        return sum(1 if isinstance(ids, str) else len(ids) for ids in posting.values())
+
+    def alias_groups(self, token: str) -> Iterator[tuple[int, Collection[str]]]:
+        """The beliefs holding the alias `token`, grouped by how many aliases each has (the
+        BM25 length norm is the same within a group)."""
+        posting = self.aliases.get(token)
+        if posting is None:
+            return
+        if isinstance(posting, str):
+            yield len(self.docs[posting].aliases), (posting,)
+            return
+        for length, ids in posting.items():
+            yield length, members(ids)
+
+    def stem_matches(self, kind: StemKind, query: str) -> tuple[str, ...]:
+        """Canonical or alias tokens whose stem is the stem of `query` (kept per query term
+        until the postings change: turns repeat their words and phrases)."""
+        key = (kind, query)
+        found = self.stem_cache.get(key)
+        if found is None:
+            stems, exact = (
+                (self.canonical_stems, self.canonical)
+                if kind == "canonical"
+                else (self.alias_stems, self.aliases)
+            )
+            stemmed = stem_phrase(query)
+            found = tuple(members(stems.get(stemmed)))
+            if stemmed in exact and stem_phrase(stemmed) == stemmed:
+                found += (stemmed,)
+            if len(self.stem_cache) >= MAX_CACHED_STEMS:
+                self.stem_cache.clear()
+            self.stem_cache[key] = found
         return found
 
     def alias_candidates(self, term: str, *, fuzzy: bool) -> Iterator[str]:

@@ -41,6 +41,13 @@ def stem(word: str) -> str:
 
 def stem_phrase(token: str) -> str:
     """Each word of a space-separated token stemmed ("feature flags" -> "featur flag")."""
+    if " " not in token:
+        return stem(token)
+    return _stem_words(token)
+
+
+@lru_cache(maxsize=200_000)
+def _stem_words(token: str) -> str:
     return " ".join(stem(w) for w in token.split(" "))
 
 

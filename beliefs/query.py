@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -118,18 +119,29 @@ def written_words(text: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     sentence_start = True
     for raw in text.split():
-        stripped = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
-        stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
+        word, inner, first, ends = _read_word(raw)
         starts = sentence_start
-        sentence_start = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
-        word = stripped.lower()
-        if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
-            continue
-        if word.isalnum() or any(ch.isalnum() for ch in word):
-            capitals = [ch.isupper() for ch in stripped]
-            named = not shouting and (any(capitals[1:]) or (capitals[0] and not starts))
-            out.append((word, named))
+        sentence_start = ends
+        if word:
+            out.append((word, not shouting and (inner or (first and not starts))))
     return out
+
+
+@lru_cache(maxsize=65_536)
+def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
+    """One whitespace-separated piece of text: its word ("" for none: punctuation, a number),
+    whether a capital follows its first letter, whether its first letter is one, and whether
+    it ends a sentence. Turns repeat their words, so each piece is read once."""
+    stripped = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
+    stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
+    ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
+    word = stripped.lower()
+    if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
+        return "", False, False, ends
+    if not (word.isalnum() or any(ch.isalnum() for ch in word)):
+        return "", False, False, ends
+    capitals = [ch.isupper() for ch in stripped]
+    return word, any(capitals[1:]), capitals[0], ends
 
 
 _CODE_SPAN_WORDS = 3  # a longer span is code, not a name

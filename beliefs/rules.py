@@ -142,6 +142,11 @@ class RuleSet:
         return rule.memory_class if rule else None
 
     @property
+    def max_bonus(self) -> float:
+        """The most `bonus` can give any belief: every rule with a positive bonus matching."""
+        return 1.0 + sum(r.bonus for r in self.rules if r.bonus > 0)
+
+    @property
     def has_bonuses(self) -> bool:
         return any(r.bonus for r in self.rules)
 

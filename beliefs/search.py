@@ -122,7 +122,7 @@ def _match_canonical(
         (phrases, BOOST_CANONICAL_PHRASE),
     ):
         for word in words:
-            for token in postings.stem_matches(postings.canonical_stems, postings.canonical, word):
+            for token in postings.stem_matches("canonical", word):
                 if token not in matched and _prefix_ok(word, token):
                     df = len(postings.canonical_ids(token))
                     base = boost * STEM_FACTOR * idf(n, df) * TF_NORM_ONE
@@ -179,7 +179,7 @@ def _match_aliases(
             if found is None:
                 found = _alias_matches(postings, query, cache)
             for token, edits in found:
-                df = len(postings.alias_ids(token))
+                df = postings.alias_df(token)
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
                     how: Match = "exact" if edits == 0 else "fuzzy"
@@ -188,9 +188,9 @@ def _match_aliases(
         return matched
     for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
         for query in queries:
-            for token in postings.stem_matches(postings.alias_stems, postings.aliases, query):
+            for token in postings.stem_matches("alias", query):
                 if token not in matched and _prefix_ok(query, token):
-                    base = boost * STEM_FACTOR * idf(n, len(postings.alias_ids(token)))
+                    base = boost * STEM_FACTOR * idf(n, postings.alias_df(token))
                     matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
 
@@ -210,6 +210,10 @@ def _consumed(canonical: Matched, aliases: Matched) -> set[str]:
 Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
 
 
+# One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word)
+Walk = tuple[str, list[tuple[float, Collection[str]]], str | None]
+
+
 def _accumulate(
     postings: UserPostings,
     terms: QueryTerms,
@@ -218,47 +222,91 @@ def _accumulate(
     names: NameWords,
     extended: bool = True,
     ambiguity: dict[str, frozenset[str]] | None = None,
+    floor: float = 0.0,
 ) -> tuple[dict[str, float], Corroborated]:
-    scores: dict[str, float] = {}
-    get = scores.get
+    """Each matched belief's score, summed clause by clause in a fixed order; clauses of an
+    everyday name (gated) count last, and only where corroborated.
+
+    `floor`: the score below which a belief cannot be returned (the minimum score over the
+    largest weight). The weakest clauses, whose best rates together stay below it, cannot lift
+    a belief to it alone, so their postings are read only for beliefs a stronger clause found
+    (MaxScore's non-essential lists): a common alias costs what its few useful beliefs cost.
+    """
     norms = length_norms(postings.avg_alias_len)
     docs = postings.docs
-    gated: list[tuple[str, float, str, Collection[str], bool]] = []
+    walks: list[Walk] = []
     for token, (base, _, _, how, query) in canonical.items():
-        if extended and _may_need_corroboration(token, how, query):
-            gated.append((token, base, query, postings.canonical_ids(token), False))
-            continue
-        for bid in postings.canonical_ids(token):
-            scores[bid] = get(bid, 0.0) + base
+        gate = query if extended and _may_need_corroboration(token, how, query) else None
+        walks.append((token, [(base, postings.canonical_ids(token))], gate))
     for token, words in names.items():
-        total = sum(base for base, _, _ in words)
-        for bid in postings.canonical_ids(token):
-            scores[bid] = get(bid, 0.0) + total
+        walks.append((token, [(sum(b for b, _, _ in words), postings.canonical_ids(token))], None))
     for token, (base, _, _, how, query) in aliases.items():
-        if extended and _may_need_corroboration(token, how, query):
-            gated.append((token, base, query, postings.alias_ids(token), True))
+        gate = query if extended and _may_need_corroboration(token, how, query) else None
+        groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
+        walks.append((token, groups, gate))
+    among = _essential(walks, floor)
+    scores: dict[str, float] = {}
+    get = scores.get
+    for _, groups, gate in walks:
+        if gate is not None:
             continue
-        for bid in postings.alias_ids(token):
-            scores[bid] = get(bid, 0.0) + base * norms[len(docs[bid].aliases)]
+        for rate, ids in groups:
+            if among is not None:
+                ids = among.intersection(ids)
+            if not scores:
+                scores = dict.fromkeys(ids, rate)
+                get = scores.get
+                continue
+            for bid in ids:
+                scores[bid] = get(bid, 0.0) + rate
     corroborated: Corroborated = {}
     ambiguity = {} if ambiguity is None else ambiguity
-    if gated:
-        matched_before = set(scores)
-        for token, base, query, posting, normed in gated:
-            ambiguous = _ambiguous(postings, token, posting, ambiguity)
-            witness = Witness(terms, query, token) if ambiguous else None
-            if witness is not None and witness.written:  # written as a name: counts everywhere
-                corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
-                ambiguous = frozenset()
-            for bid in posting:
+    matched_before = set(scores)
+    for token, groups, word in walks:
+        if word is None:
+            continue
+        posting = [bid for _, ids in groups for bid in ids]
+        ambiguous = _ambiguous(postings, token, posting, ambiguity)
+        witness = Witness(terms, word, token) if ambiguous else None
+        if witness is not None and witness.written:  # written as a name: counts everywhere
+            corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
+            ambiguous = frozenset()
+        for rate, ids in groups:
+            for bid in ids if among is None else among.intersection(ids):
                 if witness is not None and bid in ambiguous:
                     reason = witness.reason(docs[bid], bid in matched_before)
                     if reason is None:
                         continue
                     corroborated[bid, token] = reason
-                factor = norms[len(docs[bid].aliases)] if normed else 1.0
-                scores[bid] = get(bid, 0.0) + base * factor
+                scores[bid] = get(bid, 0.0) + rate
     return scores, corroborated
+
+
+def _essential(walks: list[Walk], floor: float) -> set[str] | None:
+    """The beliefs that may reach `floor`: those on an essential posting (None: every posting
+    is essential, or too few are not to be worth sparing).
+
+    The non-essential postings are the weakest whose best rates sum below `floor`; a belief on
+    none but them scores below it.
+    """
+    if floor <= 0.0 or len(walks) < 2:
+        return None
+    by_rate = sorted(walks, key=lambda w: max((rate for rate, _ in w[1]), default=0.0))
+    spare = floor * (1.0 - 1e-9)  # sums in another order may differ in the last digit
+    weak = 0
+    for _, groups, _ in by_rate:
+        spare -= max((rate for rate, _ in groups), default=0.0)
+        if spare <= 0.0:
+            break
+        weak += 1
+    if not weak:
+        return None
+    skipped = sum(len(ids) for _, groups, _ in by_rate[:weak] for _, ids in groups)
+    among: set[str] = set()
+    for _, groups, _ in by_rate[weak:]:
+        for _, ids in groups:
+            among.update(ids)
+    return among if len(among) < skipped else None
 
 
 def _ambiguous(
@@ -331,6 +379,7 @@ def search(
     *,
     min_score: float = MIN_SCORE,
     weight: Callable[[Belief], float] | None = None,
+    max_weight: float | None = None,
     limit: int | None = None,
     verdicts: tuple[int, dict[str, bool]] | None = None,
 ) -> list[Hit]:
@@ -339,7 +388,9 @@ def search(
     `verdicts`: (index version, belief id -> what `accept` said) the caller remembers; used
     only while the index is at that version, it spares looking at beliefs judged before.
 
-    `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses).
+    `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses);
+    `max_weight`, the most it can give any belief, lets postings that cannot reach the cut be
+    skipped (without it, and with a weight, every posting is walked).
     Only the best `limit` accepted hits are returned (all when None). Ties break on most
     recent reinforcement, then id, so results are deterministic.
     """
@@ -365,8 +416,12 @@ def search(
         ambiguity = cast(
             dict[str, frozenset[str]], index.derived.setdefault(("ambiguous", user_id), {})
         )
+        if weight is None:
+            floor = min_score
+        else:
+            floor = 0.0 if max_weight is None else min_score / max(max_weight, 1e-9)
         scores, corroborated = _accumulate(
-            postings, terms, canonical, aliases, names, extended, ambiguity
+            postings, terms, canonical, aliases, names, extended, ambiguity, floor
         )
         docs = postings.docs
         if weight is not None:

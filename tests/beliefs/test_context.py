@@ -103,7 +103,7 @@ def test_pinned_layer_order_cap_and_sharing_the_belief_cap() -> None:
     assert [b.id for b in c.pinned][:3] == ["edited", "p11", "p10"]
     assert len(c.pinned) == 10
     assert len(c.relevant) == 3
-    assert {"p0", "p1"} <= set(c.budget.shed_ids)
+    assert {("p0", "max_pinned"), ("p1", "max_pinned")} <= set(c.budget.shed)
     assert relevant(ctx(index, "kafka", max_beliefs=10)) == []
 
 

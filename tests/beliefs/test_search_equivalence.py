@@ -1,0 +1,41 @@
+"""Compact postings and pruned scoring return what the index returned before them.
+
+`tests/data/search_outcomes.json` was written by `tests.beliefs.search_outcomes` on the code
+before postings held lone members as themselves, alias postings grouped by alias count and
+scoring skipped postings that cannot reach the minimum score. The corpus gives that skipping
+work to do: one name sits on half the beliefs, an everyday word on a quarter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+
+from beliefs.index import BeliefIndex
+from tests.beliefs.search_outcomes import USER, build, outcomes
+
+RECORDED = Path(__file__).resolve().parent.parent / "data" / "search_outcomes.json"
+
+
+def test_search_and_context_outcomes_match_those_recorded_before_the_change() -> None:
+    before = json.loads(RECORDED.read_text())
+    now = json.loads(json.dumps(outcomes()))
+    for part in ("searches", "limited", "contexts"):
+        assert len(now[part]) == len(before[part]) > 100
+        for n, (old, new) in enumerate(zip(before[part], now[part], strict=True)):
+            assert new == old, f"{part}, query {n}: {new!r:.300} != {old!r:.300}"
+    assert sum(1 for count, _, _ in now["searches"] if count) > 100  # most queries hit
+
+
+def test_postings_after_edits_and_removals_equal_postings_built_fresh() -> None:
+    churned = build()
+    fresh = BeliefIndex()
+    for user in (USER, "other-user"):
+        fresh.load(sorted(churned.beliefs(user), key=lambda b: b.id))
+    for user in (USER, "other-user"):
+        a, b = churned.user(user), fresh.user(user)
+        assert len(a.docs) > 500
+        for f in fields(a):
+            if f.name != "stem_cache":
+                assert getattr(a, f.name) == getattr(b, f.name), f.name
