@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from beliefs.index import BeliefIndex
 from beliefs.models import Belief, utcnow
@@ -101,6 +102,11 @@ class Context:
 
 def covering(scopes: Sequence[str]) -> frozenset[str]:
     """Every belief scope that applies to one of `scopes`: each scope and its ancestors."""
+    return _covering(tuple(scopes))
+
+
+@lru_cache(maxsize=4096)
+def _covering(scopes: tuple[str, ...]) -> frozenset[str]:
     out: set[str] = set()
     for scope in scopes:
         parts = scope.split("/")

@@ -34,16 +34,18 @@ def deletion_variants(term: str) -> set[str]:
 class IndexedDoc:
     belief: Belief
     canonical: str
-    aliases: dict[str, str]  # token -> field ("alias" | "rejected_alternative")
+    aliases: tuple[str, ...]  # its alias tokens, then its rejected alternatives' tokens
     recency: float = 0.0  # minus the last reinforcement's timestamp: ties rank newest first
+    alias_count: int = 0  # how many of `aliases` are aliases (the rest are rejected ones)
     domain: frozenset[str] | None = None  # stems of its own words, worked out when first asked
     proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
 
 
-# A posting names one member or several: a lone member is held as itself, not in a set of
-# one. Most names, stems and fuzzy keys belong to one belief or token, and a set of one costs
-# more than 200 bytes, which a store of a million beliefs holds several times over.
-Members = str | set[str]
+# A posting names one member or several: a lone member is held as itself, a few in a tuple,
+# more in a set. Most names, stems and fuzzy keys belong to one belief or token or a few, and
+# a set costs over 200 bytes, which a store of a million beliefs holds several times over.
+Members = str | tuple[str, ...] | set[str]
+SMALL_POSTING = 8  # members held in a tuple up to this many
 # An alias's posting: its one belief, or its beliefs by their alias count (BM25's length norm
 # is one number per count, so a group scores at one rate).
 AliasPosting = str | dict[int, Members]
@@ -65,7 +67,10 @@ def put(mapping: dict[K, Members], key: K, member: str) -> None:
         mapping[key] = member
     elif isinstance(value, str):
         if value != member:
-            mapping[key] = {value, member}
+            mapping[key] = (value, member)
+    elif isinstance(value, tuple):
+        if member not in value:
+            mapping[key] = (*value, member) if len(value) < SMALL_POSTING else {*value, member}
     else:
         value.add(member)
 
@@ -79,10 +84,18 @@ def take(mapping: dict[K, Members], key: K, member: str) -> None:
         if value == member:
             del mapping[key]
         return
-    value.discard(member)
-    if len(value) == 1:
-        mapping[key] = next(iter(value))
-    elif not value:
+    if isinstance(value, tuple):
+        left = tuple(m for m in value if m != member)
+    else:
+        value.discard(member)
+        if len(value) > SMALL_POSTING:
+            return
+        left = tuple(value)
+    if len(left) > 1:
+        mapping[key] = left
+    elif left:
+        mapping[key] = left[0]
+    else:
         del mapping[key]
 
 
@@ -108,7 +121,9 @@ class UserPostings:
     docs: dict[str, IndexedDoc] = field(default_factory=dict)
     canonical: dict[str, Members] = field(default_factory=dict)  # canonical token -> ids
     aliases: dict[str, AliasPosting] = field(default_factory=dict)  # alias token -> ids
-    deletes: dict[str, Members] = field(default_factory=dict)  # one-word tokens only
+    # one-word tokens by the hash of each deletion variant: a collision only adds a candidate
+    # the caller verifies, and an int key costs half a string
+    deletes: dict[int, Members] = field(default_factory=dict)
     ends: dict[tuple[int, str, str], Members] = field(default_factory=dict)  # phrase tokens
     sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
     alias_docs: int = 0
@@ -190,7 +205,7 @@ class UserPostings:
     def avg_alias_len(self) -> float:
         return self.alias_len_sum / self.alias_docs if self.alias_docs else 1.0
 
-    def _fuzzy(self, key: str | tuple[int, str, str]) -> dict[Any, Members]:
+    def _fuzzy(self, key: int | tuple[int, str, str]) -> dict[Any, Members]:
         return self.ends if isinstance(key, tuple) else self.deletes
 
     def canonical_ids(self, token: str) -> Collection[str]:
@@ -267,7 +282,7 @@ class UserPostings:
             return
         probes = deletion_variants(term)
         for variant in (term, *probes):
-            for token in members(self.deletes.get(variant)):
+            for token in members(self.deletes.get(hash(variant))):
                 if token not in seen:
                     seen.add(token)
                     yield token
@@ -289,11 +304,11 @@ def _take_stem(stems: dict[str, Members], token: str) -> None:
         take(stems, stemmed, token)
 
 
-def _fuzzy_keys(token: str) -> list[str | tuple[int, str, str]]:
+def _fuzzy_keys(token: str) -> list[int | tuple[int, str, str]]:
     words = token.split(" ")
     if len(words) > 1:
         return [(len(words), "first", words[0]), (len(words), "last", words[-1])]
-    return list(deletion_variants(token))
+    return [hash(variant) for variant in deletion_variants(token)]
 
 
 def _count(sizes: dict[int, int], token: str, change: int) -> None:
@@ -307,20 +322,24 @@ def _count(sizes: dict[int, int], token: str, change: int) -> None:
 
 
 def index_doc(belief: Belief) -> IndexedDoc:
-    aliases: dict[str, str] = {}  # tokens interned: beliefs sharing an alias share its token
+    # tokens interned: beliefs sharing an alias share its token, and a loaded belief's alias
+    # strings are interned too, so a token written as it is indexed is that string
+    tokens: dict[str, None] = {}
     for name in belief.aliases:
         token = normalize_name(name)
         if token:
-            aliases.setdefault(sys.intern(token), "alias")
+            tokens.setdefault(sys.intern(token))
+    alias_count = len(tokens)
     for name in belief.rejected_alternatives:
         token = normalize_name(name)
         if token:
-            aliases.setdefault(sys.intern(token), "rejected_alternative")
+            tokens.setdefault(sys.intern(token))
     reinforced = belief.last_reinforced_at or belief.updated_at
     return IndexedDoc(
         belief=belief,
         canonical=normalize_name(belief.canonical_name),
-        aliases=aliases,
+        aliases=tuple(tokens),
+        alias_count=alias_count,
         recency=-reinforced.timestamp(),
     )
 

@@ -361,7 +361,8 @@ def _clauses(doc: IndexedDoc, m: _Matches) -> list[Clause]:
         out.append(Clause("canonical_name", label, base, "name_word"))
     dl = len(doc.aliases)
     norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / m.avg_alias_len))
-    for token, fld in doc.aliases.items():
+    for i, token in enumerate(doc.aliases):
+        fld = "alias" if i < doc.alias_count else "rejected_alternative"
         if token in m.aliases:
             base, _, label, how, query = m.aliases[token]
             if _counts(doc, token, how, query, m):
