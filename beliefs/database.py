@@ -48,6 +48,39 @@ from beliefs.rule_store import rule_set
 from beliefs.rules import RuleSet
 
 LOAD_CHUNK = 20_000  # rows fetched and decoded at a time while the index fills
+LOAD_USERS_AT_ONCE = 500  # users read by one statement when a bounded index fills
+SELECT_IDS = "SELECT id FROM beliefs"
+SELECT_USERS_BY_ACTIVITY = (
+    "SELECT user_id, count(*) FROM beliefs WHERE deleted_at IS NULL GROUP BY user_id "
+    "ORDER BY max(coalesce(last_reinforced_at, updated_at)) DESC, user_id"
+)
+
+
+class StoredUsers:
+    """The users a bounded index does not hold, read from the DuckDB file on a cursor of
+    their own (the store's connection belongs to its thread)."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection) -> None:
+        self._cursor = conn.cursor()
+        self._lock = threading.Lock()
+
+    def owner_of(self, belief_id: str) -> str | None:
+        with self._lock:
+            row = self._cursor.execute(
+                "SELECT user_id FROM beliefs WHERE id = ? AND deleted_at IS NULL", [belief_id]
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def live_beliefs(self, user_id: str) -> list[Belief]:
+        with self._lock:
+            rows = self._cursor.execute(
+                f"{SELECT_BELIEFS} WHERE user_id = ? AND deleted_at IS NULL", [user_id]
+            ).fetchall()
+        return [trusted_belief_from_row(row) for row in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._cursor.close()
 
 
 class BeliefDatabase:
@@ -85,6 +118,7 @@ class BeliefDatabase:
         # changes other than rows and personas (the rules).
         self.feed: ChangeFeed | None = None
         self._changes: set[tuple[str, str]] = set()
+        self._users: StoredUsers | None = None  # a bounded index's reader of other users
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -96,12 +130,15 @@ class BeliefDatabase:
         read_only: bool = False,
         background: bool = False,
         replica: str | None = None,
+        bound: int = 0,
     ) -> Self:
         """Open (creating and migrating unless read-only) the database file at `path`, or the
         PostgreSQL database a `postgresql://` URL names.
 
         With `background` the index is left empty and not ready: the caller starts
         `load_in_background` when it is ready to share the processor with the load.
+        With a `bound` (DuckDB only) the index holds about that many beliefs, whole users,
+        the most recently active first, and reads others when they are asked for.
 
         Raises:
             StoreLocked: another process holds the file.
@@ -126,7 +163,16 @@ class BeliefDatabase:
             store.ensure_schema(migrations.MIGRATIONS)
             postgres = isinstance(conn, PgConnection)
             if postgres:
+                if bound:
+                    raise BeliefError(
+                        f"an index bound ({bound:,} beliefs) needs a DuckDB store: a "
+                        "PostgreSQL replica holds every belief; unset TENURE_INDEX_MAX_BELIEFS"
+                    )
                 store._follow(replica or new_replica_id())
+            elif bound and isinstance(conn, duckdb.DuckDBPyConnection):
+                store._users = StoredUsers(conn)
+                store.index.source = store._users
+                store.index.bound = bound
             store._load_personas()
             store.reload_rules()
             if background and not postgres:
@@ -139,6 +185,8 @@ class BeliefDatabase:
         return store
 
     def close(self) -> None:
+        if self._users is not None:
+            self._users.close()
         self.conn.close()
 
     def __enter__(self) -> Self:
@@ -297,6 +345,9 @@ class BeliefDatabase:
         index = self.index
         self._loaded = True
         with index.lock:
+            if index.bounded:
+                self._load_hottest(conn)
+                return
             cursor = conn.execute(SELECT_BELIEFS)
             while rows := cursor.fetchmany(LOAD_CHUNK):
                 for row in rows:
@@ -309,6 +360,37 @@ class BeliefDatabase:
             index.version += 1
             index.derived.clear()
             index.ready.set()
+
+    def _load_hottest(self, conn: Connection) -> None:
+        """A bounded index's start: the users most recently active first, each in whole, as
+        many as the bound holds (the others are read when first asked for)."""
+        index = self.index
+        self._deleted_ids.update(
+            bid for (bid,) in conn.execute(f"{SELECT_IDS} WHERE deleted_at IS NOT NULL").fetchall()
+        )
+        users = conn.execute(SELECT_USERS_BY_ACTIVITY).fetchall()
+        room = index.bound
+        chosen: list[str] = []
+        for user_id, count in users:
+            if count > room:
+                break
+            chosen.append(user_id)
+            room -= count
+        for user_id in reversed(chosen):  # the hottest held as the most recently used
+            index.hold(user_id)
+        for start in range(0, len(chosen), LOAD_USERS_AT_ONCE):
+            batch = chosen[start : start + LOAD_USERS_AT_ONCE]
+            marks = ", ".join("?" for _ in batch)
+            cursor = conn.execute(
+                f"{SELECT_BELIEFS} WHERE deleted_at IS NULL AND user_id IN ({marks})", batch
+            )
+            while rows := cursor.fetchmany(LOAD_CHUNK):
+                for row in rows:
+                    index.add_loaded(trusted_belief_from_row(row))
+                gc.freeze()
+        index.version += 1
+        index.derived.clear()
+        index.ready.set()
 
     def load_in_background(self, prepare: Callable[[], object] | None = None) -> threading.Thread:
         """Fill the index on its own thread and cursor; returns once that thread holds the

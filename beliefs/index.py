@@ -8,11 +8,13 @@ dictionary probes, not scans.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Collection, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 FUZZY_PREFIX = 2
 K = TypeVar("K", bound=Hashable)
+log = logging.getLogger("tenure.beliefs")
 
 
 def deletion_variants(term: str) -> set[str]:
@@ -344,12 +347,28 @@ def index_doc(belief: Belief) -> IndexedDoc:
     )
 
 
+class UserSource(Protocol):
+    """Where a bounded index reads the users it does not hold (the store's database)."""
+
+    def owner_of(self, belief_id: str) -> str | None:
+        """The user whose live belief `belief_id` is, if any."""
+
+    def live_beliefs(self, user_id: str) -> list[Belief]:
+        """Every live belief of the user, as stored now."""
+
+
 class BeliefIndex:
-    """Every non-deleted belief, by user, with search postings; safe to read from any thread."""
+    """Every non-deleted belief, by user, with search postings; safe to read from any thread.
+
+    Bounded (`bound`, with a `source`), it holds at most about that many beliefs: a user is
+    read in whole from the source when first asked for (`user`, `get`, ...) or, without
+    waiting, by `load_soon`; the users asked for least recently leave when a load passes the
+    bound. Changes to a user it does not hold are not kept (the source has them).
+    """
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self._users: dict[str, UserPostings] = {}
+        self._users: OrderedDict[str, UserPostings] = OrderedDict()  # least recent first
         self._owner: dict[str, str] = {}
         self.version = 0  # bumped on every change
         self.derived: dict[object, object] = {}  # views computed from the index; reset on change
@@ -358,6 +377,16 @@ class BeliefIndex:
         self.ready = threading.Event()  # clear while the store's rows load in the background
         self.ready.set()
         self.failed: str | None = None  # why a background load stopped, if it did
+        self.source: UserSource | None = None
+        self.bound = 0  # most beliefs held when `source` is set (0: all, no source needed)
+        self.loads = 0  # users read from the source on demand
+        self.evictions = 0  # users let go to stay within the bound
+        self._loading: dict[str, list[Belief | str]] = {}  # user -> changes while reading
+        self._soon: set[str] = set()
+
+    @property
+    def bounded(self) -> bool:
+        return self.source is not None and self.bound > 0
 
     def load(self, beliefs: Iterable[Belief]) -> None:
         with self.lock:
@@ -366,8 +395,17 @@ class BeliefIndex:
 
     def add_loaded(self, belief: Belief) -> None:
         """Index a live row while the index fills (every id is new: nothing to replace)."""
-        self._users.setdefault(belief.user_id, UserPostings()).add(index_doc(belief))
+        user = self._users.get(belief.user_id)
+        if user is None:
+            user = self._users[belief.user_id] = UserPostings()
+        user.add(index_doc(belief))
         self._owner[belief.id] = belief.user_id
+
+    def hold(self, user_id: str) -> None:
+        """Hold the user (with no beliefs yet) while the index fills: a bounded index loads
+        its hottest users so, and a user with no beliefs is held as such."""
+        if user_id not in self._users:
+            self._users[user_id] = UserPostings()
 
     def upsert(self, belief: Belief) -> None:
         """Index the belief's current state (a deleted row is removed)."""
@@ -375,7 +413,13 @@ class BeliefIndex:
             self.remove(belief.id)
             if belief.deleted_at is not None:
                 return
-            user = self._users.setdefault(belief.user_id, UserPostings())
+            user = self._users.get(belief.user_id)
+            if user is None:
+                if self.bounded:  # not held: read in whole when asked for
+                    if belief.user_id in self._loading:
+                        self._loading[belief.user_id].append(belief)
+                    return
+                user = self._users[belief.user_id] = UserPostings()
             user.add(index_doc(belief))
             self._owner[belief.id] = belief.user_id
 
@@ -386,17 +430,118 @@ class BeliefIndex:
             owner = self._owner.pop(belief_id, None)
             if owner is not None:
                 self._users[owner].discard(belief_id)
+            for changes in self._loading.values():
+                changes.append(belief_id)
 
     def get(self, belief_id: str) -> Belief | None:
         with self.lock:
             owner = self._owner.get(belief_id)
             if owner is None:
-                return None
+                if not self.bounded:
+                    return None
+                assert self.source is not None
+                owner = self.source.owner_of(belief_id)
+                if owner is None or owner in self._users:
+                    return None
+                self._read(owner)
+                if belief_id not in self._owner:
+                    return None
             return self._users[owner].docs[belief_id].belief
 
+    @property
+    def users_held(self) -> int:
+        return len(self._users)
+
+    def held(self, user_id: str) -> bool:
+        """Whether the user's beliefs are in memory (always, unbounded)."""
+        return not self.bounded or user_id in self._users
+
     def user(self, user_id: str) -> UserPostings:
-        """The user's postings (empty if unknown); hold `lock` while reading them."""
-        return self._users.get(user_id) or UserPostings()
+        """The user's postings (empty if unknown); hold `lock` while reading them. A bounded
+        index reads a user it does not hold first."""
+        found = self._users.get(user_id)
+        if found is not None:
+            if self.bounded:
+                self._users.move_to_end(user_id)
+            return found
+        if not self.bounded:
+            return UserPostings()
+        with self.lock:
+            return self._read(user_id)
+
+    def load_soon(self, user_id: str) -> None:
+        """Read the user on a thread of its own, unless held or already being read."""
+        with self.lock:
+            if user_id in self._users or user_id in self._soon:
+                return
+            self._soon.add(user_id)
+
+        def run() -> None:
+            try:  # read without the lock, so turns of users held go on meanwhile
+                with self.lock:
+                    if user_id in self._users:
+                        return
+                    self._loading[user_id] = []
+                assert self.source is not None
+                try:
+                    beliefs = self.source.live_beliefs(user_id)
+                except BaseException:
+                    with self.lock:
+                        self._loading.pop(user_id, None)
+                    raise
+                with self.lock:
+                    changes = self._loading.pop(user_id, [])
+                    if user_id not in self._users:  # else read meanwhile by a caller
+                        self._install(user_id, beliefs, changes)
+            except Exception:
+                log.exception("reading the beliefs of user %s failed", user_id)
+            finally:
+                with self.lock:
+                    self._soon.discard(user_id)
+
+        threading.Thread(target=run, name="tenure-user-load", daemon=True).start()
+
+    def _read(self, user_id: str) -> UserPostings:
+        """Read the user from the source now (lock held)."""
+        assert self.source is not None
+        self._loading.setdefault(user_id, [])
+        try:
+            beliefs = self.source.live_beliefs(user_id)
+        finally:
+            changes = self._loading.pop(user_id, [])
+        return self._install(user_id, beliefs, changes)
+
+    def _install(
+        self, user_id: str, beliefs: list[Belief], changes: list[Belief | str]
+    ) -> UserPostings:
+        """Hold the user's beliefs as read, then the changes written while they were read
+        (the read may predate them); then let the least recent users go while the index holds
+        more than its bound (lock held)."""
+        postings = UserPostings()
+        for belief in beliefs:
+            postings.add(index_doc(belief))
+            self._owner[belief.id] = user_id
+        self._users[user_id] = postings
+        for change in changes:
+            if isinstance(change, str):
+                self.remove(change)
+            else:
+                self.upsert(change)
+        self.loads += 1
+        self.version += 1
+        self.derived.clear()
+        held = len(self._owner)
+        while held > self.bound and len(self._users) > 1:
+            gone_id, gone = next(iter(self._users.items()))
+            if gone_id == user_id:
+                self._users.move_to_end(user_id)
+                continue
+            del self._users[gone_id]
+            for bid in gone.docs:
+                del self._owner[bid]
+            held -= len(gone.docs)
+            self.evictions += 1
+        return postings
 
     def beliefs(self, user_id: str) -> list[Belief]:
         with self.lock:

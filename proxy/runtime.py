@@ -84,7 +84,11 @@ class Runtime:
         owns_store = store is None
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
-            store = BeliefStore.open(settings.store_location, replica=settings.replica_id)
+            store = BeliefStore.open(
+                settings.store_location,
+                replica=settings.replica_id,
+                bound=settings.index_max_beliefs,
+            )
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()

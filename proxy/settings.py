@@ -110,6 +110,10 @@ class Settings(BaseModel):
     # How long a job claimed by another replica is left to it before being taken over
     # (PostgreSQL; default: twice extract_timeout plus 30 s). Keep it above extract_timeout.
     extract_lease: float | None = Field(default=None, gt=0)
+    # Most beliefs the index holds in memory (DuckDB; 0: every belief). Bounded, it holds whole
+    # users, the most recently active first, reads a user it lacks on that user's first
+    # request (which goes without memory meanwhile) and lets the least recent users go.
+    index_max_beliefs: int = Field(default=0, ge=0)
 
     @field_validator("default_scopes")
     @classmethod

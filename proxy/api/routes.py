@@ -98,6 +98,7 @@ async def health(rt: Runtime) -> dict[str, Any]:
             "beliefs_in_memory": len(rt.store.index),
             "loading": not rt.store.index.ready.is_set(),
             "load_failed": rt.store.index.failed,
+            **_bound(rt),
         },
         "counters": rt.counters.as_dict(),
         "pending_writes": rt.writer.pending,
@@ -166,3 +167,16 @@ def api_routes() -> list[BaseRoute]:
             methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         ),
     ]
+
+
+def _bound(rt: Runtime) -> dict[str, Any]:
+    """A bounded index's figures (nothing when it holds every belief)."""
+    index = rt.store.index
+    if not index.bounded:
+        return {}
+    return {
+        "index_bound": index.bound,
+        "users_in_memory": index.users_held,
+        "user_loads": index.loads,
+        "user_evictions": index.evictions,
+    }

@@ -80,7 +80,10 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
             # The index fills in the background: /healthz and memory-less proxying answer
             # at once, whatever the store's size.
             store = BeliefStore.open(
-                settings.store_location, background=True, replica=settings.replica_id
+                settings.store_location,
+                background=True,
+                replica=settings.replica_id,
+                bound=settings.index_max_beliefs,
             )
         except StoreLocked as exc:
             record = read_server(settings.home)

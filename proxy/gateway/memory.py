@@ -87,6 +87,12 @@ class MemoryBuilder:
             # rather than waiting behind the load.
             self._counters.memory_skipped_loading += 1
             return None
+        if not self._store.index.held(identity.user_id):
+            # A bounded index does not hold this user: it is read on a thread of its own and
+            # this request goes now, without memory (like a request during start-up).
+            self._store.index.load_soon(identity.user_id)
+            self._counters.memory_skipped_loading += 1
+            return None
         try:
             persona, covers = await self._persona(identity.user_id)
             request = context_request(

@@ -160,7 +160,7 @@ def make_gateway(
         values.update(overrides)
         settings = Settings.load(environ={"TENURE_HOME": str(tmp_path / "home")}, **values)
         settings.home.mkdir(parents=True, exist_ok=True)
-        store = BeliefStore.open(settings.store_location)
+        store = BeliefStore.open(settings.store_location, bound=settings.index_max_beliefs)
         for belief in beliefs or []:
             store.create(belief)
         if persona:

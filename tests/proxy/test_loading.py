@@ -4,6 +4,7 @@ once, Tenure's own API waits for the full index."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import httpx
@@ -48,3 +49,25 @@ def test_requests_are_not_held_while_the_index_loads(
     assert counters["counters"]["memory_skipped_loading"] == 1
     resp = httpx.post(gw.v1 + "/chat/completions", json=BODY, headers=ALICE)
     assert int(resp.headers["x-tenure-injected"]) > 0
+
+
+def test_a_user_a_bounded_index_does_not_hold_is_read_while_requests_go_on(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    assert seed.ALL[-1].user_id != seed.USER
+    # Bound to one belief: the last user written (Bob) is held, Alice's beliefs are not.
+    gw = make_gateway(beliefs=seed.ALL, index_max_beliefs=1)
+    assert not gw.store.index.held(seed.USER)
+    resp = httpx.post(gw.v1 + "/chat/completions", json=BODY, headers=ALICE, timeout=5)
+    assert resp.status_code == 200 and resp.headers.get("x-tenure-injected", "0") == "0"
+    deadline = time.monotonic() + 10
+    while not gw.store.index.held(seed.USER) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    resp = httpx.post(gw.v1 + "/chat/completions", json=BODY, headers=ALICE, timeout=5)
+    assert int(resp.headers["x-tenure-injected"]) > 0
+    assert "PostgreSQL" in str(upstream.requests[-1].json["messages"])
+    store = httpx.get(gw.url + "/healthz").json()["store"]
+    assert store["index_bound"] == 1 and store["user_loads"] >= 1
+    assert store["user_evictions"] >= 1 and store["users_in_memory"] == 1
+    counters = httpx.get(gw.url + "/healthz").json()["counters"]
+    assert counters["memory_skipped_loading"] == 1
