@@ -15,7 +15,9 @@ code tree (this one, and a baseline checked out with `git worktree` at `--baseli
 Targets on a 2-core machine: CPU per request <= 400 µs at 10k and <= 1 ms at 1M (one user),
 RSS <= 2 GB at 1M, `/healthz` within 2 s at any size, no request without memory at 1M.
 
-Run: `.venv/bin/python bench/scale.py [--sizes 10000,100000] [--layouts one,spread]`.
+Run: `.venv/bin/python bench/scale.py [--sizes 10000,100000] [--layouts one,spread]`;
+`--env TENURE_INDEX_MAX_BELIEFS=500000` sets this tree's server's settings and
+`--active-users 200` sends the requests to that many of a spread store's users.
 """
 
 from __future__ import annotations
@@ -190,7 +192,7 @@ async def measure(
     health = f"http://127.0.0.1:{port}/healthz"
     await wait_until(health, process, args.start_limit)
     run.figures["start_healthz_s"] = time.monotonic() - started
-    users = LAYOUTS[run.layout]
+    users = min(LAYOUTS[run.layout], args.active_users or LAYOUTS[run.layout])
     connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=2)
     async with aiohttp.ClientSession(connector=connector) as session:
         client = Client(session, users)
@@ -253,6 +255,8 @@ def serve(tree: Path, store: Path, upstream_port: int, run: Run, args: Any) -> N
             TENURE_EXTRACT_WORKERS="0",
             TENURE_LOG_LEVEL="warning",
         )
+        if run.tree == "this":
+            env.update(dict(pair.split("=", 1) for pair in args.env))
         started = time.monotonic()
         process = subprocess.Popen(
             [sys.executable, "-m", "proxy.cli.main", "serve"], cwd=tree, env=env, text=True
@@ -312,6 +316,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--start-limit", type=float, default=900)
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
+    parser.add_argument(
+        "--env", action="append", default=[], help="KEY=VALUE for this tree's server (repeat)"
+    )
+    parser.add_argument(
+        "--active-users", type=int, default=0, help="requests go to this many users (0: all)"
+    )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     trees = {"this": REPO}
