@@ -14,7 +14,7 @@ floor are fused in by reciprocal rank (`beliefs.semantic`).
 
 from __future__ import annotations
 
-import heapq
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -265,8 +265,11 @@ def _accumulate(
     for token, groups, word in walks:
         if word is None:
             continue
-        posting = [bid for _, ids in groups for bid in ids]
-        ambiguous = _ambiguous(postings, token, posting, ambiguity)
+        ambiguous = ambiguity.get(token)
+        if ambiguous is None:
+            ambiguous = _ambiguous(
+                postings, token, [b for _, ids in groups for b in ids], ambiguity
+            )
         witness = Witness(terms, word, token) if ambiguous else None
         if witness is not None and witness.written:  # written as a name: counts everywhere
             corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
@@ -525,18 +528,26 @@ def _factors(
 def _ranked(
     scores: dict[str, float], min_score: float, limit: int | None
 ) -> Iterator[tuple[float, str]]:
-    """Candidates best first (ties by id); a partial selection first, since most callers
-    need few."""
-    pairs = [(-s, bid) for bid, s in scores.items() if s >= min_score]
-    if limit is not None and len(pairs) > 4 * limit:
-        top = heapq.nsmallest(4 * limit, pairs)
-        for negated, bid in top:
+    """Candidates best first (ties by id), in rounds: most callers need few, so each round
+    finds its score cut among the bare scores (a sort of floats) and pairs up only the
+    candidates above it, 4 × `limit` the first time and four times more each next."""
+    if limit is None or len(scores) <= 4 * limit:
+        pairs = sorted((-s, bid) for bid, s in scores.items() if s >= min_score)
+        for negated, bid in pairs:
             yield -negated, bid
-        chosen = set(top)
-        pairs = [p for p in pairs if p not in chosen]
-    pairs.sort()
-    for negated, bid in pairs:
-        yield -negated, bid
+        return
+    order = sorted(-s for s in scores.values() if s >= min_score)  # best first
+    above = float("inf")  # scores from here up were given in an earlier round
+    taken = 0
+    step = 4 * limit
+    while taken < len(order):
+        cut = -order[min(len(order), taken + step) - 1]
+        pairs = sorted((-s, bid) for bid, s in scores.items() if cut <= s < above)
+        taken = bisect_right(order, -cut)  # ties at the cut came in whole
+        for score, bid in pairs:
+            yield -score, bid
+        above = cut
+        step *= 4
 
 
 def _rank_key(entry: tuple[float, float, str, IndexedDoc, float]) -> tuple[float, float, str]:

@@ -9,10 +9,12 @@ work to do: one name sits on half the beliefs, an everyday word on a quarter.
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import fields
 from pathlib import Path
 
 from beliefs.index import BeliefIndex
+from beliefs.search import _ranked
 from tests.beliefs.search_outcomes import USER, build, outcomes
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "search_outcomes.json"
@@ -51,3 +53,15 @@ def _plain(value: object) -> object:
     if isinstance(value, tuple | set):
         return frozenset(value)
     return value
+
+
+def test_ranking_in_rounds_gives_every_candidate_in_order() -> None:
+    rng = random.Random(5)
+    for trial in range(200):
+        size = rng.randrange(0, 400)
+        # few distinct scores, so ties fall on the rounds' cuts
+        scores = {f"b{i}": float(rng.randrange(0, 12)) for i in range(size)}
+        limit = rng.choice((1, 3, 5, 25))
+        expected = sorted((-s, bid) for bid, s in scores.items() if s >= 3.0)
+        got = list(_ranked(scores, 3.0, limit))
+        assert got == [(-s, bid) for s, bid in expected], trial
