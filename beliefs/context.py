@@ -349,9 +349,8 @@ def _expand_relations(
         if hit.belief.type != "relation":
             continue
         for ref in hit.belief.participants:
-            found = index.get(ref)
-            candidates = [found] if found and found.user_id == user_id else []
-            candidates = candidates or index.by_name(user_id, ref)
+            found = index.belief_of(user_id, ref)  # another user's belief is never read
+            candidates = [found] if found is not None else index.by_name(user_id, ref)
             for belief in candidates:
                 if belief.id in seen:
                     continue

@@ -71,12 +71,19 @@ class StoredUsers:
             ).fetchone()
         return None if row is None else str(row[0])
 
-    def live_beliefs(self, user_id: str) -> list[Belief]:
-        with self._lock:
-            rows = self._cursor.execute(
-                f"{SELECT_BELIEFS} WHERE user_id = ? AND deleted_at IS NULL", [user_id]
-            ).fetchall()
-        return [trusted_belief_from_row(row) for row in rows]
+    def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[Belief]]:
+        out: dict[str, list[Belief]] = {u: [] for u in user_ids}
+        for start in range(0, len(user_ids), LOAD_USERS_AT_ONCE):
+            batch = list(user_ids[start : start + LOAD_USERS_AT_ONCE])
+            marks = ", ".join("?" for _ in batch)
+            with self._lock:
+                rows = self._cursor.execute(
+                    f"{SELECT_BELIEFS} WHERE deleted_at IS NULL AND user_id IN ({marks})", batch
+                ).fetchall()
+            for row in rows:
+                belief = trusted_belief_from_row(row)
+                out[belief.user_id].append(belief)
+        return out
 
     def close(self) -> None:
         with self._lock:

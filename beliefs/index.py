@@ -12,7 +12,7 @@ import logging
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Iterable, Iterator
+from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
@@ -353,8 +353,8 @@ class UserSource(Protocol):
     def owner_of(self, belief_id: str) -> str | None:
         """The user whose live belief `belief_id` is, if any."""
 
-    def live_beliefs(self, user_id: str) -> list[Belief]:
-        """Every live belief of the user, as stored now."""
+    def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[Belief]]:
+        """Every live belief of each user, as stored now."""
 
 
 class BeliefIndex:
@@ -382,7 +382,8 @@ class BeliefIndex:
         self.loads = 0  # users read from the source on demand
         self.evictions = 0  # users let go to stay within the bound
         self._loading: dict[str, list[Belief | str]] = {}  # user -> changes while reading
-        self._soon: set[str] = set()
+        self._soon: set[str] = set()  # users asked for by `load_soon`, not read yet
+        self._loader: threading.Thread | None = None
 
     @property
     def bounded(self) -> bool:
@@ -448,6 +449,12 @@ class BeliefIndex:
                     return None
             return self._users[owner].docs[belief_id].belief
 
+    def belief_of(self, user_id: str, belief_id: str) -> Belief | None:
+        """The user's belief `belief_id`, if it is the user's (no other user is read)."""
+        with self.lock:
+            doc = self.user(user_id).docs.get(belief_id)
+            return None if doc is None else doc.belief
+
     @property
     def users_held(self) -> int:
         return len(self._users)
@@ -470,43 +477,50 @@ class BeliefIndex:
             return self._read(user_id)
 
     def load_soon(self, user_id: str) -> None:
-        """Read the user on a thread of its own, unless held or already being read."""
+        """Read the user on the index's loader thread, unless held or already asked for.
+        The loader reads every user asked for meanwhile in one statement (one pass over the
+        store however many users wait)."""
         with self.lock:
             if user_id in self._users or user_id in self._soon:
                 return
             self._soon.add(user_id)
+            if self._loader is None or not self._loader.is_alive():
+                self._loader = threading.Thread(
+                    target=self._load_asked, name="tenure-user-load", daemon=True
+                )
+                self._loader.start()
 
-        def run() -> None:
-            try:  # read without the lock, so turns of users held go on meanwhile
-                with self.lock:
-                    if user_id in self._users:
-                        return
+    def _load_asked(self) -> None:
+        assert self.source is not None
+        while True:
+            with self.lock:
+                users = sorted(u for u in self._soon if u not in self._users)
+                if not users:
+                    self._soon.clear()
+                    self._loader = None
+                    return
+                for user_id in users:
                     self._loading[user_id] = []
-                assert self.source is not None
-                try:
-                    beliefs = self.source.live_beliefs(user_id)
-                except BaseException:
-                    with self.lock:
-                        self._loading.pop(user_id, None)
-                    raise
-                with self.lock:
-                    changes = self._loading.pop(user_id, [])
-                    if user_id not in self._users:  # else read meanwhile by a caller
-                        self._install(user_id, beliefs, changes)
+            try:  # read without the lock, so turns of users held go on meanwhile
+                read = self.source.live_beliefs(users)
             except Exception:
-                log.exception("reading the beliefs of user %s failed", user_id)
-            finally:
-                with self.lock:
+                log.exception("reading the beliefs of %d user(s) failed", len(users))
+                read = None
+            with self.lock:
+                for user_id in users:
+                    changes = self._loading.pop(user_id, [])
                     self._soon.discard(user_id)
-
-        threading.Thread(target=run, name="tenure-user-load", daemon=True).start()
+                    if read is not None and user_id not in self._users:  # else read meanwhile
+                        self._install(user_id, read.get(user_id, []), changes)
+                if read is None:  # asked again later, not in a loop now
+                    return
 
     def _read(self, user_id: str) -> UserPostings:
         """Read the user from the source now (lock held)."""
         assert self.source is not None
         self._loading.setdefault(user_id, [])
         try:
-            beliefs = self.source.live_beliefs(user_id)
+            beliefs = self.source.live_beliefs([user_id]).get(user_id, [])
         finally:
             changes = self._loading.pop(user_id, [])
         return self._install(user_id, beliefs, changes)

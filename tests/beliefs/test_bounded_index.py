@@ -7,6 +7,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from beliefs.context import ContextRequest, assemble
 from beliefs.query import parse_query
 from beliefs.search import search
 from beliefs.store import BeliefStore
@@ -118,3 +119,24 @@ def test_edits_while_a_user_is_read_in_the_background_all_land(tmp_path: Path) -
             held = {b.id: b.content for b in index.beliefs(user)}
             stored = {b.id: b.content for b in store.list(user_id=user)}
             assert held == stored and len(held) == EACH
+
+
+def test_a_relation_naming_another_users_belief_reads_no_other_user(tmp_path: Path) -> None:
+    _seed(tmp_path / "t.duckdb")
+    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+        store.create(
+            belief(
+                "u7-rel",
+                "tool_pairing",
+                ["pairing"],
+                user_id="u7",
+                type="relation",
+                participants=["u7-b1", "u0-b1"],
+            )
+        )
+    with BeliefStore.open(tmp_path / "t.duckdb", bound=EACH + 1) as store:
+        assert store.index.held("u7") and not store.index.held("u0")
+        context = assemble(store.index, ContextRequest("u7", ("domain:code",), "the pairing"))
+        ids = [h.belief.id for h in context.relevant]
+        assert ids[:2] == ["u7-rel", "u7-b1"] and "u0-b1" not in ids
+        assert not store.index.held("u0") and store.index.loads == 0

@@ -1,0 +1,92 @@
+"""Context assembly for one user, this tree against a baseline tree, in one run.
+
+Each tree's own `beliefs` package builds an index of `--size` synthetic beliefs in a process of
+its own and assembles the context of the same 300 turns three times (the best round counts);
+the trees take turns `--rounds` times, so a shared machine's noise falls on both.
+Run: `.venv/bin/python bench/context_compare.py [--baseline main] [--size 300000] [--rounds 2]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Run inside each tree: prints {"p50": ms, "mean": ms, "p99": ms}.
+MEASURE = """
+import gc, json, statistics, sys, time
+from beliefs.context import ContextRequest, assemble
+from beliefs.index import BeliefIndex
+from beliefs.tokens import token_counter
+from bench.corpus import iter_corpus, make_queries
+index = BeliefIndex()
+index.load(iter_corpus(int(sys.argv[1])))
+gc.freeze()
+count = token_counter()
+queries = make_queries(300)
+def run(q):
+    request = ContextRequest("bench-user", ("domain:code", "project:billing"), q, token_budget=4000)
+    assemble(index, request, persona="You prefer direct answers.", count_tokens=count)
+for q in queries[:30]:
+    run(q)
+best = None
+for _ in range(3):
+    times = []
+    for q in queries:
+        started = time.perf_counter()
+        run(q)
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    figures = {"p50": times[150], "mean": statistics.mean(times), "p99": times[297]}
+    best = figures if best is None else {k: min(best[k], v) for k, v in figures.items()}
+print(json.dumps(best))
+"""
+
+
+def measure(tree: Path, size: int) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(size)],
+        cwd=tree,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="main")
+    parser.add_argument("--size", type=int, default=300_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    where = Path(tempfile.mkdtemp(prefix="tenure-context-")) / "tree"
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(where), args.baseline],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    try:
+        runs: dict[str, list[dict[str, float]]] = {"baseline": [], "this": []}
+        for _ in range(args.rounds):
+            runs["baseline"].append(measure(where, args.size))
+            runs["this"].append(measure(REPO, args.size))
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=REPO, check=False)
+    print(f"{args.size:,} beliefs, one user, {args.rounds} round(s) each; median of the rounds")
+    print(f"  {'':6} {'baseline':>10} {'this':>10} {'ratio':>7}")
+    for key in ("p50", "mean", "p99"):
+        base = statistics.median(r[key] for r in runs["baseline"])
+        this = statistics.median(r[key] for r in runs["this"])
+        print(f"  {key:6} {base:9.3f}ms {this:9.3f}ms {this / base:7.2f}")
+
+
+if __name__ == "__main__":
+    main()
