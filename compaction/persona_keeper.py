@@ -18,6 +18,7 @@ from compaction.persona import deterministic_text, fit, inputs_hash, persona_inp
 from compaction.prompts import PersonaReply, build_persona_messages
 
 log = logging.getLogger("tenure.compaction")
+MAX_SERVED = 50_000  # users whose served persona is kept
 
 
 class PersonaKeeper:
@@ -32,6 +33,9 @@ class PersonaKeeper:
         self._model = model
         self._tasks: dict[str, asyncio.Task[Persona | None]] = {}
         self._checked: dict[str, int] = {}  # user -> index version when last compared
+        # user -> ((index version, stored persona), text, what it covers): the request path's
+        # answer, kept until either changes (working it out reads every belief of the user)
+        self._served: dict[str, tuple[tuple[int, object], str, frozenset[str] | None]] = {}
 
     def text_for(self, user_id: str) -> str:
         """The persona to inject now; schedules a regeneration if its inputs changed."""
@@ -56,14 +60,24 @@ class PersonaKeeper:
         whose sentence it carries; a model's text is not checked, so it covers none and those
         beliefs also go to the pinned layer.
         """
+        version = self._store.index.version
+        served = self._served.get(user_id)
+        if served is not None and served[0] == (version, _kept(self._store.get_persona(user_id))):
+            return served[1], served[2]
         text = self.text_for(user_id)
         stored = self._store.get_persona(user_id)
+        covers: frozenset[str] | None
         if stored is not None and stored.source == "operator":
-            return text, None
-        if stored is not None and stored.source == "generated":
-            return text, frozenset()
-        inputs = persona_inputs(self._store.index.beliefs(user_id))
-        return text, frozenset(b.id for b in inputs if b.pinned and sentence(b) in text)
+            covers = None
+        elif stored is not None and stored.source == "generated":
+            covers = frozenset()
+        else:
+            inputs = persona_inputs(self._store.index.beliefs(user_id))
+            covers = frozenset(b.id for b in inputs if b.pinned and sentence(b) in text)
+        if len(self._served) >= MAX_SERVED:
+            self._served.clear()
+        self._served[user_id] = ((version, _kept(stored)), text, covers)
+        return text, covers
 
     def schedule(self, user_id: str, *, use_model: bool) -> None:
         """Regenerate in the background unless a regeneration for the user is running."""
@@ -140,3 +154,8 @@ def _store_unless_operator(
     if current is not None and current.source == "operator":
         return current
     return store.set_persona(user_id, text, source=source, inputs_hash=digest)
+
+
+def _kept(persona: Persona | None) -> object:
+    """What of a stored persona the served answer depends on."""
+    return None if persona is None else (persona.text, persona.source)
