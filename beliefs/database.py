@@ -56,6 +56,15 @@ SELECT_USERS_BY_ACTIVITY = (
 )
 
 
+def live_rows_of(user_ids: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
+    """Statements, with their parameters, selecting the live rows of `user_ids`, a batch of
+    users at a time."""
+    for start in range(0, len(user_ids), LOAD_USERS_AT_ONCE):
+        batch = list(user_ids[start : start + LOAD_USERS_AT_ONCE])
+        marks = ", ".join("?" for _ in batch)
+        yield f"{SELECT_BELIEFS} WHERE deleted_at IS NULL AND user_id IN ({marks})", batch
+
+
 class StoredUsers:
     """The users a bounded index does not hold, read from the DuckDB file on a cursor of
     their own (the store's connection belongs to its thread)."""
@@ -73,13 +82,9 @@ class StoredUsers:
 
     def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[Belief]]:
         out: dict[str, list[Belief]] = {u: [] for u in user_ids}
-        for start in range(0, len(user_ids), LOAD_USERS_AT_ONCE):
-            batch = list(user_ids[start : start + LOAD_USERS_AT_ONCE])
-            marks = ", ".join("?" for _ in batch)
+        for statement, batch in live_rows_of(user_ids):
             with self._lock:
-                rows = self._cursor.execute(
-                    f"{SELECT_BELIEFS} WHERE deleted_at IS NULL AND user_id IN ({marks})", batch
-                ).fetchall()
+                rows = self._cursor.execute(statement, batch).fetchall()
             for row in rows:
                 belief = trusted_belief_from_row(row)
                 out[belief.user_id].append(belief)
@@ -354,16 +359,16 @@ class BeliefDatabase:
         with index.lock:
             if index.bounded:
                 self._load_hottest(conn)
-                return
-            cursor = conn.execute(SELECT_BELIEFS)
-            while rows := cursor.fetchmany(LOAD_CHUNK):
-                for row in rows:
-                    belief = trusted_belief_from_row(row)
-                    if belief.deleted_at is None:
-                        index.add_loaded(belief)
-                    else:
-                        self._deleted_ids.add(belief.id)
-                gc.freeze()
+            else:
+                cursor = conn.execute(SELECT_BELIEFS)
+                while rows := cursor.fetchmany(LOAD_CHUNK):
+                    for row in rows:
+                        belief = trusted_belief_from_row(row)
+                        if belief.deleted_at is None:
+                            index.add_loaded(belief)
+                        else:
+                            self._deleted_ids.add(belief.id)
+                    gc.freeze()
             index.version += 1
             index.derived.clear()
             index.ready.set()
@@ -385,19 +390,12 @@ class BeliefDatabase:
             room -= count
         for user_id in reversed(chosen):  # the hottest held as the most recently used
             index.hold(user_id)
-        for start in range(0, len(chosen), LOAD_USERS_AT_ONCE):
-            batch = chosen[start : start + LOAD_USERS_AT_ONCE]
-            marks = ", ".join("?" for _ in batch)
-            cursor = conn.execute(
-                f"{SELECT_BELIEFS} WHERE deleted_at IS NULL AND user_id IN ({marks})", batch
-            )
+        for statement, batch in live_rows_of(chosen):
+            cursor = conn.execute(statement, batch)
             while rows := cursor.fetchmany(LOAD_CHUNK):
                 for row in rows:
                     index.add_loaded(trusted_belief_from_row(row))
                 gc.freeze()
-        index.version += 1
-        index.derived.clear()
-        index.ready.set()
 
     def load_in_background(self, prepare: Callable[[], object] | None = None) -> threading.Thread:
         """Fill the index on its own thread and cursor; returns once that thread holds the

@@ -294,19 +294,22 @@ def _essential(walks: list[Walk], floor: float) -> set[str] | None:
     """
     if floor <= 0.0 or len(walks) < 2:
         return None
-    by_rate = sorted(walks, key=lambda w: max((rate for rate, _ in w[1]), default=0.0))
+    by_rate = sorted(
+        ((max((rate for rate, _ in groups), default=0.0), groups) for _, groups, _ in walks),
+        key=lambda best: best[0],
+    )
     spare = floor * (1.0 - 1e-9)  # sums in another order may differ in the last digit
     weak = 0
-    for _, groups, _ in by_rate:
-        spare -= max((rate for rate, _ in groups), default=0.0)
+    for best, _ in by_rate:
+        spare -= best
         if spare <= 0.0:
             break
         weak += 1
     if not weak:
         return None
-    skipped = sum(len(ids) for _, groups, _ in by_rate[:weak] for _, ids in groups)
+    skipped = sum(len(ids) for _, groups in by_rate[:weak] for _, ids in groups)
     among: set[str] = set()
-    for _, groups, _ in by_rate[weak:]:
+    for _, groups in by_rate[weak:]:
         for _, ids in groups:
             among.update(ids)
     return among if len(among) < skipped else None
