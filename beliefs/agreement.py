@@ -18,8 +18,8 @@ from functools import lru_cache
 from itertools import pairwise
 
 from beliefs.lexicon import is_general, stem
-from beliefs.models import Belief
 from beliefs.query import STOP_WORDS, QueryTerms, normalize_name, written_words
+from beliefs.record import AnyBelief
 
 _SPLIT = re.compile(r"[-/]")
 
@@ -36,7 +36,7 @@ def _forms(word: str) -> list[str]:
     return [word, "".join(parts), *parts]
 
 
-def text_stems(belief: Belief) -> frozenset[str]:
+def text_stems(belief: AnyBelief) -> frozenset[str]:
     """Stems of the telling words of what the belief says, its names' words left out."""
     names = (belief.canonical_name, *belief.aliases, *belief.rejected_alternatives)
     return _text_stems(belief.content, belief.why_it_matters, names)
@@ -58,7 +58,7 @@ def _text_stems(content: str, why: str, names: tuple[str, ...]) -> frozenset[str
     return frozenset(stems - own)
 
 
-def document_frequency(beliefs: Iterable[Belief]) -> Counter[str]:
+def document_frequency(beliefs: Iterable[AnyBelief]) -> Counter[str]:
     """How many of the beliefs hold each stem in their own text."""
     counts: Counter[str] = Counter()
     for belief in beliefs:
@@ -81,7 +81,7 @@ def turn_stems(terms: QueryTerms) -> dict[str, str]:
 
 
 def shared_word(
-    turn: dict[str, str], belief: Belief, frequency: Counter[str] | None = None, most: int = 1
+    turn: dict[str, str], belief: AnyBelief, frequency: Counter[str] | None = None, most: int = 1
 ) -> str | None:
     """The first of the turn's telling words that the belief's own text holds, if any; with
     `frequency`, only a word at most `most` of the user's beliefs hold (a word many of them

@@ -13,8 +13,9 @@ from datetime import datetime
 from functools import lru_cache
 
 from beliefs.index import BeliefIndex
-from beliefs.models import Belief, utcnow
+from beliefs.models import utcnow
 from beliefs.query import parse_query
+from beliefs.record import AnyBelief
 from beliefs.render import estimate_tokens, relevant_line, system_block, user_block
 from beliefs.rules import Rule, RuleSet
 from beliefs.search import MIN_SCORE, Clause, Hit, search
@@ -70,9 +71,9 @@ class Budget:
 @dataclass
 class Context:
     persona: str
-    pinned: list[Belief]
+    pinned: list[AnyBelief]
     relevant: list[Hit]
-    open_questions: list[Belief]
+    open_questions: list[AnyBelief]
     budget: Budget
     query: str = ""
     templates: dict[str, Rule] = field(default_factory=dict)  # belief id -> its template rule
@@ -114,12 +115,12 @@ def _covering(scopes: tuple[str, ...]) -> frozenset[str]:
     return frozenset(out)
 
 
-def in_scopes(belief: Belief, scopes: Sequence[str] | frozenset[str]) -> bool:
+def in_scopes(belief: AnyBelief, scopes: Sequence[str] | frozenset[str]) -> bool:
     allowed = scopes if isinstance(scopes, frozenset) else covering(scopes)
     return any(b in allowed for b in belief.scope)
 
 
-def deliverable(belief: Belief, request: ContextRequest, now: datetime) -> bool:
+def deliverable(belief: AnyBelief, request: ContextRequest, now: datetime) -> bool:
     """The hard filters every automatically injected belief passes."""
     return (
         belief.is_live
@@ -134,7 +135,7 @@ def deliverable(belief: Belief, request: ContextRequest, now: datetime) -> bool:
     )
 
 
-def _allowed(belief: Belief, request: ContextRequest) -> bool:
+def _allowed(belief: AnyBelief, request: ContextRequest) -> bool:
     """The `inject_scopes` allow-list, written as rule patterns (`project:*`)."""
     return any(
         Rule(pattern=p).matches(s, belief.user_id)
@@ -143,7 +144,7 @@ def _allowed(belief: Belief, request: ContextRequest) -> bool:
     )
 
 
-def _pinned_order(belief: Belief) -> tuple[int, int, float, str]:
+def _pinned_order(belief: AnyBelief) -> tuple[int, int, float, str]:
     reinforced = belief.last_reinforced_at or belief.updated_at
     return (-int(belief.user_edited), -belief.trust, -reinforced.timestamp(), belief.id)
 
@@ -183,14 +184,14 @@ def assemble(
     pinned_ids = {b.id for b in pinned}
     covered_by_persona = standing.covered_by_persona
 
-    def ok(belief: Belief) -> bool:
+    def ok(belief: AnyBelief) -> bool:
         return deliverable(belief, request, now)
 
     # Verdicts hold for the index version the standing layers were built at (search checks),
     # except for beliefs that can expire.
     verdicts = standing.searchable.setdefault(pinned_cap, {})
 
-    def searchable(belief: Belief) -> bool:
+    def searchable(belief: AnyBelief) -> bool:
         verdict = (
             belief.type != "open_question"
             and belief.subtype != "expertise"
@@ -203,7 +204,7 @@ def assemble(
             verdicts[belief.id] = verdict
         return verdict
 
-    def question_ok(belief: Belief) -> bool:
+    def question_ok(belief: AnyBelief) -> bool:
         return ok(belief) and in_scopes(belief, search_scopes)
 
     room = max(0, request.max_beliefs - len(pinned))
@@ -246,8 +247,8 @@ def assemble(
 class _Standing:
     """The turn-independent layers for one user and scope set, cached until the index changes."""
 
-    pinned: list[Belief]
-    questions: list[Belief]
+    pinned: list[AnyBelief]
+    questions: list[AnyBelief]
     covered_by_persona: frozenset[str]
     carried: tuple[str, ...]  # deliverable beliefs the persona speaks for, in pinned order
     valid_until: datetime | None
@@ -291,14 +292,15 @@ def _standing(
             return cached
         version = index.version
         postings = index.user(request.user_id)
-        always = [postings.docs[i].belief for i in postings.pinned]
+        always: list[AnyBelief] = [postings.docs[i].belief for i in postings.pinned]
     search_scopes = covering((*scopes, UNIVERSAL))
 
-    def covered_by_persona(belief: Belief) -> bool:
+    def covered_by_persona(belief: AnyBelief) -> bool:
         # An agent's own belief never rides in the persona, which every agent of the user
         # receives: it stays in the pinned layer, where the agent filter applies.
         return (
-            belief.scope == [UNIVERSAL]
+            len(belief.scope) == 1
+            and belief.scope[0] == UNIVERSAL
             and belief.agent_id is None
             and (covers is None or belief.id in covers)
         )
@@ -337,9 +339,9 @@ def _expand_relations(
     index: BeliefIndex,
     user_id: str,
     hits: list[Hit],
-    searchable: Callable[[Belief], bool],
-    questions: list[Belief],
-    question_ok: Callable[[Belief], bool],
+    searchable: Callable[[AnyBelief], bool],
+    questions: list[AnyBelief],
+    question_ok: Callable[[AnyBelief], bool],
 ) -> list[Hit]:
     """Relation hits pull in their participants (same filters) right after themselves."""
     seen = {h.belief.id for h in hits}

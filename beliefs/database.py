@@ -29,6 +29,7 @@ from beliefs.index import BeliefIndex
 from beliefs.migrations import Migration, migrate, pending
 from beliefs.models import Belief, HistoryEvent, utcnow
 from beliefs.persona import Persona, PersonaSource
+from beliefs.record import BeliefRecord
 from beliefs.rows import (
     BELIEF_COLUMNS,
     EVENT_COLUMNS,
@@ -40,8 +41,8 @@ from beliefs.rows import (
     belief_params,
     event_from_row,
     event_params,
+    record_from_row,
     stored,
-    trusted_belief_from_row,
     update_params,
 )
 from beliefs.rule_store import rule_set
@@ -80,13 +81,13 @@ class StoredUsers:
             ).fetchone()
         return None if row is None else str(row[0])
 
-    def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[Belief]]:
-        out: dict[str, list[Belief]] = {u: [] for u in user_ids}
+    def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[BeliefRecord]]:
+        out: dict[str, list[BeliefRecord]] = {u: [] for u in user_ids}
         for statement, batch in live_rows_of(user_ids):
             with self._lock:
                 rows = self._cursor.execute(statement, batch).fetchall()
             for row in rows:
-                belief = trusted_belief_from_row(row)
+                belief = record_from_row(row)
                 out[belief.user_id].append(belief)
         return out
 
@@ -363,7 +364,7 @@ class BeliefDatabase:
                 cursor = conn.execute(SELECT_BELIEFS)
                 while rows := cursor.fetchmany(LOAD_CHUNK):
                     for row in rows:
-                        belief = trusted_belief_from_row(row)
+                        belief = record_from_row(row)
                         if belief.deleted_at is None:
                             index.add_loaded(belief)
                         else:
@@ -394,7 +395,7 @@ class BeliefDatabase:
             cursor = conn.execute(statement, batch)
             while rows := cursor.fetchmany(LOAD_CHUNK):
                 for row in rows:
-                    index.add_loaded(trusted_belief_from_row(row))
+                    index.add_loaded(record_from_row(row))
                 gc.freeze()
 
     def load_in_background(self, prepare: Callable[[], object] | None = None) -> threading.Thread:
@@ -552,7 +553,7 @@ class BeliefDatabase:
     def _exists(self, belief_id: str) -> bool:
         if belief_id in self._staged:
             return self._staged[belief_id] is not None
-        return belief_id in self._deleted_ids or self.index.get(belief_id) is not None
+        return belief_id in self._deleted_ids or self.index.record(belief_id) is not None
 
     def _require(self, belief_id: str) -> Belief:
         found = self._current(belief_id)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
 from beliefs.query import STOP_WORDS, normalize_name
+from beliefs.record import BeliefRecord
 
 if TYPE_CHECKING:
     from beliefs.semantic import SemanticIndex
@@ -35,7 +36,7 @@ def deletion_variants(term: str) -> set[str]:
 
 @dataclass(slots=True)
 class IndexedDoc:
-    belief: Belief
+    belief: BeliefRecord
     canonical: str
     aliases: tuple[str, ...]  # its alias tokens, then its rejected alternatives' tokens
     recency: float = 0.0  # minus the last reinforcement's timestamp: ties rank newest first
@@ -324,7 +325,7 @@ def _count(sizes: dict[int, int], token: str, change: int) -> None:
         sizes.pop(words, None)
 
 
-def index_doc(belief: Belief) -> IndexedDoc:
+def index_doc(belief: BeliefRecord) -> IndexedDoc:
     # tokens interned: beliefs sharing an alias share its token, and a loaded belief's alias
     # strings are interned too, so a token written as it is indexed is that string
     tokens: dict[str, None] = {}
@@ -353,7 +354,7 @@ class UserSource(Protocol):
     def owner_of(self, belief_id: str) -> str | None:
         """The user whose live belief `belief_id` is, if any."""
 
-    def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[Belief]]:
+    def live_beliefs(self, user_ids: Sequence[str]) -> dict[str, list[BeliefRecord]]:
         """Every live belief of each user, as stored now."""
 
 
@@ -381,7 +382,7 @@ class BeliefIndex:
         self.bound = 0  # most beliefs held when `source` is set (0: all, no source needed)
         self.loads = 0  # users read from the source on demand
         self.evictions = 0  # users let go to stay within the bound
-        self._loading: dict[str, list[Belief | str]] = {}  # user -> changes while reading
+        self._loading: dict[str, list[BeliefRecord | str]] = {}  # user -> changes while reading
         self._soon: set[str] = set()  # users asked for by `load_soon`, not read yet
         self._loader: threading.Thread | None = None
 
@@ -389,12 +390,12 @@ class BeliefIndex:
     def bounded(self) -> bool:
         return self.source is not None and self.bound > 0
 
-    def load(self, beliefs: Iterable[Belief]) -> None:
+    def load(self, beliefs: Iterable[Belief | BeliefRecord]) -> None:
         with self.lock:
             for belief in beliefs:
                 self.upsert(belief)
 
-    def add_loaded(self, belief: Belief) -> None:
+    def add_loaded(self, belief: BeliefRecord) -> None:
         """Index a live row while the index fills (every id is new: nothing to replace)."""
         user = self._users.get(belief.user_id)
         if user is None:
@@ -408,8 +409,9 @@ class BeliefIndex:
         if user_id not in self._users:
             self._users[user_id] = UserPostings()
 
-    def upsert(self, belief: Belief) -> None:
-        """Index the belief's current state (a deleted row is removed)."""
+    def upsert(self, written: Belief | BeliefRecord) -> None:
+        """Index the belief's current state, as stored (a deleted row is removed)."""
+        belief = written if isinstance(written, BeliefRecord) else BeliefRecord.of(written)
         with self.lock:
             self.remove(belief.id)
             if belief.deleted_at is not None:
@@ -435,6 +437,12 @@ class BeliefIndex:
                 changes.append(belief_id)
 
     def get(self, belief_id: str) -> Belief | None:
+        """The belief `belief_id` as a full model (a new one each call), if live."""
+        found = self.record(belief_id)
+        return None if found is None else found.to_belief()
+
+    def record(self, belief_id: str) -> BeliefRecord | None:
+        """The belief `belief_id` as the index holds it, if live."""
         with self.lock:
             owner = self._owner.get(belief_id)
             if owner is None:
@@ -449,7 +457,7 @@ class BeliefIndex:
                     return None
             return self._users[owner].docs[belief_id].belief
 
-    def belief_of(self, user_id: str, belief_id: str) -> Belief | None:
+    def belief_of(self, user_id: str, belief_id: str) -> BeliefRecord | None:
         """The user's belief `belief_id`, if it is the user's (no other user is read)."""
         with self.lock:
             doc = self.user(user_id).docs.get(belief_id)
@@ -526,7 +534,7 @@ class BeliefIndex:
         return self._install(user_id, beliefs, changes)
 
     def _install(
-        self, user_id: str, beliefs: list[Belief], changes: list[Belief | str]
+        self, user_id: str, beliefs: list[BeliefRecord], changes: list[BeliefRecord | str]
     ) -> UserPostings:
         """Hold the user's beliefs as read, then the changes written while they were read
         (the read may predate them); then let the least recent users go while the index holds
@@ -557,15 +565,21 @@ class BeliefIndex:
             self.evictions += 1
         return postings
 
-    def beliefs(self, user_id: str) -> list[Belief]:
+    def records(self, user_id: str) -> list[BeliefRecord]:
+        """Every live belief of the user, as the index holds them (read them, do not keep
+        them: a change replaces a record rather than changing it)."""
         with self.lock:
             return [doc.belief for doc in self.user(user_id).docs.values()]
+
+    def beliefs(self, user_id: str) -> list[Belief]:
+        """Every live belief of the user as full models (built on each call)."""
+        return [record.to_belief() for record in self.records(user_id)]
 
     def by_name(self, user_id: str, name: str) -> list[Belief]:
         with self.lock:
             postings = self.user(user_id)
             ids = postings.canonical_ids(normalize_name(name))
-            return [postings.docs[i].belief for i in ids]
+            return [postings.docs[i].belief.to_belief() for i in ids]
 
     def __len__(self) -> int:
         return len(self._owner)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from beliefs.models import Belief
+from beliefs.record import AnyBelief
 
 T = TypeVar("T")
 
@@ -23,11 +23,11 @@ class BeliefMemo(Generic[T]):
 
     __slots__ = ("_compute", "_values")
 
-    def __init__(self, compute: Callable[[Belief], T]) -> None:
+    def __init__(self, compute: Callable[[AnyBelief], T]) -> None:
         self._compute = compute
-        self._values: dict[str, tuple[Belief, T]] = {}  # id -> (belief object, value)
+        self._values: dict[str, tuple[AnyBelief, T]] = {}  # id -> (belief object, value)
 
-    def get(self, belief: Belief) -> T:
+    def get(self, belief: AnyBelief) -> T:
         entry = self._values.get(belief.id)
         if entry is not None and entry[0] is belief:
             return entry[1]

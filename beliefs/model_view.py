@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from beliefs.models import Belief
+from beliefs.record import AnyBelief
 
 ViewField = Literal[
     "id",
@@ -19,22 +19,22 @@ ViewField = Literal[
     "rejected_alternatives",
     "scope",
 ]
-_VALUES: dict[str, Callable[[Belief], Any]] = {
+_VALUES: dict[str, Callable[[AnyBelief], Any]] = {
     "id": lambda b: b.id,
     "type": lambda b: b.type,
     "canonical_name": lambda b: b.canonical_name,
-    "aliases": lambda b: b.aliases,
+    "aliases": lambda b: list(b.aliases),
     "content": lambda b: b.content,
     "why_it_matters": lambda b: b.why_it_matters,
     "status": lambda b: b.epistemic_status,
-    "rejected_alternatives": lambda b: b.rejected_alternatives,
-    "scope": lambda b: b.scope,
+    "rejected_alternatives": lambda b: list(b.rejected_alternatives),
+    "scope": lambda b: list(b.scope),
 }
 _UNSET: dict[str, Any] = {"aliases": [], "rejected_alternatives": [], "status": "active"}
 
 
 def model_view(
-    belief: Belief, fields: Sequence[ViewField], *, when_set: Sequence[ViewField] = ()
+    belief: AnyBelief, fields: Sequence[ViewField], *, when_set: Sequence[ViewField] = ()
 ) -> dict[str, Any]:
     """`fields` of the belief, in that order; those in `when_set` are left out at their
     unset value (no aliases, no rejected alternatives, status active)."""

@@ -6,7 +6,7 @@ import re
 import secrets
 import unicodedata
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -46,6 +46,37 @@ def trust_tier(source_type: str) -> int:
     return TRUST_TIERS.get(source_type, 1)
 
 
+class _StandingFields(Protocol):
+    @property
+    def superseded_by(self) -> str | None: ...
+    @property
+    def epistemic_status(self) -> str: ...
+    @property
+    def deleted_at(self) -> datetime | None: ...
+    @property
+    def source_type(self) -> str: ...
+
+
+class Standing:
+    """What a belief's fields say of its standing, for the model and the index's compact
+    record (`beliefs.record`) alike."""
+
+    __slots__ = ()
+
+    @property
+    def is_live(self: _StandingFields) -> bool:
+        """Not superseded and not deleted: the head of its chain."""
+        return (
+            self.superseded_by is None
+            and self.epistemic_status != "superseded"
+            and self.deleted_at is None
+        )
+
+    @property
+    def trust(self: _StandingFields) -> int:
+        return trust_tier(self.source_type)
+
+
 class HistoryEvent(BaseModel):
     """One entry of a belief's append-only change log."""
 
@@ -57,7 +88,7 @@ class HistoryEvent(BaseModel):
     detail: dict[str, Any] = Field(default_factory=dict)
 
 
-class Belief(BaseModel):
+class Belief(BaseModel, Standing):
     """A belief as stored; `change_log` is filled from the history table on read."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -124,19 +155,6 @@ class Belief(BaseModel):
             if scope not in out:
                 out.append(scope)
         return out
-
-    @property
-    def is_live(self) -> bool:
-        """Not superseded and not deleted: the head of its chain."""
-        return (
-            self.superseded_by is None
-            and self.epistemic_status != "superseded"
-            and self.deleted_at is None
-        )
-
-    @property
-    def trust(self) -> int:
-        return trust_tier(self.source_type)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

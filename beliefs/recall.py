@@ -13,8 +13,9 @@ from datetime import datetime
 
 from beliefs.context import in_scopes
 from beliefs.index import BeliefIndex
-from beliefs.models import Belief, utcnow
+from beliefs.models import utcnow
 from beliefs.query import parse_query
+from beliefs.record import AnyBelief
 from beliefs.rules import RuleSet
 from beliefs.search import MIN_SCORE, Hit, search
 
@@ -25,7 +26,7 @@ class RecallHit:
     tags: tuple[str, ...]  # why automatic injection would skip it, if it would
 
 
-def recall_tags(belief: Belief, now: datetime) -> tuple[str, ...]:
+def recall_tags(belief: AnyBelief, now: datetime) -> tuple[str, ...]:
     tags = []
     if not belief.is_live:
         tags.append("superseded")
@@ -55,7 +56,7 @@ def recall(
     now = now or utcnow()
     rules = rules or RuleSet()
 
-    def accept(belief: Belief) -> bool:
+    def accept(belief: AnyBelief) -> bool:
         return (
             (include_superseded or belief.is_live)
             and (agent_id is None or belief.agent_id in (None, agent_id))

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from beliefs.memo import BeliefMemo
-from beliefs.models import Belief
+from beliefs.record import AnyBelief
 
 if TYPE_CHECKING:
     from beliefs.context import Context
@@ -51,7 +51,7 @@ def clip(text: str, limit: int = MAX_CONTENT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def project(belief: Belief, *, aliases: bool = False) -> dict[str, object]:
+def project(belief: AnyBelief, *, aliases: bool = False) -> dict[str, object]:
     """The lean view the model sees: only fields that change what it should do."""
     out: dict[str, object] = {"id": belief.id, "name": belief.canonical_name}
     if belief.type in ("decision", "open_question"):
@@ -80,7 +80,7 @@ CITE_INSTRUCTION = (
 )
 
 
-def belief_line(belief: Belief, *, aliases: bool = False) -> str:
+def belief_line(belief: AnyBelief, *, aliases: bool = False) -> str:
     view = project(belief, aliases=aliases)
     tags = [str(view["type"])] if "type" in view else []
     if "status" in view:
@@ -101,7 +101,7 @@ def belief_line(belief: Belief, *, aliases: bool = False) -> str:
     return defang(f"{line} (stored {stored}; trust: {TRUST_LABELS.get(belief.trust, 'external')})")
 
 
-def _line_with_aliases(belief: Belief) -> str:
+def _line_with_aliases(belief: AnyBelief) -> str:
     return belief_line(belief, aliases=True)
 
 

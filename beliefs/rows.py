@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, overload
 
-from beliefs.frozen import FrozenDict, FrozenList
 from beliefs.models import Belief, HistoryEvent
+from beliefs.record import FIELDS, BeliefRecord
 
 BELIEF_COLUMNS: tuple[str, ...] = tuple(f for f in Belief.model_fields if f != "change_log")
 _JSON_COLUMNS = frozenset({"provenance"})
@@ -93,43 +92,13 @@ def belief_from_row(row: Sequence[Any], change_log: list[HistoryEvent] | None = 
 
 
 _TRUSTED_TIME_COLUMNS = frozenset(c for c in BELIEF_COLUMNS if c.endswith("_at"))
-_INTERNED_COLUMNS = frozenset(
-    {
-        "user_id",
-        "agent_id",
-        "type",
-        "subtype",
-        "epistemic_status",
-        "memory_class",
-        "delivery",
-        "review_state",
-        "source_type",
-    }
-)
+assert BELIEF_COLUMNS == FIELDS
 
 
-# Every decoded row sets every field, so one set serves them all: pydantic would otherwise keep
-# a set of 32 names per belief, over 2 KB each, more than the rest of the belief.
-_ALL_FIELDS = set(Belief.model_fields)
-# Building the instance as `model_construct` does, minus its per-field alias and default
-# lookups (a third of its cost): valid only while the model has none of those to honour.
-assert not Belief.__pydantic_post_init__ and not Belief.__private_attributes__
-assert all(f.alias is None and f.validation_alias is None for f in Belief.model_fields.values())
-_EMPTY_LIST = FrozenList()
-_EMPTY_DICT = FrozenDict()
-_SHARED_LISTS: dict[tuple[str, ...], FrozenList] = {}  # few-valued lists (scopes), by value
-_MAX_SHARED_LISTS = 10_000
-_NAME_COLUMNS = frozenset({"aliases", "rejected_alternatives"})
-
-
-def trusted_belief_from_row(row: Sequence[Any]) -> Belief:
-    """`belief_from_row` for rows this store wrote (so already valid): no validation, and
-    equal values share one object, which a large store's memory feels: the few-valued
-    columns' strings, alias strings (the index's tokens are often the same text), empty lists
-    and dicts and scope lists (as `FrozenList`/`FrozenDict`: they refuse change in place),
-    and a row's equal times.
-    """
-    data: dict[str, Any] = {}
+def record_from_row(row: Sequence[Any]) -> BeliefRecord:
+    """The record of a row this store wrote (so already valid): decoded without validation,
+    and a row's equal times are one object."""
+    values: list[Any] = []
     times: dict[datetime, datetime] = {}
     for column, value in zip(BELIEF_COLUMNS, row, strict=True):
         if value is None:
@@ -137,36 +106,10 @@ def trusted_belief_from_row(row: Sequence[Any]) -> Belief:
         elif column in _TRUSTED_TIME_COLUMNS:
             utc = as_utc(value)
             value = times.setdefault(utc, utc)
-        elif column in _INTERNED_COLUMNS:
-            value = sys.intern(value)
         elif column in _JSON_COLUMNS:
-            value = json.loads(value) if value and value != "{}" else _EMPTY_DICT
-        elif not value and column in _LIST_COLUMNS:
-            value = _EMPTY_LIST
-        elif column == "scope":
-            value = _shared_list(value)
-        elif column in _NAME_COLUMNS:
-            value = [sys.intern(name) for name in value]
-        data[column] = value
-    if data.get("provenance") is None:
-        data["provenance"] = _EMPTY_DICT
-    data["change_log"] = _EMPTY_LIST
-    belief = Belief.__new__(Belief)
-    object.__setattr__(belief, "__dict__", data)
-    object.__setattr__(belief, "__pydantic_fields_set__", _ALL_FIELDS)
-    object.__setattr__(belief, "__pydantic_extra__", None)
-    object.__setattr__(belief, "__pydantic_private__", None)
-    return belief
-
-
-def _shared_list(values: list[str]) -> list[str]:
-    key = tuple(values)
-    found = _SHARED_LISTS.get(key)
-    if found is None:
-        if len(_SHARED_LISTS) >= _MAX_SHARED_LISTS:
-            return [sys.intern(v) for v in values]
-        found = _SHARED_LISTS[key] = FrozenList(sys.intern(v) for v in values)
-    return found
+            value = json.loads(value) if value != "{}" else None
+        values.append(value)
+    return BeliefRecord.from_values(values)
 
 
 def event_params(belief_id: str, event: HistoryEvent) -> list[Any]:

@@ -18,7 +18,8 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from beliefs.memo import BeliefMemo
-from beliefs.models import Belief, MemoryClass, utcnow
+from beliefs.models import MemoryClass, utcnow
+from beliefs.record import AnyBelief
 
 PLACEHOLDER = "{{content}}"
 USER_TOKEN = "${user_id}"
@@ -124,15 +125,15 @@ class RuleSet:
         scopes = list(scopes)
         return [r for r in self.rules if any(r.matches(s, user_id) for s in scopes)]
 
-    def bonus(self, belief: Belief) -> float:
+    def bonus(self, belief: AnyBelief) -> float:
         """1 + the sum of the bonuses of every rule matching one of the belief's scopes."""
         return self._per_belief.get(belief)[0]
 
-    def template_rule(self, belief: Belief) -> Rule | None:
+    def template_rule(self, belief: AnyBelief) -> Rule | None:
         """The rule whose instruction template a hit on `belief` is grouped under."""
         return self._per_belief.get(belief)[1]
 
-    def _work_out(self, belief: Belief) -> tuple[float, Rule | None]:
+    def _work_out(self, belief: AnyBelief) -> tuple[float, Rule | None]:
         matching = self.matching(belief.scope, belief.user_id)
         bonus = 1.0 + sum(r.bonus for r in matching)
         return bonus, _longest([r for r in matching if r.template])

@@ -26,8 +26,8 @@ from beliefs.corroboration import WRITTEN, Witness, proper_words
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.kind_words import NameWords, match_kind_words
 from beliefs.lexicon import is_common, is_general
-from beliefs.models import Belief
 from beliefs.query import MAX_NGRAM, QueryTerms
+from beliefs.record import AnyBelief
 from beliefs.semantic import Neighbour, fuse
 
 MIN_SCORE = 3.0
@@ -74,7 +74,7 @@ class Hit:
 
     def __init__(
         self,
-        belief: Belief,
+        belief: AnyBelief,
         score: float,
         clauses: list[Clause] | None = None,
         *,
@@ -382,10 +382,10 @@ def search(
     index: BeliefIndex,
     user_id: str,
     terms: QueryTerms,
-    accept: Callable[[Belief], bool],
+    accept: Callable[[AnyBelief], bool],
     *,
     min_score: float = MIN_SCORE,
-    weight: Callable[[Belief], float] | None = None,
+    weight: Callable[[AnyBelief], float] | None = None,
     max_weight: float | None = None,
     limit: int | None = None,
     verdicts: tuple[int, dict[str, bool]] | None = None,
@@ -475,7 +475,7 @@ def _neighbours(
     index: BeliefIndex,
     user_id: str,
     terms: QueryTerms,
-    accept: Callable[[Belief], bool],
+    accept: Callable[[AnyBelief], bool],
     known: dict[str, bool],
     docs: dict[str, IndexedDoc],
 ) -> list[Neighbour]:
@@ -514,7 +514,7 @@ def _fused(hits: list[Hit], neighbours: list[Neighbour], limit: int | None) -> l
 
 
 def _factors(
-    index: BeliefIndex, user_id: str, weight: Callable[[Belief], float]
+    index: BeliefIndex, user_id: str, weight: Callable[[AnyBelief], float]
 ) -> dict[str, float]:
     """The weight of each of the user's beliefs seen so far, kept until the index or the
     weighing (its owner: the rule set) changes. Caller holds the index lock."""

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from beliefs.agreement import document_frequency, shared_word, turn_stems
-from beliefs.models import Belief
+from beliefs.record import AnyBelief
 
 if TYPE_CHECKING:
     from beliefs.index import BeliefIndex, IndexedDoc
@@ -37,7 +37,7 @@ class Encoder(Protocol):
     def encode(self, texts: Sequence[str]) -> Any: ...
 
 
-def belief_text(belief: Belief) -> str:
+def belief_text(belief: AnyBelief) -> str:
     return f"{belief.canonical_name.replace('_', ' ')}. {belief.content}".strip()
 
 

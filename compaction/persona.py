@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-from beliefs.models import Belief, utcnow
+from beliefs.models import utcnow
+from beliefs.record import AnyBelief
 
 UNIVERSAL = "user:universal"
 MIN_CHARS = 200
@@ -33,7 +34,7 @@ _EXPERTISE_VERBS = frozenset(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def persona_inputs(beliefs: Iterable[Belief], now: datetime | None = None) -> list[Belief]:
+def persona_inputs(beliefs: Iterable[AnyBelief], now: datetime | None = None) -> list[AnyBelief]:
     """The beliefs the persona summarises, most important first."""
     now = now or utcnow()
     chosen = [
@@ -68,7 +69,7 @@ def persona_inputs(beliefs: Iterable[Belief], now: datetime | None = None) -> li
     )
 
 
-def inputs_hash(inputs: Iterable[Belief]) -> str:
+def inputs_hash(inputs: Iterable[AnyBelief]) -> str:
     """Changes exactly when something the persona says could change."""
     rows = sorted(
         (
@@ -106,7 +107,7 @@ def _lower_first(text: str) -> str:
     return text
 
 
-def sentence(belief: Belief) -> str:
+def sentence(belief: AnyBelief) -> str:
     """One second-person sentence for a belief ("You prefer …", "You tend to …", "You never …")."""
     source = belief.content.strip() or belief.why_it_matters.strip()
     text = _SENTENCE_END.split(source, maxsplit=1)[0].strip().rstrip(".!;: ")
@@ -131,7 +132,7 @@ def sentence(belief: Belief) -> str:
     return f"You tend to {phrase}." if tentative else f"You {phrase}."
 
 
-def deterministic_text(inputs: Iterable[Belief]) -> str:
+def deterministic_text(inputs: Iterable[AnyBelief]) -> str:
     """A summary without a model: one sentence per input while it fits in 400 characters;
     under 200, the inputs' directives are added while they fit."""
     beliefs = list(inputs)

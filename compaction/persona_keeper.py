@@ -45,7 +45,7 @@ class PersonaKeeper:
         version = self._store.index.version
         if stored is not None and self._checked.get(user_id) == version:
             return stored.text
-        inputs = persona_inputs(self._store.index.beliefs(user_id))
+        inputs = persona_inputs(self._store.index.records(user_id))
         digest = inputs_hash(inputs)
         self._checked[user_id] = version
         if stored is not None and stored.inputs_hash == digest:
@@ -72,7 +72,7 @@ class PersonaKeeper:
         elif stored is not None and stored.source == "generated":
             covers = frozenset()
         else:
-            inputs = persona_inputs(self._store.index.beliefs(user_id))
+            inputs = persona_inputs(self._store.index.records(user_id))
             covers = frozenset(b.id for b in inputs if b.pinned and sentence(b) in text)
         if len(self._served) >= MAX_SERVED:
             self._served.clear()
@@ -119,7 +119,7 @@ class PersonaKeeper:
         Uses the model when asked and one is configured, else (or when the model fails) the
         deterministic summary. An operator-set persona is returned untouched.
         """
-        inputs = persona_inputs(self._store.index.beliefs(user_id))
+        inputs = persona_inputs(self._store.index.records(user_id))
         digest = inputs_hash(inputs)
         stored = self._store.get_persona(user_id)
         if stored is not None and stored.source == "operator":

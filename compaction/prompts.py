@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from beliefs.model_view import ViewField, model_view
 from beliefs.models import Belief
+from beliefs.record import AnyBelief
 
 MAX_TURN_CHARS = 600
 MAX_TURNS = 6
@@ -101,7 +102,7 @@ VIEW: tuple[ViewField, ...] = (
 )
 
 
-def belief_view(belief: Belief) -> dict[str, Any]:
+def belief_view(belief: AnyBelief) -> dict[str, Any]:
     return model_view(belief, VIEW, when_set=("rejected_alternatives",))
 
 
@@ -140,7 +141,7 @@ PERSONA_SYSTEM = (
 )
 
 
-def build_persona_messages(beliefs: Sequence[Belief]) -> list[dict[str, str]]:
+def build_persona_messages(beliefs: Sequence[AnyBelief]) -> list[dict[str, str]]:
     views = [
         {
             "content": b.content,

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from beliefs.context import ContextRequest, assemble
 from beliefs.errors import BeliefError
-from beliefs.models import Belief
+from beliefs.record import AnyBelief
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from extractor.config import ExtractionConfig
@@ -273,32 +273,34 @@ def _score_conversation(store: BeliefStore, conversation: Conversation) -> Conve
     return one
 
 
-def _retrieve(store: BeliefStore, user: str, scopes: tuple[str, ...], query: str) -> list[Belief]:
+def _retrieve(
+    store: BeliefStore, user: str, scopes: tuple[str, ...], query: str
+) -> list[AnyBelief]:
     context = assemble(store.index, ContextRequest(user, scopes, query), rules=store.rules)
     return [*context.pinned, *(hit.belief for hit in context.relevant)]
 
 
-def _text(belief: Belief) -> str:
+def _text(belief: AnyBelief) -> str:
     parts = [belief.canonical_name.replace("_", " "), belief.content, *belief.aliases]
     return " ".join(parts).casefold()
 
 
-def _says(belief: Belief, terms: Sequence[str]) -> bool:
+def _says(belief: AnyBelief, terms: Sequence[str]) -> bool:
     text = _text(belief)
     return all(any(alt.strip().casefold() in text for alt in term.split("|")) for term in terms)
 
 
-def _says_any(belief: Belief, terms: Sequence[str]) -> bool:
+def _says_any(belief: AnyBelief, terms: Sequence[str]) -> bool:
     text = _text(belief)
     return any(term.casefold() in text for term in terms)
 
 
-def _rejects(belief: Belief, name: str) -> bool:
+def _rejects(belief: AnyBelief, name: str) -> bool:
     wanted = name.strip().casefold()
     return any(wanted in r.casefold() for r in belief.rejected_alternatives)
 
 
-def _copied(belief: Belief) -> bool:
+def _copied(belief: AnyBelief) -> bool:
     text = f"{_text(belief)} {belief.why_it_matters.casefold()}"
     return any(word in text for word in EXAMPLE_WORDS)
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from beliefs.models import Belief
 from beliefs.query import parse_query
+from beliefs.record import AnyBelief, as_belief
 from beliefs.search import search
 from beliefs.store import BeliefStore
 from extractor.merge import referenced, visible_scopes
@@ -21,14 +22,14 @@ def touched_beliefs(store: BeliefStore, turn: Turn) -> list[Belief]:
     injected = _visible(turn, _by_ids(store, turn.injected_ids))
     scopes = set(visible_scopes(turn))
 
-    def accept(belief: Belief) -> bool:
+    def accept(belief: AnyBelief) -> bool:
         return belief.is_live and bool(scopes & set(belief.scope))
 
     text = f"{turn.user_message}\n{turn.assistant_message}"
     hits = search(store.index, turn.user_id, parse_query(text), accept, limit=MAX_TOUCHED)
     found = {b.id: b for b in injected}
     for hit in hits:
-        found.setdefault(hit.belief.id, hit.belief)
+        found.setdefault(hit.belief.id, as_belief(hit.belief))
     return list(found.values())[:MAX_TOUCHED]
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from beliefs.index import BeliefIndex
-from beliefs.models import Belief
 from beliefs.query import normalize_name, parse_query
+from beliefs.record import AnyBelief
 from beliefs.search import search
 
 
@@ -26,7 +26,7 @@ class Filters:
     review_state: str | None = None
     include_superseded: bool = False
 
-    def accepts(self, belief: Belief) -> bool:
+    def accepts(self, belief: AnyBelief) -> bool:
         checks: tuple[tuple[Any, Any], ...] = (
             (self.user_id, belief.user_id),
             (self.agent_id, belief.agent_id),
@@ -45,7 +45,7 @@ class Filters:
 
 @dataclass(frozen=True)
 class Found:
-    belief: Belief
+    belief: AnyBelief
     match: dict[str, Any]
 
 
@@ -76,7 +76,7 @@ def prefix_search(
         return []
     ranked: list[tuple[tuple[int, int, str], Found]] = []
     for user in users:
-        for belief in index.beliefs(user):
+        for belief in index.records(user):
             if not filters.accepts(belief):
                 continue
             best = _best_name(belief, prefix)
@@ -88,7 +88,7 @@ def prefix_search(
     return [found for _, found in ranked[:limit]]
 
 
-def _best_name(belief: Belief, prefix: str) -> tuple[int, str, str] | None:
+def _best_name(belief: AnyBelief, prefix: str) -> tuple[int, str, str] | None:
     names: list[tuple[str, str]] = [("canonical_name", belief.canonical_name)]
     names += [("alias", a) for a in belief.aliases]
     names += [("rejected_alternative", r) for r in belief.rejected_alternatives]

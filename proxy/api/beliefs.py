@@ -13,7 +13,8 @@ from typing import Any, TypeVar, get_args
 from starlette.routing import BaseRoute, Route
 
 from beliefs.errors import CanonicalNameClash
-from beliefs.models import Belief, BeliefType, EpistemicStatus, ReviewState
+from beliefs.models import BeliefType, EpistemicStatus, ReviewState
+from beliefs.record import AnyBelief, as_belief
 from beliefs.store import BeliefStore
 from beliefs.tallies import beliefs_by_ids, scope_counts, user_counts, user_ids
 from proxy.api.belief_input import (
@@ -42,8 +43,8 @@ ID = "belief_id"
 PREFIX_LIMIT = 10
 
 
-def belief_json(belief: Belief) -> dict[str, Any]:
-    return belief.model_dump(mode="json")
+def belief_json(belief: AnyBelief) -> dict[str, Any]:
+    return as_belief(belief).model_dump(mode="json")
 
 
 def _choice(query: Query, name: str) -> str | None:

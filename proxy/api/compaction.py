@@ -85,7 +85,7 @@ async def compaction_runs(rt: Runtime, params: Query) -> dict[str, Any]:
 
 
 def persona_json(rt: Runtime, user_id: str, persona: Persona | None) -> dict[str, Any]:
-    inputs = persona_inputs(rt.store.index.beliefs(user_id))
+    inputs = persona_inputs(rt.store.index.records(user_id))
     if persona is None:
         return {"user_id": user_id, "text": deterministic_text(inputs), "stored": False}
     current = inputs_hash(inputs)

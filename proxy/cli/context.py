@@ -13,7 +13,7 @@ from typing import Any
 from beliefs.context import Context, ContextRequest, assemble
 from beliefs.errors import BeliefError
 from beliefs.index import BeliefIndex
-from beliefs.models import Belief
+from beliefs.record import AnyBelief, as_belief
 from beliefs.render import system_block, user_block
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
@@ -44,8 +44,8 @@ def register(subparsers: Any) -> None:
     cmd.set_defaults(handler=_context)
 
 
-def belief_json(belief: Belief) -> dict[str, Any]:
-    return belief.model_dump(mode="json", exclude={"change_log"})
+def belief_json(belief: AnyBelief) -> dict[str, Any]:
+    return as_belief(belief).model_dump(mode="json", exclude={"change_log"})
 
 
 def context_json(ctx: Context) -> dict[str, Any]:

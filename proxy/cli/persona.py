@@ -41,7 +41,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     user = args.user or settings.default_user
 
     def local(store: BeliefStore) -> dict[str, Any]:
-        inputs = persona_inputs(store.index.beliefs(user))
+        inputs = persona_inputs(store.index.records(user))
         stored = store.get_persona(user)
         if stored is None:
             return {"user_id": user, "text": deterministic_text(inputs), "stored": False}

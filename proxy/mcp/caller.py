@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from beliefs.models import Belief
 from beliefs.recall import recall_tags
+from beliefs.record import AnyBelief
 from proxy.gateway.identity import UNIVERSAL, Identity, parse_scopes
 
 CALLER = "tenure.mcp_caller"  # the ASGI scope key the HTTP endpoint puts the caller under
@@ -52,14 +52,14 @@ def scopes_of(caller: Caller, raw: str | None) -> tuple[str, ...]:
     return tuple(s for s in caller.identity.scopes if s != UNIVERSAL)
 
 
-def visible_to(belief: Belief, caller: Caller) -> bool:
+def visible_to(belief: AnyBelief, caller: Caller) -> bool:
     return belief.user_id == caller.identity.user_id and belief.agent_id in (
         None,
         caller.identity.agent_id,
     )
 
 
-def belief_view(belief: Belief, now: datetime) -> dict[str, Any]:
+def belief_view(belief: AnyBelief, now: datetime) -> dict[str, Any]:
     """What a model needs of a belief: names, text, directive, where, and why it is special."""
     out: dict[str, Any] = {
         "id": belief.id,

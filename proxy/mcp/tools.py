@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from beliefs.context import in_scopes
-from beliefs.models import Belief, utcnow
+from beliefs.models import utcnow
 from beliefs.recall import recall
+from beliefs.record import AnyBelief
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import PersonaKeeper
@@ -114,12 +115,12 @@ class MemoryTools:
         now = utcnow()
         return [belief_view(b, now) for b in context.pinned]
 
-    def _listed(self, caller: Caller, raw_scope: str | None) -> list[Belief]:
+    def _listed(self, caller: Caller, raw_scope: str | None) -> list[AnyBelief]:
         scopes = scopes_of(caller, raw_scope)
         allowed = (*scopes, UNIVERSAL) if scopes else ()
         return [
             b
-            for b in self.store.index.beliefs(caller.identity.user_id)
+            for b in self.store.index.records(caller.identity.user_id)
             if b.is_live and visible_to(b, caller) and (not allowed or in_scopes(b, allowed))
         ]
 

@@ -236,7 +236,7 @@ def _find(
 
 def _name_for(store: BeliefStore, turn: Turn, statement: str, visible: list[str]) -> str:
     """The name of a live belief that already says this, else one made of its first words."""
-    for belief in store.index.beliefs(turn.user_id):
+    for belief in store.index.records(turn.user_id):
         in_view = belief.is_live and set(belief.scope) & set(visible)
         if in_view and same_content(belief.content, statement):
             return belief.canonical_name

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from beliefs.rows import SELECT_BELIEFS, belief_from_row, trusted_belief_from_row
+from beliefs.record import BeliefRecord
+from beliefs.rows import SELECT_BELIEFS, belief_from_row, record_from_row
 from beliefs.store import BeliefStore
 from bench.corpus import make_corpus
 from tests.beliefs.factory import T0, belief
@@ -36,7 +37,9 @@ def test_trusted_rows_decode_as_validated_ones(tmp_path: Path) -> None:
         rows = store.execute(SELECT_BELIEFS).fetchall()
     assert len(rows) == 302
     for row in rows:
-        assert trusted_belief_from_row(row) == belief_from_row(row)
+        record = record_from_row(row)
+        assert record.to_belief() == belief_from_row(row)
+        assert record == BeliefRecord.of(belief_from_row(row))
 
 
 def test_a_background_load_fills_the_same_index_and_readers_wait_for_it(tmp_path: Path) -> None:

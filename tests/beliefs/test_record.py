@@ -1,0 +1,79 @@
+"""The index holds compact records; the full model is built from one when asked for."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+import pytest
+
+from beliefs.models import Belief
+from beliefs.record import FIELDS, BeliefRecord, as_belief
+from tests.beliefs.factory import T0, belief, index_of
+
+
+def _full() -> Belief:
+    return belief(
+        "b-1",
+        "main_database",
+        ["Postgres", "PG"],
+        rejected_alternatives=["MySQL"],
+        participants=["b-2"],
+        provenance={"turn": "t-1", "n": 2},
+        agent_id="coder",
+        memory_class="semantic",
+        expires_at=T0,
+        pinned=True,
+    )
+
+
+def test_a_record_builds_back_the_belief_it_was_made_of() -> None:
+    full = _full()
+    record = BeliefRecord.of(full)
+    assert record.to_belief() == full
+    assert record.to_belief().model_dump() == full.model_dump()
+    assert as_belief(record) == full and as_belief(full) is full
+    assert record == BeliefRecord.of(full.model_copy())
+    assert record != BeliefRecord.of(full.model_copy(update={"content": "other"}))
+    assert (record.is_live, record.trust) == (full.is_live, full.trust)
+
+
+def test_a_record_holds_no_list_a_caller_could_change() -> None:
+    record = BeliefRecord.of(_full())
+    for name in ("aliases", "rejected_alternatives", "scope", "participants"):
+        assert isinstance(getattr(record, name), tuple), name
+    built = record.to_belief()
+    built.aliases.append("changed")
+    built.scope.append("domain:other")
+    assert record.aliases == ("Postgres", "PG")
+    assert record.scope == ("domain:code",)
+    with pytest.raises(AttributeError):
+        record.no_such_field = 1  # type: ignore[attr-defined]
+
+
+def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> None:
+    one, two = (BeliefRecord.of(belief(f"b-{i}", f"name_{i}", ["Redis"])) for i in (1, 2))
+    assert one.scope is two.scope and one.participants is two.participants == ()
+    assert one.aliases[0] is two.aliases[0]
+    full = _full()
+    model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
+    assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
+    assert set(FIELDS) == set(BeliefRecord.__slots__)
+
+
+def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:
+    index = index_of(_full())
+    got = index.get("b-1")
+    assert got == _full() and got is not index.get("b-1")
+    got.aliases.append("changed")  # a caller's model is its own
+    assert index.get("b-1") == _full()
+    (record,) = index.records("u1")
+    assert record is index.record("b-1") and isinstance(record, BeliefRecord)
+    assert index.beliefs("u1") == [_full()] and index.by_name("u1", "main_database") == [_full()]
+    assert index.get("missing") is None and index.record("missing") is None
+
+
+def test_a_built_model_pickles_and_validates_as_a_plain_one() -> None:
+    built = BeliefRecord.of(_full()).to_belief()
+    assert pickle.loads(pickle.dumps(built)) == _full()
+    assert Belief.model_validate(built.model_dump()) == _full()
