@@ -509,14 +509,26 @@ class BeliefDatabase:
         self, user_id: str, text: str, *, source: PersonaSource, inputs_hash: str | None = None
     ) -> Persona:
         persona = Persona(user_id=user_id, text=text, source=source, inputs_hash=inputs_hash)
+        self.set_personas([persona])
+        return persona
+
+    def set_personas(self, personas: Sequence[Persona]) -> None:
+        """Store several users' personas in one statement (one user at most once)."""
+        if not personas:
+            return
+        marks = ", ".join("(?, ?, ?, ?, ?)" for _ in personas)
         with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO personas (user_id, text, source, inputs_hash, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [user_id, text, source, inputs_hash, persona.updated_at],
+                f"VALUES {marks}",
+                [
+                    value
+                    for p in personas
+                    for value in (p.user_id, p.text, p.source, p.inputs_hash, p.updated_at)
+                ],
             )
-            self._staged_personas[user_id] = persona
-        return persona
+            for persona in personas:
+                self._staged_personas[persona.user_id] = persona
 
     # -- internals -----------------------------------------------------------------------------
 

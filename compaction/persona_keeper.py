@@ -36,6 +36,9 @@ class PersonaKeeper:
         # user -> ((index version, stored persona), text, what it covers): the request path's
         # answer, kept until either changes (working it out reads every belief of the user)
         self._served: dict[str, tuple[tuple[int, object], str, frozenset[str] | None]] = {}
+        # user -> (text, source, inputs hash, who waits): regenerated personas not stored yet
+        self._writes: dict[str, tuple[str, PersonaSource, str, list[asyncio.Future[Persona]]]] = {}
+        self._writer: asyncio.Task[None] | None = None
 
     def text_for(self, user_id: str) -> str:
         """The persona to inject now; schedules a regeneration if its inputs changed."""
@@ -100,9 +103,10 @@ class PersonaKeeper:
             await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
 
     async def close(self) -> None:
-        for task in list(self._tasks.values()):
+        tasks = [*self._tasks.values(), *([self._writer] if self._writer else [])]
+        for task in tasks:
             task.cancel()
-        for task in list(self._tasks.values()):
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
@@ -142,18 +146,58 @@ class PersonaKeeper:
                 source = "generated"
             except Exception as exc:  # the deterministic summary stands in
                 log.warning("persona model for %s failed (%s); using the summary", user_id, exc)
-        return await self._thread.run(
-            _store_unless_operator, self._store, user_id, text, source, digest
-        )
+        return await self._write(user_id, text, source, digest)
+
+    async def _write(self, user_id: str, text: str, source: PersonaSource, digest: str) -> Persona:
+        """Store the persona with every other one regenerated meanwhile: one transaction on
+        the store thread for a batch, not one per user (a gateway that starts serving many
+        users writes each one's first summary)."""
+        done: asyncio.Future[Persona] = asyncio.get_running_loop().create_future()
+        earlier = self._writes.get(user_id)
+        self._writes[user_id] = (text, source, digest, [*(earlier[3] if earlier else ()), done])
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_all(), name="tenure-persona-writes")
+        return await done
+
+    async def _write_all(self) -> None:
+        while self._writes:
+            batch, self._writes = self._writes, {}
+            try:
+                stored = await self._thread.run(
+                    _store_unless_operator,
+                    self._store,
+                    {
+                        user: (text, source, digest)
+                        for user, (text, source, digest, _) in batch.items()
+                    },
+                )
+            except Exception as exc:
+                for *_, waiting in batch.values():
+                    for done in waiting:
+                        if not done.done():
+                            done.set_exception(exc)
+                continue
+            for user_id, (*_, waiting) in batch.items():
+                for done in waiting:
+                    if not done.done():
+                        done.set_result(stored[user_id])
 
 
 def _store_unless_operator(
-    store: BeliefStore, user_id: str, text: str, source: PersonaSource, digest: str
-) -> Persona:
-    current = store.get_persona(user_id)
-    if current is not None and current.source == "operator":
-        return current
-    return store.set_persona(user_id, text, source=source, inputs_hash=digest)
+    store: BeliefStore, personas: dict[str, tuple[str, PersonaSource, str]]
+) -> dict[str, Persona]:
+    """Store each user's persona, unless an operator has set that user's."""
+    out: dict[str, Persona] = {}
+    new: list[Persona] = []
+    for user_id, (text, source, digest) in personas.items():
+        current = store.get_persona(user_id)
+        if current is not None and current.source == "operator":
+            out[user_id] = current
+        else:
+            out[user_id] = Persona(user_id=user_id, text=text, source=source, inputs_hash=digest)
+            new.append(out[user_id])
+    store.set_personas(new)
+    return out
 
 
 def _kept(persona: Persona | None) -> object:

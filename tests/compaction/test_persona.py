@@ -156,3 +156,45 @@ def test_on_demand_beliefs_stay_out_of_the_persona() -> None:
 
     assert chosen == [told]
     assert "blue-green" not in deterministic_text(chosen)
+
+
+class _CountingThread(StoreThread):
+    """The real store thread, counting the calls it runs."""
+
+    def __init__(self, store: BeliefStore) -> None:
+        super().__init__(store)
+        self.calls = 0
+
+    async def run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return await super().run(fn, *args, **kwargs)
+
+
+def test_many_users_first_summaries_are_stored_together(store: BeliefStore) -> None:
+    users = [f"user-{i}" for i in range(40)]
+    for user in users:
+        store.create(universal(f"style_{user}", f"Prefers {user} answers.", user_id=user))
+    store.set_persona("user-7", "Operator text.", source="operator")
+
+    async def first_requests() -> tuple[dict[str, str], int]:
+        thread = _CountingThread(store)
+        try:
+            keeper = PersonaKeeper(thread)
+            served = {user: keeper.text_for(user) for user in users}
+            await keeper.wait()
+            return served, thread.calls
+        finally:
+            thread.close()
+
+    served, calls = asyncio.run(first_requests())
+    for user in users:
+        stored = store.get_persona(user)
+        assert stored is not None and stored.text == served[user], user
+        assert stored.source == ("operator" if user == "user-7" else "deterministic")
+    assert f"Prefers {users[3]} answers" in served[users[3]].replace("You prefer", "Prefers")
+    assert calls < len(users) / 4, calls  # one write for a batch, not one per user
+    reopened = BeliefStore.open(store.path)
+    try:
+        assert {u: reopened.get_persona(u).text for u in users} == served  # type: ignore[union-attr]
+    finally:
+        reopened.close()
