@@ -17,7 +17,6 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from beliefs.memo import BeliefMemo
 from beliefs.models import MemoryClass, utcnow
 from beliefs.record import AnyBelief
 
@@ -26,6 +25,7 @@ USER_TOKEN = "${user_id}"
 BONUS_WARNING = 0.3
 SOURCE_LABEL = "(SOURCE)"
 MEMORY_LABEL = "(MEMORY)"
+MAX_KEPT_SCOPES = 100_000  # (scopes, user) answers kept before they are dropped in bulk
 _PATTERN = re.compile(r"^(user|domain|project):[A-Za-z0-9_.\-/*${}]*$")
 _SEGMENT = re.compile(r"^[^/:]+$")
 
@@ -113,13 +113,12 @@ class RuleSet:
     """The live rules, applied per caller."""
 
     rules: tuple[Rule, ...] = ()
-    # Every request weighs each candidate: the answers per belief object are kept.
-    _per_belief: BeliefMemo[tuple[float, Rule | None]] = field(
-        init=False, compare=False, repr=False
+    # Every request weighs each candidate, and the answer depends only on the belief's scopes
+    # and user: kept per (scopes, user), of which a store has few, so a candidate never met
+    # before costs a lookup (a store of a million beliefs meets thousands on a turn).
+    _per_scopes: dict[tuple[tuple[str, ...], str], tuple[float, Rule | None]] = field(
+        init=False, compare=False, repr=False, default_factory=dict
     )
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_per_belief", BeliefMemo(self._work_out))
 
     def matching(self, scopes: Iterable[str], user_id: str) -> list[Rule]:
         scopes = list(scopes)
@@ -127,16 +126,26 @@ class RuleSet:
 
     def bonus(self, belief: AnyBelief) -> float:
         """1 + the sum of the bonuses of every rule matching one of the belief's scopes."""
-        return self._per_belief.get(belief)[0]
+        return self._for(belief)[0]
 
     def template_rule(self, belief: AnyBelief) -> Rule | None:
         """The rule whose instruction template a hit on `belief` is grouped under."""
-        return self._per_belief.get(belief)[1]
+        return self._for(belief)[1]
 
-    def _work_out(self, belief: AnyBelief) -> tuple[float, Rule | None]:
-        matching = self.matching(belief.scope, belief.user_id)
-        bonus = 1.0 + sum(r.bonus for r in matching)
-        return bonus, _longest([r for r in matching if r.template])
+    def _for(self, belief: AnyBelief) -> tuple[float, Rule | None]:
+        scopes = belief.scope
+        key = (scopes if type(scopes) is tuple else tuple(scopes), belief.user_id)
+        found = self._per_scopes.get(key)
+        if found is None:
+            matching = self.matching(key[0], key[1])
+            found = (
+                1.0 + sum(r.bonus for r in matching),
+                _longest([r for r in matching if r.template]),
+            )
+            if len(self._per_scopes) >= MAX_KEPT_SCOPES:
+                self._per_scopes.clear()
+            self._per_scopes[key] = found
+        return found
 
     def memory_class(self, scopes: Sequence[str], user_id: str) -> MemoryClass | None:
         rule = _longest([r for r in self.matching(scopes, user_id) if r.memory_class])

@@ -14,11 +14,12 @@ floor are fused in by reciprocal rank (`beliefs.semantic`).
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import partial
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Literal, cast
 
 from beliefs.bm25 import K1, TF_NORM_ONE, B, idf, label, length_norms, similarity, within_one_edit
@@ -431,33 +432,48 @@ def search(
             postings, terms, canonical, aliases, names, extended, ambiguity, floor
         )
         docs = postings.docs
-        if weight is not None:
-            factors = _factors(index, user_id, weight)
-            factor_of = factors.get
-            for bid, score in scores.items():
-                factor = factor_of(bid)
-                if factor is None:
-                    factor = factors[bid] = weight(docs[bid].belief)
-                scores[bid] = score * factor
         known: dict[str, bool] = {}
         neighbours: list[Neighbour] = []
         if verdicts is not None and verdicts[0] == index.version:
             known = verdicts[1]
+
+        def taken(bid: str) -> bool:
+            verdict = known.get(bid)  # rejected before: not looked at again (most are)
+            return accept(docs[bid].belief) if verdict is None else verdict
+
+        factor: Callable[[str], float] = _unweighted
+        if weight is not None:
+            factors = _factors(index, user_id, weight)
+
+            def factor(bid: str) -> float:
+                found = factors.get(bid)
+                if found is None:
+                    found = factors[bid] = weight(docs[bid].belief)
+                return found
+
+        if limit is not None and (weight is None or max_weight is not None):
+            ranked = _best_weighted(
+                scores,
+                factor,
+                1.0 if weight is None else max_weight or 1.0,
+                min_score,
+                limit,
+                taken,
+            )
+        else:
+            if weight is not None:
+                for bid, score in scores.items():
+                    scores[bid] = score * factor(bid)
+            ranked = list(
+                islice(((s, b) for s, b in _ranked(scores, min_score, limit) if taken(b)), limit)
+            )
         matches = _Matches(
             postings.avg_alias_len, canonical, aliases, names, corroborated, extended
         )
         # (-rounded score, -recency, id): best first, ties to the most recently reinforced
-        chosen: list[tuple[float, float, str, IndexedDoc, float]] = []
-        for score, bid in _ranked(scores, min_score, limit):
-            verdict = known.get(bid)
-            if verdict is False:
-                continue  # rejected before: not even looked at (most candidates are)
-            doc = docs[bid]
-            if verdict is None and not accept(doc.belief):
-                continue
-            chosen.append((-round(score, 9), doc.recency, bid, doc, score))
-            if limit is not None and len(chosen) >= limit:
-                break
+        chosen = [
+            (-round(score, 9), docs[bid].recency, bid, docs[bid], score) for score, bid in ranked
+        ]
         if index.semantic is not None:
             neighbours = _neighbours(index, user_id, terms, accept, known, docs)
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
@@ -551,6 +567,47 @@ def _ranked(
             yield -score, bid
         above = cut
         step *= 4
+
+
+def _unweighted(bid: str) -> float:
+    return 1.0
+
+
+def _best_weighted(
+    scores: dict[str, float],
+    factor: Callable[[str], float],
+    max_factor: float,
+    min_score: float,
+    limit: int,
+    taken: Callable[[str], bool],
+) -> list[tuple[float, str]]:
+    """The best `limit` candidates `taken` lets through by weighted score (score × factor,
+    at least `min_score`), best first, ties by id: what weighing every candidate and ranking
+    them all gives, without weighing them all.
+
+    Candidates are weighed in order of their bare score, and the walk stops at the first
+    whose bare score × `max_factor` (the most any factor is) falls below the `limit`-th best
+    weighted score taken so far: neither it nor any after it can rank among the best. A turn
+    matching thousands of beliefs weighs a few hundred. (Equal bare scores share that bound,
+    so the order among them does not matter: the taken are ranked by weighted score and id.)
+    """
+    pool: list[tuple[float, str]] = []  # (-weighted score, id) of the candidates taken
+    best: list[float] = []  # the `limit` best weighted scores taken, the least first (a heap)
+    reach = min_score / max_factor  # a bare score below this cannot reach `min_score`
+    for bid in sorted(scores, key=scores.__getitem__, reverse=True):
+        score = scores[bid]
+        if score < reach or (len(best) >= limit and score * max_factor < best[0]):
+            break
+        weighted = score * factor(bid)
+        if weighted < min_score or not taken(bid):
+            continue
+        pool.append((-weighted, bid))
+        if len(best) < limit:
+            heapq.heappush(best, weighted)
+        elif weighted > best[0]:
+            heapq.heapreplace(best, weighted)
+    pool.sort()
+    return [(-w, bid) for w, bid in pool[:limit]]
 
 
 def _rank_key(entry: tuple[float, float, str, IndexedDoc, float]) -> tuple[float, float, str]:

@@ -14,7 +14,10 @@ from dataclasses import fields
 from pathlib import Path
 
 from beliefs.index import BeliefIndex
-from beliefs.search import _ranked
+from beliefs.query import parse_query
+from beliefs.rules import DEFAULT_RULES, RuleSet
+from beliefs.search import _best_weighted, _ranked, search
+from bench.corpus import make_queries
 from tests.beliefs.search_outcomes import USER, build, outcomes
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "search_outcomes.json"
@@ -65,3 +68,49 @@ def test_ranking_in_rounds_gives_every_candidate_in_order() -> None:
         expected = sorted((-s, bid) for bid, s in scores.items() if s >= 3.0)
         got = list(_ranked(scores, 3.0, limit))
         assert got == [(-s, bid) for s, bid in expected], trial
+
+
+def test_weighing_only_the_best_candidates_picks_what_weighing_them_all_picks() -> None:
+    rng = random.Random(11)
+    for trial in range(300):
+        size = rng.randrange(0, 500)
+        # scores and factors whose products tie exactly (8 × 1.25 = 10 × 1.0), so a candidate
+        # walked late can tie the best taken before it and must still win on its id
+        scores = {f"b{i}": float(rng.choice((2, 4, 5, 8, 10, 12, 16))) for i in range(size)}
+        factors = {bid: rng.choice((0.8, 1.0, 1.25)) for bid in scores}
+        refused = {bid for bid in scores if rng.random() < 0.4}
+        limit = rng.choice((1, 3, 5, 25))
+        weighted = {bid: s * factors[bid] for bid, s in scores.items()}
+        expected = [(w, bid) for w, bid in _ranked(weighted, 3.0, None) if bid not in refused][
+            :limit
+        ]
+        got = _best_weighted(
+            scores, factors.__getitem__, 1.25, 3.0, limit, lambda bid, out=refused: bid not in out
+        )
+        assert got == expected, trial
+
+
+def test_a_weighted_limited_search_equals_weighing_every_candidate() -> None:
+    index = build()
+    rules = RuleSet(DEFAULT_RULES)
+    assert rules.has_bonuses
+    pruned = 0
+    for i, query in enumerate(make_queries(120)):
+        terms = parse_query(f"{query} (turn {i})")
+        for limit in (3, 25):
+            accept = lambda b: "project:billing" not in b.scope  # noqa: E731
+            every = search(index, USER, terms, accept, weight=rules.bonus, limit=limit)
+            best = search(
+                index,
+                USER,
+                terms,
+                accept,
+                weight=rules.bonus,
+                limit=limit,
+                max_weight=rules.max_bonus,
+            )
+            assert [(h.belief.id, h.score) for h in best] == [
+                (h.belief.id, h.score) for h in every
+            ], (i, limit)
+            pruned += len(best) == limit
+    assert pruned > 100  # most searches filled their limit
