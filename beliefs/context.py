@@ -187,7 +187,7 @@ def assemble(
     def ok(belief: AnyBelief) -> bool:
         return deliverable(belief, request, now)
 
-    # Verdicts hold for the index version the standing layers were built at (search checks),
+    # Verdicts hold for the user's version the standing layers were built at (search checks),
     # except for beliefs that can expire.
     verdicts = standing.searchable.setdefault(pinned_cap, {})
 
@@ -245,14 +245,15 @@ def assemble(
 
 @dataclass(frozen=True)
 class _Standing:
-    """The turn-independent layers for one user and scope set, cached until the index changes."""
+    """The turn-independent layers for one user and scope set, kept until the user's beliefs
+    change."""
 
     pinned: list[AnyBelief]
     questions: list[AnyBelief]
     covered_by_persona: frozenset[str]
     carried: tuple[str, ...]  # deliverable beliefs the persona speaks for, in pinned order
     valid_until: datetime | None
-    version: int  # the index version they were built from
+    version: int  # the user's version (`BeliefIndex.user_version`) they were built from
     # (persona, pinned cap, token counter) -> rendered system block and its token count
     blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
     # pinned cap -> belief id -> whether search may return it
@@ -276,7 +277,6 @@ def _standing(
 ) -> _Standing:
     key = (
         "standing",
-        request.user_id,
         scopes,
         request.agent_id,
         covers,
@@ -285,13 +285,13 @@ def _standing(
         request.inject_scopes,
     )
     with index.lock:
-        cached = index.derived.get(key)
+        postings = index.user(request.user_id)
+        cached = postings.derived.get(key)
         if isinstance(cached, _Standing) and (
             cached.valid_until is None or now < cached.valid_until
         ):
             return cached
-        version = index.version
-        postings = index.user(request.user_id)
+        version = postings.version
         always: list[AnyBelief] = [postings.docs[i].belief for i in postings.pinned]
     search_scopes = covering((*scopes, UNIVERSAL))
 
@@ -330,8 +330,8 @@ def _standing(
     valid_until = min(expiries) if expiries else None
     standing = _Standing(pinned, questions, covered, carried, valid_until, version)
     with index.lock:
-        if index.version == version:  # a write meanwhile: serve it once, do not keep it
-            index.derived[key] = standing
+        if index.user_version(request.user_id) == version:  # a write meanwhile: serve it once
+            postings.derived[key] = standing
     return standing
 
 

@@ -489,7 +489,7 @@ class BeliefDatabase:
     def reload_rules(self) -> None:
         """Refresh the cached rules (after a rule write, or on open)."""
         self.rules = rule_set(self.conn)
-        self.index.derived.clear()
+        self.index.forget_derived()
 
     def _load_personas(self, where: str = "", params: Sequence[Any] = ()) -> None:
         rows = self.conn.execute(

@@ -138,11 +138,17 @@ class UserPostings:
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     name_words: dict[str, Members] = field(default_factory=dict)  # name word stem -> canonical
     stem_cache: dict[tuple[StemKind, str], tuple[str, ...]] = field(default_factory=dict)
+    # The index version at this user's last change (a version no other change has), and the
+    # views worked out from this user's beliefs since: another user's writes leave them be.
+    version: int = 0
+    derived: dict[object, object] = field(default_factory=dict)
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
         if self.stem_cache:
             self.stem_cache.clear()
+        if self.derived:
+            self.derived.clear()
         self.docs[bid] = doc
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, 1)
@@ -178,6 +184,7 @@ class UserPostings:
         if doc is None:
             return
         self.stem_cache.clear()
+        self.derived.clear()
         take(self.canonical, doc.canonical, bid)
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, -1)
@@ -401,6 +408,7 @@ class BeliefIndex:
         if user is None:
             user = self._users[belief.user_id] = UserPostings()
         user.add(index_doc(belief))
+        user.version = self.version
         self._owner[belief.id] = belief.user_id
 
     def hold(self, user_id: str) -> None:
@@ -424,6 +432,7 @@ class BeliefIndex:
                     return
                 user = self._users[belief.user_id] = UserPostings()
             user.add(index_doc(belief))
+            user.version = self.version
             self._owner[belief.id] = belief.user_id
 
     def remove(self, belief_id: str) -> None:
@@ -432,7 +441,9 @@ class BeliefIndex:
             self.derived.clear()
             owner = self._owner.pop(belief_id, None)
             if owner is not None:
-                self._users[owner].discard(belief_id)
+                user = self._users[owner]
+                user.discard(belief_id)
+                user.version = self.version
             for changes in self._loading.values():
                 changes.append(belief_id)
 
@@ -462,6 +473,28 @@ class BeliefIndex:
         with self.lock:
             doc = self.user(user_id).docs.get(belief_id)
             return None if doc is None else doc.belief
+
+    def user_version(self, user_id: str) -> int:
+        """The index version at the user's last change: views of the user's beliefs worked
+        out at it hold while it stays (0 for a user not held)."""
+        found = self._users.get(user_id)
+        return 0 if found is None else found.version
+
+    def derived_of(self, user_id: str) -> dict[object, object]:
+        """Views worked out from the user's beliefs, emptied whenever they change (a scratch
+        dict for a user not held; hold `lock`)."""
+        found = self._users.get(user_id)
+        return {} if found is None else found.derived
+
+    def forget_derived(self) -> None:
+        """Drop every view worked out from the index (what they depend on changed: rules,
+        semantic recall)."""
+        with self.lock:
+            self.version += 1
+            self.derived.clear()
+            for user in self._users.values():
+                user.derived.clear()
+                user.version = self.version
 
     @property
     def users_held(self) -> int:
@@ -552,6 +585,7 @@ class BeliefIndex:
         self.loads += 1
         self.version += 1
         self.derived.clear()
+        postings.version = self.version
         held = len(self._owner)
         while held > self.bound and len(self._users) > 1:
             gone_id, gone = next(iter(self._users.items()))

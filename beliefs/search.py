@@ -150,7 +150,7 @@ def _alias_matches(
     """Alias tokens equal to `query` or one edit away with the same two-character prefix.
 
     Turns repeat their words ("the", "deploy", "redis"), so results are kept per query term
-    until the index changes (the cache lives in the index's derived views).
+    until the user's beliefs change (the cache lives in the user's derived views).
     """
     found = cache.get(query)
     if found is None:
@@ -322,7 +322,7 @@ def _ambiguous(
     posting: Collection[str],
     cache: dict[str, frozenset[str]],
 ) -> frozenset[str]:
-    """The beliefs for which `token` is an ambiguous name (kept until the index changes)."""
+    """The beliefs for which `token` is an ambiguous name (kept until the user's beliefs change)."""
     found = cache.get(token)
     if found is None:
         docs = postings.docs
@@ -393,8 +393,8 @@ def search(
 ) -> list[Hit]:
     """Scored hits for `terms` among the user's beliefs that `accept` lets through.
 
-    `verdicts`: (index version, belief id -> what `accept` said) the caller remembers; used
-    only while the index is at that version, it spares looking at beliefs judged before.
+    `verdicts`: (the user's version, belief id -> what `accept` said) the caller remembers; used
+    only while the user is at that version, it spares looking at beliefs judged before.
 
     `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses);
     `max_weight`, the most it can give any belief, lets postings that cannot reach the cut be
@@ -411,18 +411,18 @@ def search(
         n = max(len(postings.docs), MIN_CORPUS)
         extended = not index.reference_only
         canonical = _match_canonical(postings, terms, n, extended)
-        cache = cast(TermMatches, index.derived.setdefault(("alias-terms", user_id), {}))
+        cache = cast(TermMatches, index.derived_of(user_id).setdefault("alias-terms", {}))
         aliases = _match_aliases(postings, terms, n, cache, extended)
         names: NameWords = {}
         if extended:
             consumed = _consumed(canonical, aliases)
             kinds = cast(
                 dict[str, tuple[float, dict[str, str]]],
-                index.derived.setdefault(("kind-words", user_id), {}),
+                index.derived_of(user_id).setdefault("kind-words", {}),
             )
             names = match_kind_words(postings, terms, n, canonical, consumed, kinds)
         ambiguity = cast(
-            dict[str, frozenset[str]], index.derived.setdefault(("ambiguous", user_id), {})
+            dict[str, frozenset[str]], index.derived_of(user_id).setdefault("ambiguous", {})
         )
         if weight is None:
             floor = min_score
@@ -434,7 +434,7 @@ def search(
         docs = postings.docs
         known: dict[str, bool] = {}
         neighbours: list[Neighbour] = []
-        if verdicts is not None and verdicts[0] == index.version:
+        if verdicts is not None and verdicts[0] == index.user_version(user_id):
             known = verdicts[1]
 
         def taken(bid: str) -> bool:
@@ -503,7 +503,7 @@ def _neighbours(
         return accept(doc.belief) if verdict is None else verdict
 
     ordered = list(docs.values())
-    return index.semantic.neighbours((user_id, index.version), ordered, terms, ok)
+    return index.semantic.neighbours((user_id, index.user_version(user_id)), ordered, terms, ok)
 
 
 def _fused(hits: list[Hit], neighbours: list[Neighbour], limit: int | None) -> list[Hit]:
@@ -532,15 +532,15 @@ def _fused(hits: list[Hit], neighbours: list[Neighbour], limit: int | None) -> l
 def _factors(
     index: BeliefIndex, user_id: str, weight: Callable[[AnyBelief], float]
 ) -> dict[str, float]:
-    """The weight of each of the user's beliefs seen so far, kept until the index or the
+    """The weight of each of the user's beliefs seen so far, kept until the user's beliefs or the
     weighing (its owner: the rule set) changes. Caller holds the index lock."""
     owner = getattr(weight, "__self__", weight)
-    key = ("weights", user_id)
-    cached = index.derived.get(key)
+    derived = index.derived_of(user_id)
+    cached = derived.get("weights")
     if isinstance(cached, tuple) and cached[0] is owner:
         return cast(dict[str, float], cached[1])
     factors: dict[str, float] = {}
-    index.derived[key] = (owner, factors)
+    derived["weights"] = (owner, factors)
     return factors
 
 

@@ -93,7 +93,7 @@ class SemanticIndex:
         """Accepted beliefs that count, most similar first (at most MAX_NEIGHBOURS): at or
         above the floor, or above the agreed floor with a word of the turn in their own text.
 
-        `key` is (user id, index version): the matrix is rebuilt only when it changes.
+        `key` is (user id, the user's version): the matrix is rebuilt only when it changes.
         """
         if not terms.cleaned.strip():
             return []
@@ -161,7 +161,7 @@ def enable(index: BeliefIndex, encoder: Encoder | None = None) -> SemanticIndex:
     semantic = SemanticIndex(encoder)
     with index.lock:
         index.semantic = semantic
-        index.derived.clear()
+        index.forget_derived()
     return semantic
 
 

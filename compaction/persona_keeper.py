@@ -45,7 +45,7 @@ class PersonaKeeper:
         stored = self._store.get_persona(user_id)
         if stored is not None and stored.source == "operator":
             return stored.text
-        version = self._store.index.version
+        version = self._store.index.user_version(user_id)
         if stored is not None and self._checked.get(user_id) == version:
             return stored.text
         inputs = persona_inputs(self._store.index.records(user_id))
@@ -63,7 +63,7 @@ class PersonaKeeper:
         whose sentence it carries; a model's text is not checked, so it covers none and those
         beliefs also go to the pinned layer.
         """
-        version = self._store.index.version
+        version = self._store.index.user_version(user_id)
         served = self._served.get(user_id)
         if served is not None and served[0] == (version, _kept(self._store.get_persona(user_id))):
             return served[1], served[2]

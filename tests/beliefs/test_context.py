@@ -237,3 +237,24 @@ def test_universal_pins_the_persona_does_not_cover_stay_pinned() -> None:
     assert [b.id for b in partly.pinned] == ["u2"]
     unverified = assemble(index, request, persona="Text.", persona_covers=frozenset())
     assert {b.id for b in unverified.pinned} == {"u1", "u2"}
+
+
+def test_a_write_for_one_user_leaves_the_other_users_worked_out_views_in_place() -> None:
+    index = index_of(
+        belief("pg", "main_database", ["postgres"], pinned=True),
+        belief("other-pg", "main_database", ["postgres"], user_id="u2"),
+    )
+    first = ctx(index, "postgres?")
+    views = dict(index.derived_of("u1"))
+    assert views and index.user_version("u1") > 0
+    version = index.user_version("u1")
+    index.upsert(belief("other-redis", "cache", ["redis"], user_id="u2"))  # another user writes
+    assert index.user_version("u1") == version and index.derived_of("u1") == views
+    again = ctx(index, "postgres?")
+    assert [b.id for b in again.pinned] == [b.id for b in first.pinned] == ["pg"]
+    index.upsert(belief("pg", "main_database", ["postgres"], pinned=False))  # this user writes
+    assert index.user_version("u1") > version and not index.derived_of("u1")
+    changed = ctx(index, "postgres?")
+    assert changed.pinned == [] and relevant(changed) == ["pg"]
+    index.forget_derived()  # the rules changed: every user's views go
+    assert not index.derived_of("u1") and not index.derived_of("u2")

@@ -42,7 +42,7 @@ def test_postings_after_edits_and_removals_equal_postings_built_fresh() -> None:
         a, b = churned.user(user), fresh.user(user)
         assert len(a.docs) > 500
         for f in fields(a):
-            if f.name != "stem_cache":
+            if f.name not in ("stem_cache", "version", "derived"):
                 assert _plain(getattr(a, f.name)) == _plain(getattr(b, f.name)), f.name
 
 
