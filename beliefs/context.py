@@ -144,11 +144,6 @@ def _allowed(belief: AnyBelief, request: ContextRequest) -> bool:
     )
 
 
-def _pinned_order(belief: AnyBelief) -> tuple[int, int, float, str]:
-    reinforced = belief.last_reinforced_at or belief.updated_at
-    return (-int(belief.user_edited), -belief.trust, -reinforced.timestamp(), belief.id)
-
-
 def assemble(
     index: BeliefIndex,
     request: ContextRequest,
@@ -292,7 +287,8 @@ def _standing(
         ):
             return cached
         version = postings.version
-        always: list[AnyBelief] = [postings.docs[i].belief for i in postings.pinned]
+        # in the pinned layer's order (`pinned_order`): every list below keeps it
+        always: list[AnyBelief] = [postings.docs[key[3]].belief for key in postings.pinned_order]
     search_scopes = covering((*scopes, UNIVERSAL))
 
     def covered_by_persona(belief: AnyBelief) -> bool:
@@ -306,26 +302,16 @@ def _standing(
         )
 
     live = [b for b in always if deliverable(b, request, now)]
-    pinned = sorted(
-        (
-            b
-            for b in live
-            if b.type != "open_question"
-            and in_scopes(b, search_scopes)
-            and not covered_by_persona(b)
-        ),
-        key=_pinned_order,
-    )
-    questions = sorted(
-        (b for b in live if b.type == "open_question" and b.pinned and in_scopes(b, search_scopes)),
-        key=_pinned_order,
-    )[:MAX_OPEN_QUESTIONS]
+    pinned = [
+        b
+        for b in live
+        if b.type != "open_question" and in_scopes(b, search_scopes) and not covered_by_persona(b)
+    ]
+    questions = [
+        b for b in live if b.type == "open_question" and b.pinned and in_scopes(b, search_scopes)
+    ][:MAX_OPEN_QUESTIONS]
     covered = frozenset(b.id for b in always if covered_by_persona(b))
-    carried = tuple(
-        b.id
-        for b in sorted(live, key=_pinned_order)
-        if b.type != "open_question" and covered_by_persona(b)
-    )
+    carried = tuple(b.id for b in live if b.type != "open_question" and covered_by_persona(b))
     expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
     valid_until = min(expiries) if expiries else None
     standing = _Standing(pinned, questions, covered, carried, valid_until, version)

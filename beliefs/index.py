@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from bisect import bisect_left, insort
 from collections import OrderedDict
 from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ SMALL_POSTING = 8  # members held in a tuple up to this many
 # is one number per count, so a group scores at one rate).
 AliasPosting = str | dict[int, Members]
 StemKind = Literal["canonical", "alias"]
+PinnedKey = tuple[int, int, float, str]  # see `pinned_order`
 MAX_CACHED_STEMS = 50_000
 
 
@@ -134,6 +136,9 @@ class UserPostings:
     alias_len_sum: int = 0
     name_sizes: dict[int, int] = field(default_factory=dict)  # canonical tokens by word count
     pinned: set[str] = field(default_factory=set)  # pinned or delivery=always
+    # the same beliefs in the pinned layer's order, by `pinned_order`: kept sorted as beliefs
+    # come and go, so a user's standing layers are a pass over them, not a sort
+    pinned_order: list[PinnedKey] = field(default_factory=list)
     alias_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> alias tokens
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     name_words: dict[str, Members] = field(default_factory=dict)  # name word stem -> canonical
@@ -178,6 +183,7 @@ class UserPostings:
             self.alias_len_sum += len(doc.aliases)
         if doc.belief.pinned or doc.belief.delivery == "always":
             self.pinned.add(bid)
+            insort(self.pinned_order, pinned_order(doc))
 
     def discard(self, bid: str) -> None:
         doc = self.docs.pop(bid, None)
@@ -210,7 +216,12 @@ class UserPostings:
         if doc.aliases:
             self.alias_docs -= 1
             self.alias_len_sum -= len(doc.aliases)
-        self.pinned.discard(bid)
+        if bid in self.pinned:
+            self.pinned.discard(bid)
+            place = pinned_order(doc)
+            at = bisect_left(self.pinned_order, place)
+            if at < len(self.pinned_order) and self.pinned_order[at] == place:
+                del self.pinned_order[at]
 
     @property
     def avg_alias_len(self) -> float:
@@ -330,6 +341,13 @@ def _count(sizes: dict[int, int], token: str, change: int) -> None:
         sizes[words] = left
     else:
         sizes.pop(words, None)
+
+
+def pinned_order(doc: IndexedDoc) -> PinnedKey:
+    """Where a pinned belief stands in the pinned layer: edited by the user first, then by
+    trust, then the most recently reinforced (then by id, so the order is total)."""
+    belief = doc.belief
+    return (-int(belief.user_edited), -belief.trust, doc.recency, belief.id)
 
 
 def index_doc(belief: BeliefRecord) -> IndexedDoc:

@@ -258,3 +258,21 @@ def test_a_write_for_one_user_leaves_the_other_users_worked_out_views_in_place()
     assert changed.pinned == [] and relevant(changed) == ["pg"]
     index.forget_derived()  # the rules changed: every user's views go
     assert not index.derived_of("u1") and not index.derived_of("u2")
+
+
+def test_the_pinned_order_follows_edits_without_a_sort() -> None:
+    index = index_of(
+        *(
+            belief(f"p{i}", f"pin_{i}", [], pinned=True, last_reinforced_at=T0 + timedelta(hours=i))
+            for i in range(5)
+        )
+    )
+    assert [b.id for b in ctx(index, "hello").pinned] == ["p4", "p3", "p2", "p1", "p0"]
+    index.upsert(belief("p1", "pin_1", [], pinned=True, last_reinforced_at=T0 + timedelta(days=2)))
+    index.upsert(belief("p3", "pin_3", [], pinned=False))
+    index.upsert(belief("p0", "pin_0", [], pinned=True, user_edited=True))
+    index.remove("p2")
+    assert [b.id for b in ctx(index, "hello").pinned] == ["p0", "p1", "p4"]
+    postings = index.user("u1")
+    assert [key[3] for key in postings.pinned_order] == ["p0", "p1", "p4"]
+    assert postings.pinned == {"p0", "p1", "p4"}
