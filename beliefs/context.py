@@ -182,9 +182,9 @@ def assemble(
     def ok(belief: AnyBelief) -> bool:
         return deliverable(belief, request, now)
 
-    # Verdicts hold for the user's version the standing layers were built at (search checks),
+    # Verdicts hold while the user's beliefs stay as they are (search checks the version),
     # except for beliefs that can expire.
-    verdicts = standing.searchable.setdefault(pinned_cap, {})
+    version, verdicts = standing.verdicts(index.user_version(request.user_id), pinned_cap)
 
     def searchable(belief: AnyBelief) -> bool:
         verdict = (
@@ -212,7 +212,7 @@ def assemble(
         weight=weight,
         max_weight=rules.max_bonus,
         limit=room + SHED_LOOKAHEAD,
-        verdicts=(standing.version, verdicts),
+        verdicts=(version, verdicts),
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
     relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
@@ -240,21 +240,28 @@ def assemble(
 
 @dataclass(frozen=True)
 class _Standing:
-    """The turn-independent layers for one user and scope set, kept until the user's beliefs
-    change."""
+    """The turn-independent layers for one user and scope set, kept until the user's pinned
+    beliefs change (they are made of those alone)."""
 
     pinned: list[AnyBelief]
     questions: list[AnyBelief]
     covered_by_persona: frozenset[str]
     carried: tuple[str, ...]  # deliverable beliefs the persona speaks for, in pinned order
     valid_until: datetime | None
-    version: int  # the user's version (`BeliefIndex.user_version`) they were built from
     # (persona, pinned cap, token counter) -> rendered system block and its token count
     blocks: dict[tuple[str, int, object], tuple[str, int]] = field(default_factory=dict)
-    # pinned cap -> belief id -> whether search may return it
-    searchable: dict[int, dict[str, bool]] = field(default_factory=dict)
+    # pinned cap -> (the user's version, belief id -> whether search may return it)
+    searchable: dict[int, tuple[int, dict[str, bool]]] = field(default_factory=dict)
     # pinned cap -> the ids of the pinned beliefs past it
     over: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def verdicts(self, version: int, cap: int) -> tuple[int, dict[str, bool]]:
+        """Search's verdicts for the pinned cap at the user's `version` (`user_version`):
+        any write of the user's makes them new, a pinned one or not."""
+        found = self.searchable.get(cap)
+        if found is None or found[0] != version:
+            found = self.searchable[cap] = (version, {})
+        return found
 
     def over_pinned(self, cap: int) -> tuple[str, ...]:
         found = self.over.get(cap)
@@ -281,7 +288,7 @@ def _standing(
     )
     with index.lock:
         postings = index.user(request.user_id)
-        cached = postings.derived.get(key)
+        cached = postings.standing.get(key)
         if isinstance(cached, _Standing) and (
             cached.valid_until is None or now < cached.valid_until
         ):
@@ -314,10 +321,10 @@ def _standing(
     carried = tuple(b.id for b in live if b.type != "open_question" and covered_by_persona(b))
     expiries = [b.expires_at for b in always if b.expires_at is not None and b.expires_at > now]
     valid_until = min(expiries) if expiries else None
-    standing = _Standing(pinned, questions, covered, carried, valid_until, version)
+    standing = _Standing(pinned, questions, covered, carried, valid_until)
     with index.lock:
         if index.user_version(request.user_id) == version:  # a write meanwhile: serve it once
-            postings.derived[key] = standing
+            postings.standing[key] = standing
     return standing
 
 

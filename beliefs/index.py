@@ -147,6 +147,9 @@ class UserPostings:
     # views worked out from this user's beliefs since: another user's writes leave them be.
     version: int = 0
     derived: dict[object, object] = field(default_factory=dict)
+    # views worked out from the pinned beliefs alone (the standing layers): they outlive
+    # writes of the user's other beliefs
+    standing: dict[object, object] = field(default_factory=dict)
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
@@ -154,6 +157,9 @@ class UserPostings:
             self.stem_cache.clear()
         if self.derived:
             self.derived.clear()
+        pinned = doc.belief.pinned or doc.belief.delivery == "always"
+        if pinned and self.standing:
+            self.standing.clear()
         self.docs[bid] = doc
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, 1)
@@ -181,7 +187,7 @@ class UserPostings:
         if doc.aliases:
             self.alias_docs += 1
             self.alias_len_sum += len(doc.aliases)
-        if doc.belief.pinned or doc.belief.delivery == "always":
+        if pinned:
             self.pinned.add(bid)
             insort(self.pinned_order, pinned_order(doc))
 
@@ -217,6 +223,7 @@ class UserPostings:
             self.alias_docs -= 1
             self.alias_len_sum -= len(doc.aliases)
         if bid in self.pinned:
+            self.standing.clear()
             self.pinned.discard(bid)
             place = pinned_order(doc)
             at = bisect_left(self.pinned_order, place)
@@ -512,6 +519,7 @@ class BeliefIndex:
             self.derived.clear()
             for user in self._users.values():
                 user.derived.clear()
+                user.standing.clear()
                 user.version = self.version
 
     @property

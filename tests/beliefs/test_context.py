@@ -252,8 +252,17 @@ def test_a_write_for_one_user_leaves_the_other_users_worked_out_views_in_place()
     assert index.user_version("u1") == version and index.derived_of("u1") == views
     again = ctx(index, "postgres?")
     assert [b.id for b in again.pinned] == [b.id for b in first.pinned] == ["pg"]
-    index.upsert(belief("pg", "main_database", ["postgres"], pinned=False))  # this user writes
+    standing = dict(index.user("u1").standing)
+    assert standing
+    index.upsert(belief("kafka", "queue", ["kafka"]))  # this user writes an unpinned belief
     assert index.user_version("u1") > version and not index.derived_of("u1")
+    assert index.user("u1").standing == standing  # made of pinned beliefs alone: kept
+    assert relevant(ctx(index, "kafka?")) == ["kafka"]
+    index.upsert(belief("kafka", "queue", ["kafka"], scope=["domain:writing"]))
+    assert index.user("u1").standing == standing
+    assert relevant(ctx(index, "kafka?")) == []  # the verdict of before does not hold
+    index.upsert(belief("pg", "main_database", ["postgres"], pinned=False))  # a pinned one
+    assert not index.user("u1").standing and not index.derived_of("u1")
     changed = ctx(index, "postgres?")
     assert changed.pinned == [] and relevant(changed) == ["pg"]
     index.forget_derived()  # the rules changed: every user's views go
