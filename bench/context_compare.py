@@ -1,8 +1,10 @@
 """Context assembly for one user, this tree against a baseline tree, in one run.
 
 Each tree's own `beliefs` package builds an index of `--size` synthetic beliefs in a process of
-its own and assembles the context of the same 300 turns three times (the best round counts);
-the trees take turns `--rounds` times, so a shared machine's noise falls on both.
+its own and assembles the context of the same 300 turns three times (the best round counts),
+then 60 turns each right after a write: of one of the same user's unpinned beliefs, and of
+another user's belief; the trees take turns `--rounds` times, so a shared machine's noise falls
+on both.
 Run: `.venv/bin/python bench/context_compare.py [--baseline main] [--size 300000] [--rounds 2]`.
 """
 
@@ -45,6 +47,23 @@ for _ in range(3):
     times.sort()
     figures = {"p50": times[150], "mean": statistics.mean(times), "p99": times[297]}
     best = figures if best is None else {k: min(best[k], v) for k, v in figures.items()}
+# The turn right after a write: of one of the same user's unpinned beliefs, then another user's.
+from beliefs.models import Belief
+docs = index.user("bench-user").docs.values()
+first = next(d.belief for d in docs if not d.belief.pinned)
+base = first.to_belief() if hasattr(first, "to_belief") else first
+own, other = [], []
+for i, q in enumerate(queries[:60]):
+    index.upsert(base.model_copy(update={"content": f"changed {i}"}))
+    started = time.perf_counter()
+    run(q)
+    own.append((time.perf_counter() - started) * 1000)
+    index.upsert(Belief(user_id="someone-else", canonical_name=f"thing_{i}", aliases=["thing"]))
+    started = time.perf_counter()
+    run(queries[100 + i])
+    other.append((time.perf_counter() - started) * 1000)
+best["own write p50"] = sorted(own)[30]
+best["other write p50"] = sorted(other)[30]
 print(json.dumps(best))
 """
 
@@ -81,11 +100,11 @@ def main() -> None:
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=REPO, check=False)
     print(f"{args.size:,} beliefs, one user, {args.rounds} round(s) each; median of the rounds")
-    print(f"  {'':6} {'baseline':>10} {'this':>10} {'ratio':>7}")
-    for key in ("p50", "mean", "p99"):
+    print(f"  {'':15} {'baseline':>10} {'this':>10} {'ratio':>7}")
+    for key in ("p50", "mean", "p99", "own write p50", "other write p50"):
         base = statistics.median(r[key] for r in runs["baseline"])
         this = statistics.median(r[key] for r in runs["this"])
-        print(f"  {key:6} {base:9.3f}ms {this:9.3f}ms {this / base:7.2f}")
+        print(f"  {key:15} {base:9.3f}ms {this:9.3f}ms {this / base:7.2f}")
 
 
 if __name__ == "__main__":
