@@ -8,6 +8,7 @@ dictionary probes, not scans.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sys
 import threading
@@ -57,6 +58,7 @@ AliasPosting = str | dict[int, Members]
 StemKind = Literal["canonical", "alias"]
 PinnedKey = tuple[int, int, float, str]  # see `pinned_order`
 MAX_CACHED_STEMS = 50_000
+_CHANGES = itertools.count(1)  # each change of any user's postings takes the next number
 
 
 def members(value: Members | None) -> Collection[str]:
@@ -143,7 +145,7 @@ class UserPostings:
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     name_words: dict[str, Members] = field(default_factory=dict)  # name word stem -> canonical
     stem_cache: dict[tuple[StemKind, str], tuple[str, ...]] = field(default_factory=dict)
-    # The index version at this user's last change (a version no other change has), and the
+    # The number of this user's last change (no other change has it; 0: none yet), and the
     # views worked out from this user's beliefs since: another user's writes leave them be.
     version: int = 0
     derived: dict[object, object] = field(default_factory=dict)
@@ -153,6 +155,7 @@ class UserPostings:
 
     def add(self, doc: IndexedDoc) -> None:
         bid = doc.belief.id
+        self.version = next(_CHANGES)
         if self.stem_cache:
             self.stem_cache.clear()
         if self.derived:
@@ -195,6 +198,7 @@ class UserPostings:
         doc = self.docs.pop(bid, None)
         if doc is None:
             return
+        self.version = next(_CHANGES)
         self.stem_cache.clear()
         self.derived.clear()
         take(self.canonical, doc.canonical, bid)
@@ -433,7 +437,6 @@ class BeliefIndex:
         if user is None:
             user = self._users[belief.user_id] = UserPostings()
         user.add(index_doc(belief))
-        user.version = self.version
         self._owner[belief.id] = belief.user_id
 
     def hold(self, user_id: str) -> None:
@@ -457,7 +460,6 @@ class BeliefIndex:
                     return
                 user = self._users[belief.user_id] = UserPostings()
             user.add(index_doc(belief))
-            user.version = self.version
             self._owner[belief.id] = belief.user_id
 
     def remove(self, belief_id: str) -> None:
@@ -466,9 +468,7 @@ class BeliefIndex:
             self.derived.clear()
             owner = self._owner.pop(belief_id, None)
             if owner is not None:
-                user = self._users[owner]
-                user.discard(belief_id)
-                user.version = self.version
+                self._users[owner].discard(belief_id)
             for changes in self._loading.values():
                 changes.append(belief_id)
 
@@ -500,8 +500,8 @@ class BeliefIndex:
             return None if doc is None else doc.belief
 
     def user_version(self, user_id: str) -> int:
-        """The index version at the user's last change: views of the user's beliefs worked
-        out at it hold while it stays (0 for a user not held)."""
+        """The number of the user's last change: views of the user's beliefs worked out at
+        it hold while it stays (0 for a user not held or never changed)."""
         found = self._users.get(user_id)
         return 0 if found is None else found.version
 
@@ -520,7 +520,7 @@ class BeliefIndex:
             for user in self._users.values():
                 user.derived.clear()
                 user.standing.clear()
-                user.version = self.version
+                user.version = next(_CHANGES)
 
     @property
     def users_held(self) -> int:
@@ -611,7 +611,6 @@ class BeliefIndex:
         self.loads += 1
         self.version += 1
         self.derived.clear()
-        postings.version = self.version
         held = len(self._owner)
         while held > self.bound and len(self._users) > 1:
             gone_id, gone = next(iter(self._users.items()))

@@ -70,6 +70,7 @@ def recall(
         accept,
         min_score=MIN_SCORE,
         weight=rules.bonus if rules.has_bonuses else None,
+        max_weight=rules.max_bonus,
         limit=limit,
     )
     return [RecallHit(h, recall_tags(h.belief, now)) for h in hits]

@@ -398,7 +398,8 @@ def search(
 
     `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses);
     `max_weight`, the most it can give any belief, lets postings that cannot reach the cut be
-    skipped (without it, and with a weight, every posting is walked).
+    skipped and, with a `limit`, only the candidates that can still rank be weighed (without
+    it, and with a weight, every posting is walked and every candidate weighed).
     Only the best `limit` accepted hits are returned (all when None). Ties break on most
     recent reinforcement, then id, so results are deterministic.
     """
@@ -411,19 +412,18 @@ def search(
         n = max(len(postings.docs), MIN_CORPUS)
         extended = not index.reference_only
         canonical = _match_canonical(postings, terms, n, extended)
-        cache = cast(TermMatches, index.derived_of(user_id).setdefault("alias-terms", {}))
+        derived = postings.derived  # views of this user's beliefs, emptied when they change
+        cache = cast(TermMatches, derived.setdefault("alias-terms", {}))
         aliases = _match_aliases(postings, terms, n, cache, extended)
         names: NameWords = {}
         if extended:
             consumed = _consumed(canonical, aliases)
             kinds = cast(
                 dict[str, tuple[float, dict[str, str]]],
-                index.derived_of(user_id).setdefault("kind-words", {}),
+                derived.setdefault("kind-words", {}),
             )
             names = match_kind_words(postings, terms, n, canonical, consumed, kinds)
-        ambiguity = cast(
-            dict[str, frozenset[str]], index.derived_of(user_id).setdefault("ambiguous", {})
-        )
+        ambiguity = cast(dict[str, frozenset[str]], derived.setdefault("ambiguous", {}))
         if weight is None:
             floor = min_score
         else:
@@ -443,23 +443,13 @@ def search(
 
         factor: Callable[[str], float] = _unweighted
         if weight is not None:
-            factors = _factors(index, user_id, weight)
 
             def factor(bid: str) -> float:
-                found = factors.get(bid)
-                if found is None:
-                    found = factors[bid] = weight(docs[bid].belief)
-                return found
+                return weight(docs[bid].belief)
 
-        if limit is not None and (weight is None or max_weight is not None):
-            ranked = _best_weighted(
-                scores,
-                factor,
-                1.0 if weight is None else max_weight or 1.0,
-                min_score,
-                limit,
-                taken,
-            )
+        most = 1.0 if weight is None else max_weight  # the largest factor, if known
+        if limit is not None and most is not None:
+            ranked = _best_weighted(scores, factor, most, min_score, limit, taken)
         else:
             if weight is not None:
                 for bid, score in scores.items():
@@ -527,21 +517,6 @@ def _fused(hits: list[Hit], neighbours: list[Neighbour], limit: int | None) -> l
         assert hit is not None
         out.append(hit)
     return out[:limit] if limit is not None else out
-
-
-def _factors(
-    index: BeliefIndex, user_id: str, weight: Callable[[AnyBelief], float]
-) -> dict[str, float]:
-    """The weight of each of the user's beliefs seen so far, kept until the user's beliefs or the
-    weighing (its owner: the rule set) changes. Caller holds the index lock."""
-    owner = getattr(weight, "__self__", weight)
-    derived = index.derived_of(user_id)
-    cached = derived.get("weights")
-    if isinstance(cached, tuple) and cached[0] is owner:
-        return cast(dict[str, float], cached[1])
-    factors: dict[str, float] = {}
-    derived["weights"] = (owner, factors)
-    return factors
 
 
 def _ranked(
