@@ -179,29 +179,28 @@ def _provenance(value: dict[str, Any] | None) -> dict[str, Any]:
     return value if value else _EMPTY_DICT
 
 
-_INTERNED = {
-    "user_id",
-    "agent_id",
-    "type",
-    "subtype",
-    "epistemic_status",
-    "memory_class",
-    "delivery",
-    "review_state",
-    "source_type",
+_CONVERT: dict[str, Any] = {
+    **dict.fromkeys(
+        (
+            "user_id",
+            "agent_id",
+            "type",
+            "subtype",
+            "epistemic_status",
+            "memory_class",
+            "delivery",
+            "review_state",
+            "source_type",
+        ),
+        _interned,
+    ),
+    "aliases": _names,
+    "rejected_alternatives": _names,
+    "scope": _shared,
+    "participants": _shared,
+    "provenance": _provenance,
 }
-_CONVERTERS: tuple[Any, ...] = tuple(
-    _interned
-    if name in _INTERNED
-    else _names
-    if name in ("aliases", "rejected_alternatives")
-    else _shared
-    if name in ("scope", "participants")
-    else _provenance
-    if name == "provenance"
-    else None
-    for name in FIELDS
-)
+_CONVERTERS = tuple(_CONVERT.get(name) for name in FIELDS)
 _SETTERS = tuple(getattr(BeliefRecord, name).__set__ for name in FIELDS)
 
 
@@ -211,3 +210,8 @@ AnyBelief = Belief | BeliefRecord  # what reads a belief's fields takes either
 def as_belief(belief: AnyBelief) -> Belief:
     """The full model of either kind (a record's built anew)."""
     return belief if isinstance(belief, Belief) else belief.to_belief()
+
+
+def fields_json(belief: AnyBelief) -> dict[str, Any]:
+    """The belief's stored fields as JSON values, its change log left out."""
+    return as_belief(belief).model_dump(mode="json", exclude={"change_log"})

@@ -10,7 +10,7 @@ from typing import Any, overload
 from beliefs.models import Belief, HistoryEvent
 from beliefs.record import FIELDS, BeliefRecord
 
-BELIEF_COLUMNS: tuple[str, ...] = tuple(f for f in Belief.model_fields if f != "change_log")
+BELIEF_COLUMNS: tuple[str, ...] = FIELDS  # a row's columns are the record's fields, in order
 _JSON_COLUMNS = frozenset({"provenance"})
 _LIST_COLUMNS = frozenset({"aliases", "rejected_alternatives", "scope", "participants"})
 _TIME_COLUMNS = tuple(
@@ -92,7 +92,6 @@ def belief_from_row(row: Sequence[Any], change_log: list[HistoryEvent] | None = 
 
 
 _TRUSTED_TIME_COLUMNS = frozenset(c for c in BELIEF_COLUMNS if c.endswith("_at"))
-assert BELIEF_COLUMNS == FIELDS
 
 
 def record_from_row(row: Sequence[Any]) -> BeliefRecord:

@@ -10,7 +10,7 @@ from starlette.routing import BaseRoute, Route
 
 from beliefs.context import Context
 from beliefs.recall import recall
-from beliefs.record import as_belief
+from beliefs.record import fields_json
 from beliefs.render import system_block, user_block
 from beliefs.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
 from beliefs.rules import Rule
@@ -91,7 +91,7 @@ async def remove_rule(rt: Runtime, rule_id: str) -> None:
 
 
 def _hit_json(context_hit: Hit, tags: tuple[str, ...] = ()) -> dict[str, Any]:
-    out = as_belief(context_hit.belief).model_dump(mode="json", exclude={"change_log"})
+    out = fields_json(context_hit.belief)
     out["score"] = round(context_hit.score, 4)
     out["clauses"] = [c.as_dict() for c in context_hit.clauses]
     if tags:
@@ -133,14 +133,9 @@ def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, 
     standing, turn = system_block(context), user_block(context)
     return {
         "persona": context.persona,
-        "pinned": [
-            as_belief(b).model_dump(mode="json", exclude={"change_log"}) for b in context.pinned
-        ],
+        "pinned": [fields_json(b) for b in context.pinned],
         "relevant": [_hit_json(h) for h in context.relevant],
-        "open_questions": [
-            as_belief(b).model_dump(mode="json", exclude={"change_log"})
-            for b in context.open_questions
-        ],
+        "open_questions": [fields_json(b) for b in context.open_questions],
         "budget": context.budget.as_dict(),
         "system_block": standing,
         "user_block": turn,

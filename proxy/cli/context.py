@@ -13,7 +13,7 @@ from typing import Any
 from beliefs.context import Context, ContextRequest, assemble
 from beliefs.errors import BeliefError
 from beliefs.index import BeliefIndex
-from beliefs.record import AnyBelief, as_belief
+from beliefs.record import fields_json
 from beliefs.render import system_block, user_block
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
@@ -44,23 +44,19 @@ def register(subparsers: Any) -> None:
     cmd.set_defaults(handler=_context)
 
 
-def belief_json(belief: AnyBelief) -> dict[str, Any]:
-    return as_belief(belief).model_dump(mode="json", exclude={"change_log"})
-
-
 def context_json(ctx: Context) -> dict[str, Any]:
     return {
         "persona": ctx.persona,
-        "pinned": [belief_json(b) for b in ctx.pinned],
+        "pinned": [fields_json(b) for b in ctx.pinned],
         "relevant": [
             {
-                **belief_json(h.belief),
+                **fields_json(h.belief),
                 "score": round(h.score, 4),
                 "clauses": [c.as_dict() for c in h.clauses],
             }
             for h in ctx.relevant
         ],
-        "open_questions": [belief_json(b) for b in ctx.open_questions],
+        "open_questions": [fields_json(b) for b in ctx.open_questions],
         "budget": ctx.budget.as_dict(),
     }
 
