@@ -32,8 +32,8 @@ class PersonaKeeper:
         self._llm = llm
         self._model = model
         self._tasks: dict[str, asyncio.Task[Persona | None]] = {}
-        self._checked: dict[str, int] = {}  # user -> index version when last compared
-        # user -> ((index version, stored persona), text, what it covers): the request path's
+        self._checked: dict[str, int] = {}  # user -> the user's version when last compared
+        # user -> ((the user's version, stored persona), text, what it covers): the request path's
         # answer, kept until either changes (working it out reads every belief of the user)
         self._served: dict[str, tuple[tuple[int, object], str, frozenset[str] | None]] = {}
         # user -> (text, source, inputs hash, who waits): regenerated personas not stored yet
