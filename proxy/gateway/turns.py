@@ -17,7 +17,6 @@ import asyncio
 import json
 import logging
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,7 +52,7 @@ def read_turn(
     """The assistant's visible text and tool calls from a captured response body."""
     raw = _decode(b"".join(chunks), content_encoding)
     if "text/event-stream" in content_type:
-        events = list(_sse_data(raw))
+        events = _sse_data(raw)
         if wire == "responses":
             return AssistantTurn(*stream_turn(events))
         return _openai_stream(events) if wire == "openai" else _anthropic_stream(events)
@@ -81,21 +80,34 @@ def _decode(raw: bytes, encoding: str) -> bytes:
     return raw
 
 
-def _sse_data(raw: bytes) -> Iterator[dict[str, Any]]:
+def _sse_data(raw: bytes) -> list[dict[str, Any]]:
     """The JSON payloads of complete `data:` events; `[DONE]` and torn events skipped."""
     text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    datas = []
     for event in text.split("\n\n"):
-        data = "\n".join(
-            line[5:].lstrip(" ") for line in event.split("\n") if line.startswith("data:")
-        )
-        if not data or data == "[DONE]":
-            continue
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            continue
-        if isinstance(payload, dict):
-            yield payload
+        if event.startswith("data:") and "\n" not in event:  # the usual one-line event
+            data = event[5:].lstrip(" ")
+        else:
+            data = "\n".join(
+                line[5:].lstrip(" ") for line in event.split("\n") if line.startswith("data:")
+            )
+        if data and data != "[DONE]":
+            datas.append(data)
+    # One parse of all events as one array costs a fraction of one parse per event (a reply
+    # streams an event per token); any event that is not one JSON value fails it, and then
+    # each is parsed on its own so only the torn ones are skipped.
+    try:
+        payloads = json.loads(f"[{','.join(datas)}]")
+    except ValueError:
+        payloads = None
+    if not isinstance(payloads, list) or len(payloads) != len(datas):
+        payloads = []
+        for data in datas:
+            try:
+                payloads.append(json.loads(data))
+            except ValueError:
+                continue
+    return [payload for payload in payloads if isinstance(payload, dict)]
 
 
 def _first_choice(payload: dict[str, Any]) -> dict[str, Any]:

@@ -65,3 +65,29 @@ def test_gzip_body_and_garbage() -> None:
     turn = read_turn("openai", [body], content_type=JSON_TYPE, content_encoding="gzip")
     assert turn.text == "Use PostgreSQL 16."
     assert read_turn("openai", [b"<html>"], content_type="text/html").empty
+
+
+def test_a_torn_or_foreign_event_mid_stream_costs_only_itself() -> None:
+    """Events are parsed together when they all parse; one that does not (torn, not JSON, a
+    value that is not an object, one event's data over two `data:` lines) is handled alone."""
+    words = ["Use ", "Postgre", "SQL ", "16."]
+    events = [
+        b"data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": w}}]}).encode()
+        for w in words
+    ]
+    split = json.dumps({"choices": [{"index": 0, "delta": {"content": "!"}}]}).encode()
+    stream = [
+        b": keep-alive comment\n\n",
+        events[0] + b"\n\n",
+        b'data: {"choices": [{"index": 0, "delta": {"content": "lost\n\n',  # torn
+        events[1] + b"\n\n",
+        b"data: not json at all\n\n",
+        events[2] + b"\r\n\r\n",
+        b"data: [1, 2]\n\n",  # JSON, but not an event object
+        events[3] + b"\n\n",
+        b"data: " + split[:12] + b"\ndata: " + split[12:] + b"\n\n",  # after `{"choices": `
+        b"data: [DONE]\n\n",
+    ]
+    assert read_turn("openai", stream, content_type=SSE_TYPE).text == "Use PostgreSQL 16.!"
+    clean = [e + b"\n\n" for e in events] + [b"data: [DONE]\n\n"]
+    assert read_turn("openai", clean, content_type=SSE_TYPE).text == "Use PostgreSQL 16."
