@@ -191,7 +191,8 @@ def _complete(shape: str, data: bytes) -> bool:
 
 
 def jobs_of(home: Path) -> set[str]:
-    """Request ids with a job in the (closed) database."""
+    """Request ids with a job in the (closed) database. Jobs still in the job journal of a
+    killed server are not there until a server starts on the home again."""
     with BeliefStore.open(home / "tenure.duckdb", read_only=True) as store:
         rows = store.execute("SELECT request_id FROM jobs").fetchall()
     return {row[0] for row in rows}
@@ -202,16 +203,20 @@ def crash_round(
 ) -> tuple[int, int, int]:
     """(replies received in full, of those with a job, mid-stream requests with a job)."""
     full = written = partial_written = 0
+    sent = []
     for n in range(runs):
-        server.start()
+        server.start()  # replays the journal the previous kill left
         moment = "mid" if delay_ms is None else f"{delay_ms:g}ms"
-        request_id, complete = chat_then_kill(server, shape, f"{shape} {moment} run {n}", delay_ms)
-        stored = request_id in jobs_of(server.home)
+        sent.append(chat_then_kill(server, shape, f"{shape} {moment} run {n}", delay_ms))
+    server.start()  # the last kill's journal too
+    server.stop()
+    stored = jobs_of(server.home)
+    for request_id, complete in sent:
         if complete:
             full += 1
-            written += stored
+            written += request_id in stored
         else:
-            partial_written += stored
+            partial_written += request_id in stored
     return full, written, partial_written
 
 

@@ -1,49 +1,37 @@
-"""The turn write: CPU on the store thread per proxied turn (its injection record and its
-extraction job), today's statements against the current ones, side by side in one run.
+"""The turn write: CPU per proxied turn (its injection record and its durable extraction job)
+and how long a reply's end waits for it, committed to the store per reply (`TENURE_JOURNAL=0`)
+against appended to the job journal, side by side in interleaved rounds.
 
-Each turn is what the gateway hands the background writer: an injection record and a captured
-OpenAI SSE reply that becomes a job (parsed, redacted and encoded on the store thread). Both
-implementations write into the same real DuckDB file in a temp dir through the writer's own
-batch function, in batches of 1 (a lone request: the durable commit of `make_durable` flushes
-the batch at once) and of 8 (concurrent requests sharing a commit), in interleaved rounds.
-CPU is `time.thread_time()` of the writing thread, so other load on the machine counts little.
+Each turn is what the chat path hands the background writer: an injection record submitted and
+a captured OpenAI SSE reply made durable with `commit_job` (awaited, as before the last SSE
+event), sequential and 8 at a time, through the real `StoreWriter` on its store thread, into a
+real DuckDB file holding `--beliefs` beliefs. CPU is the whole process's (the store thread, the
+journal thread and the event loop), per turn, including the journaled jobs' later commit to
+the table; the wait is `commit_job`'s, p50 and p99.
 
-"before" is the statement shape the write used before: every batch, even of one row, as a
-list-of-structs parameter. "after" is the code as it stands.
-
-Then the real `StoreWriter` on its store thread, as the chat path drives it: per turn an
-injection record submitted and the job committed with `commit_job` (awaited, as before the last
-SSE event), sequential and 8 at a time. "before" there is the previous writer: the previous
-statements, and each record in the durable job's commit (`record_linger_s=0`); "after" holds
-records for a later, shared commit. CPU is the store thread's own.
-
-Run: `.venv/bin/python bench/turn_write.py [--turns 300] [--rounds 4]`.
+Run: `.venv/bin/python bench/turn_write.py [--turns 300] [--rounds 4] [--beliefs 10000]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.models import storable, storable_value, utcnow
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
-from extractor import jobs as job_table
-from extractor.jobs import JobQueue, new_job_id
-from extractor.redact import redact_value
-from proxy.gateway import background, injections
-from proxy.gateway.background import StoreWriter, _apply, _Item
+from bench.corpus import make_corpus
+from extractor.jobs import JobQueue
+from extractor.journal import JobJournal
+from proxy.gateway.background import StoreWriter, _Item
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord
 from proxy.gateway.side_calls import SeenMessages
@@ -54,8 +42,6 @@ REPLY = (
     "Noted: you prefer tea over coffee in the morning, and the billing service keeps its "
     "invoices in UTC. I will keep both in mind for the migration plan we discussed."
 )
-Result = list[tuple[_Item, str, bool]]  # the writer's batch result: (item, error, keep)
-Batch = Callable[[BeliefStore, JobQueue | None, list[_Item]], Result]
 
 
 def sse(text: str) -> list[bytes]:
@@ -108,129 +94,86 @@ def turn_items(n: int, seen: SeenMessages, tag: str) -> list[_Item]:
     ]
 
 
-def before(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> Result:
-    """The previous write: one transaction, each table's rows as one list-of-structs."""
-    with store.transaction():
-        records = [item.record for item in items if item.record is not None]
-        if records:
-            fields = injections._FIELDS
-            rows = [dict(zip(fields, r.row(), strict=True)) for r in records]
-            store.execute(injections._INSERT, [rows])
-        turns = [turn for item in items if (turn := item.job_turn()) is not None]
-        if turns:
-            now = utcnow()
-            chunk = [
-                {
-                    "id": new_job_id(),
-                    "user_id": storable(turn.user_id),
-                    "request_id": turn.request_id,
-                    "turn": json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
-                }
-                for turn in turns
-            ]
-            store.execute(job_table._INSERT_PENDING, [now, now, chunk])
-    return [(item, "", False) for item in items]
-
-
-def after(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> Result:
-    return _apply(store, jobs, items)
-
-
-def cpu_per_turn(
-    write: Batch, store: BeliefStore, jobs: JobQueue, turns: int, batch: int, tag: str
-) -> float:
-    """Microseconds of this thread's CPU per turn written in batches of `batch` turns."""
-    seen = SeenMessages()
-    batches = [
-        [item for n in range(start, start + batch) for item in turn_items(n, seen, tag)]
-        for start in range(0, turns, batch)
-    ]
-    began = time.thread_time()
-    for items in batches:
-        write(store, jobs, items)
-    return (time.thread_time() - began) / turns * 1e6
-
-
-@contextlib.contextmanager
-def previous_statements(use: bool) -> Iterator[None]:
-    """The writer's batch function swapped for the previous statements while `use`."""
-    current = background._apply
-    if use:
-        background._apply = before
-    try:
-        yield
-    finally:
-        background._apply = current
-
-
-async def writer_cpu_per_turn(
-    thread: StoreThread, jobs: JobQueue, turns: int, concurrent: int, old: bool, tag: str
-) -> float:
-    """Store-thread CPU (µs) per turn written through a real StoreWriter."""
-    writer = StoreWriter(thread, Counters(), jobs, record_linger_s=0 if old else 0.25)
+async def writer_per_turn(
+    thread: StoreThread,
+    jobs: JobQueue,
+    journal: Path | None,
+    turns: int,
+    concurrent: int,
+    tag: str,
+) -> tuple[float, list[float]]:
+    """Process CPU (µs) per turn written through a real StoreWriter, and each reply's wait."""
+    writer = StoreWriter(
+        thread, Counters(), jobs, journal=JobJournal(journal) if journal is not None else None
+    )
     writer.start()
     seen = SeenMessages()
+    waits: list[float] = []
 
     async def one(n: int) -> None:
         record, job = turn_items(n, seen, tag)
         assert record.record is not None and job.turn is not None
         writer.submit_record(record.record)
+        began = time.perf_counter()
         assert await writer.commit_job(job.turn)
+        waits.append(time.perf_counter() - began)
 
-    with previous_statements(old):
-        began = await thread.run(time.thread_time)
-        for start in range(0, turns, concurrent):
-            await asyncio.gather(*(one(n) for n in range(start, start + concurrent)))
-        await writer.stop()
-        spent = await thread.run(time.thread_time) - began
-    return spent / turns * 1e6
+    began = time.process_time()
+    for start in range(0, turns, concurrent):
+        await asyncio.gather(*(one(n) for n in range(start, start + concurrent)))
+    await writer.stop()  # the journaled jobs' commit to the table counts too
+    return (time.process_time() - began) / turns * 1e6, waits
 
 
-def writer_rounds(store: BeliefStore, jobs: JobQueue, turns: int, rounds: int) -> None:
-    thread = StoreThread(store)
-    print(f"\nthe writer, commit_job per turn ({turns} turns, store-thread CPU)")
-    print(f"{'at once':>7}  {'before µs/turn':>15}  {'after µs/turn':>14}  {'after/before':>12}")
-    try:
-        for concurrent in (1, 8):
-            got: dict[bool, list[float]] = {True: [], False: []}
-            for round_ in range(rounds):
-                for old in (True, False) if round_ % 2 == 0 else (False, True):
-                    tag = f"w-{old}-{concurrent}-{round_}"
-                    got[old].append(
-                        asyncio.run(writer_cpu_per_turn(thread, jobs, turns, concurrent, old, tag))
-                    )
-            was, now = statistics.median(got[True]), statistics.median(got[False])
-            print(f"{concurrent:>7}  {was:>15.0f}  {now:>14.0f}  {now / was:>12.2f}")
-    finally:
-        thread.close()
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=300, help="turns per measurement")
     parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds")
+    parser.add_argument("--beliefs", type=int, default=10_000, help="beliefs in the store")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = BeliefStore.open(Path(tmp) / "bench.duckdb")
+        store.import_beliefs(make_corpus(args.beliefs))
         store.ensure_schema(GATEWAY_TABLES)
         jobs = JobQueue(store)
-        for write in (before, after):  # warm both statement shapes
-            cpu_per_turn(write, store, jobs, 40, 1, f"warm-{write.__name__}")
-        print(f"{args.turns} turns per measurement, {args.rounds} interleaved rounds")
-        print(f"{'batch':>5}  {'before µs/turn':>15}  {'after µs/turn':>14}  {'after/before':>12}")
-        for batch in (1, 8):
-            got: dict[str, list[float]] = {"before": [], "after": []}
-            for round_ in range(args.rounds):
-                order = (before, after) if round_ % 2 == 0 else (after, before)
-                for write in order:
-                    tag = f"{write.__name__}-{batch}-{round_}"
-                    got[write.__name__].append(
-                        cpu_per_turn(write, store, jobs, args.turns, batch, tag)
+        thread = StoreThread(store)
+        ways = {"store commit": None, "journal": Path(tmp) / "journal"}
+        print(f"{args.turns} turns per measurement, {args.rounds} interleaved rounds, ", end="")
+        print(f"{args.beliefs} beliefs in the store")
+        print(
+            f"{'at once':>7}  {'way':<13} {'CPU µs/turn':>12} {'wait p50 ms':>12} "
+            f"{'wait p99 ms':>12}  {'CPU ratio':>9}"
+        )
+        try:
+            asyncio.run(writer_per_turn(thread, jobs, ways["journal"], 40, 1, "warm"))
+            for concurrent in (1, 8):
+                cpu: dict[str, list[float]] = {way: [] for way in ways}
+                waits: dict[str, list[float]] = {way: [] for way in ways}
+                for round_ in range(args.rounds):
+                    order = list(ways) if round_ % 2 == 0 else list(reversed(ways))
+                    for way in order:
+                        tag = f"{way}-{concurrent}-{round_}"
+                        spent, waited = asyncio.run(
+                            writer_per_turn(thread, jobs, ways[way], args.turns, concurrent, tag)
+                        )
+                        cpu[way].append(spent)
+                        waits[way].extend(waited)
+                base = statistics.median(cpu["store commit"])
+                for way in ways:
+                    median = statistics.median(cpu[way])
+                    print(
+                        f"{concurrent:>7}  {way:<13} {median:>12.0f} "
+                        f"{percentile(waits[way], 50) * 1000:>12.2f} "
+                        f"{percentile(waits[way], 99) * 1000:>12.2f}  {median / base:>9.2f}"
                     )
-            old, new = statistics.median(got["before"]), statistics.median(got["after"])
-            print(f"{batch:>5}  {old:>15.0f}  {new:>14.0f}  {new / old:>12.2f}")
-        writer_rounds(store, jobs, args.turns, args.rounds)
-        store.close()
+        finally:
+            thread.close()
+            store.close()
 
 
 if __name__ == "__main__":

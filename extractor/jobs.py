@@ -8,6 +8,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, get_args
 
@@ -59,11 +60,43 @@ def new_job_id() -> str:
 _INSERT_CHUNK = 200
 
 
+@dataclass(frozen=True, slots=True)
+class PendingJob:
+    """A job as it is inserted: its turn already redacted and encoded (`pending_job`), so the
+    same row can be written to the journal first and into the table later."""
+
+    id: str
+    user_id: str
+    request_id: str
+    turn: str  # the redacted turn as JSON
+    created_at: datetime
+
+    def struct(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "request_id": self.request_id,
+            "turn": self.turn,
+            "created_at": self.created_at,
+        }
+
+
+def pending_job(turn: Turn, now: datetime | None = None) -> PendingJob:
+    """The turn, secrets redacted, as a pending job row with a fresh id."""
+    return PendingJob(
+        new_job_id(),
+        storable(turn.user_id),
+        turn.request_id,
+        json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
+        now or utcnow(),
+    )
+
+
 _INSERT_PENDING = (
     "INSERT INTO jobs (id, status, user_id, request_id, turn, created_at, updated_at) "
-    "SELECT r.id, 'pending', r.user_id, r.request_id, r.turn, ?, ? FROM "
-    "(SELECT unnest(?::STRUCT(id VARCHAR, user_id VARCHAR, request_id VARCHAR, turn VARCHAR)[])"
-    " AS r)"
+    "SELECT r.id, 'pending', r.user_id, r.request_id, r.turn, r.created_at, r.created_at FROM "
+    "(SELECT unnest(?::STRUCT(id VARCHAR, user_id VARCHAR, request_id VARCHAR, turn VARCHAR, "
+    "created_at TIMESTAMPTZ)[]) AS r)"
 )
 
 _INSERT_ONE = (
@@ -113,32 +146,43 @@ class JobQueue:
         return self.enqueue_many([turn])[0]
 
     def enqueue_many(self, turns: Sequence[Turn]) -> builtins.list[str]:
-        """Record turns as pending jobs in one multi-row INSERT per chunk (a single-row INSERT
-        costs several times more per row here); returns the job ids in order."""
+        """Record turns as pending jobs (secrets redacted); returns the job ids in order."""
         now = utcnow()
-        ids = [new_job_id() for _ in turns]
-        rows = [
-            (
-                job_id,
-                storable(turn.user_id),
-                turn.request_id,
-                json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
+        return self.insert([pending_job(turn, now) for turn in turns])
+
+    def insert(
+        self, jobs: Sequence[PendingJob], *, skip_existing: bool = False
+    ) -> builtins.list[str]:
+        """Write prepared jobs in one multi-row INSERT per chunk (a single-row INSERT costs
+        several times more per row here); returns their ids. `skip_existing` leaves out the
+        ids already in the table (replaying a journal that was partly written before)."""
+        if skip_existing and jobs:
+            present = {
+                row[0]
+                for row in self.store.execute(
+                    "SELECT id FROM jobs WHERE list_contains(?, id)", [[job.id for job in jobs]]
+                ).fetchall()
+            }
+            jobs = [job for job in jobs if job.id not in present]
+        if len(jobs) == 1:  # a lone turn: values bound directly plan faster than a struct
+            job = jobs[0]
+            self.store.execute(
+                _INSERT_ONE,
+                [job.id, job.user_id, job.request_id, job.turn, job.created_at, job.created_at],
             )
-            for job_id, turn in zip(ids, turns, strict=True)
-        ]
-        if len(rows) == 1:  # a lone turn: four values bound directly plan faster than a struct
-            self.store.execute(_INSERT_ONE, [*rows[0], now, now])
-            rows = []
-        for start in range(0, len(rows), _INSERT_CHUNK):
-            chunk = [
-                {"id": job_id, "user_id": user_id, "request_id": request_id, "turn": turn_json}
-                for job_id, user_id, request_id, turn_json in rows[start : start + _INSERT_CHUNK]
-            ]
-            # One list-of-structs parameter: binding four per row cost more than the insert.
-            self.store.execute(_INSERT_PENDING, [now, now, chunk])
-        if ids:
+        else:
+            for start in range(0, len(jobs), _INSERT_CHUNK):
+                chunk = [job.struct() for job in jobs[start : start + _INSERT_CHUNK]]
+                # One list-of-structs parameter: binding five per row cost more than the insert.
+                self.store.execute(_INSERT_PENDING, [chunk])
+        if jobs:
             self._notify()
-        return ids
+        return [job.id for job in jobs]
+
+    def replay(self, jobs: Sequence[PendingJob]) -> None:
+        """Write journaled jobs in one transaction, leaving out those the table already has."""
+        with self.store.transaction():
+            self.insert(jobs, skip_existing=True)
 
     def _notify(self) -> None:
         with self._lock:

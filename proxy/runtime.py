@@ -22,6 +22,7 @@ from beliefs.tokens import token_counter
 from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
 from extractor.config import ExtractionConfig
 from extractor.jobs import JobQueue
+from extractor.journal import JobJournal
 from extractor.llm import ChatModel, LiteLLMChatModel
 from extractor.structured import CallOptions
 from extractor.worker import ExtractionWorkers
@@ -108,7 +109,13 @@ class Runtime:
         shared = store.dialect == "postgresql"
         holder = store.feed.origin if store.feed is not None else None
         jobs = JobQueue(store, lease_s=lease if shared else 0.0, holder=holder)
-        writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max)
+        journal = None
+        if settings.journal:
+            journal = JobJournal(settings.home / "journal")
+            await thread.run(journal.recover, jobs.replay)
+        writer = StoreWriter(
+            thread, counters, jobs, max_kept=settings.write_keep_max, journal=journal
+        )
         writer.start()
         own_llm = None
         if llm is None:

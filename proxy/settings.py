@@ -76,6 +76,7 @@ class Settings(BaseModel):
     compaction_cooldown_s: float = Field(default=600.0, ge=0)
 
     durable_wait_s: float = Field(default=5.0, ge=0)  # a reply's end waits this long for its job
+    journal: bool = True  # durable jobs go to an append-only journal in `home` before the table
     write_keep_max: int = Field(default=10_000, ge=1)  # refused writes kept in memory for a retry
     extract_min_rate: float = Field(default=5.0, ge=0)  # jobs/s extraction keeps under load
     extract_backlog_max: int = Field(default=20_000, ge=0)  # pending jobs kept; 0 = unbounded

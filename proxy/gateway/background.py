@@ -1,9 +1,12 @@
 """The background writer: store writes of the request path (injection records, extraction
 jobs, chat state) queued without waiting and applied in batches on the store thread.
 
-A job can also be committed *now* (`commit_job`): the chat path awaits it before it relays the
-end of a reply, so a turn the client received in full is on disk. Such a write skips the
-linger, and everything queued meanwhile shares its commit.
+A job can also be made durable *now* (`commit_job`): the chat path awaits it before it relays
+the end of a reply, so a turn the client received in full is on disk. With a journal (the
+default) the job is appended to it and synced on the journal thread, with the jobs of the other
+replies ending meanwhile, then waits like an injection record to share a later commit of the
+table; without one, the write skips the linger and everything queued meanwhile shares its
+commit.
 
 Injection records are not part of that promise: they wait (up to `record_linger_s`, or until
 `RECORD_BATCH` of them) to share a later commit, so a durable job's commit carries one
@@ -22,11 +25,13 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
-from extractor.jobs import JobQueue
+from extractor.jobs import JobQueue, PendingJob, pending_job
+from extractor.journal import JobJournal
 from extractor.turn import Turn
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord, save_records
@@ -51,6 +56,8 @@ class _Item:
     turn: Callable[[], Turn | None] | None = None  # builds an extraction job's turn
     done: asyncio.Future[bool] | None = field(default=None, compare=False)  # commit_job's waiter
     built: list[Turn | None] | None = None  # the turn, once built (a kept job is not rebuilt)
+    pending: PendingJob | None = None  # a journaled job, to be folded into the table
+    segment: int = -1  # the journal segment holding `pending`
 
     def job_turn(self) -> Turn | None:
         if self.turn is None:
@@ -84,7 +91,19 @@ class StoreWriter:
         max_kept: int = MAX_KEPT,
         retry_s: float = RETRY_S,
         record_linger_s: float = RECORD_LINGER_S,
+        journal: JobJournal | None = None,
     ) -> None:
+        self._journal = journal
+        self._journaling: list[_Item] = []  # durable jobs waiting for the next append
+        self._journal_wake = asyncio.Event()
+        self._journal_task: asyncio.Task[None] | None = None
+        self._appending = False
+        self._journal_failing = False
+        self._journal_thread = (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-journal")
+            if journal is not None
+            else None
+        )
         self._linger = linger_s
         self._record_linger = record_linger_s
         self._held: list[_Item] = []  # injection records waiting to share a later commit
@@ -103,7 +122,7 @@ class StoreWriter:
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize() + len(self._kept) + len(self._held)
+        return self._queue.qsize() + len(self._kept) + len(self._held) + len(self._journaling)
 
     def health(self) -> WriteHealth:
         self._health.kept = len(self._kept)
@@ -111,6 +130,10 @@ class StoreWriter:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name="tenure-store-writer")
+        if self._journal is not None:
+            self._journal_task = asyncio.create_task(
+                self._drain_journal(), name="tenure-job-journal"
+            )
 
     def submit(self, label: str, write: Write) -> None:
         """Queue `write(store)`; never blocks the caller."""
@@ -128,16 +151,23 @@ class StoreWriter:
     async def commit_job(self, turn: Callable[[], Turn | None]) -> bool:
         """Write an extraction job now, with whatever else is queued, and wait for the commit.
 
-        True once it is on disk; False when the store refused it (it is then kept and tried
-        again like any refused write). Cancelling the wait leaves the write queued.
+        True once it is on disk (in the journal, or committed to the table); False when the
+        store refused it (it is then kept and tried again like any refused write). Cancelling
+        the wait leaves the write queued.
         """
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Item("job", turn=turn, done=done))
-        self._hurry.set()
+        item = _Item("job", turn=turn, done=done)
+        if self._journal_task is not None:
+            self._journaling.append(item)
+            self._journal_wake.set()
+        else:
+            self._queue.put_nowait(item)
+            self._hurry.set()
         return await asyncio.shield(done)
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is written or kept for a retry (tests)."""
+        await self._journal_idle()
         if self._task is not None:
             self._queue.put_nowait(_FLUSH)  # held records too
         await self._queue.join()
@@ -145,12 +175,85 @@ class StoreWriter:
     async def stop(self) -> None:
         if self._task is None:
             return
+        if self._journal_task is not None:
+            await self._journal_idle()
+            self._journal_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._journal_task
+            self._journal_task = None
         self._queue.put_nowait(None)
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._task = None
         while self._kept:  # the store still refuses them and the process is going away
-            self._lose(self._kept.popleft(), "the server stopped while the store refused writes")
+            item = self._kept.popleft()
+            if item.pending is not None:
+                continue  # still in the journal: the next start writes it
+            self._lose(item, "the server stopped while the store refused writes")
+        if self._journal_thread is not None:
+            self._journal_thread.shutdown(wait=True)
+        if self._journal is not None:
+            self._journal.close()
+
+    async def _journal_idle(self) -> None:
+        """Wait until every durable job handed over so far has been appended (or given to the
+        store when the journal refused it)."""
+        while self._journaling or self._journal_wake.is_set() or self._appending:
+            await asyncio.sleep(0.001)
+
+    async def _drain_journal(self) -> None:
+        """Append the durable jobs that arrived while the last append ran, all in one write and
+        one sync, then let their replies end; the jobs then wait to share a table commit."""
+        assert self._journal is not None and self._journal_thread is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._journal_wake.wait()
+            self._journal_wake.clear()
+            items, self._journaling = self._journaling, []
+            if not items:
+                continue
+            self._appending = True
+            try:
+                await loop.run_in_executor(self._journal_thread, self._append, items)
+            except Exception as exc:
+                # The journal's disk refuses: commit these through the store instead.
+                (log.warning if self._journal_failing else log.error)(
+                    "the job journal refused %d job(s) (%s); they are committed to the store "
+                    "instead, as with TENURE_JOURNAL=0",
+                    len(items),
+                    _describe(exc),
+                )
+                self._journal_failing = True
+                for item in items:
+                    item.pending = None
+                    self._queue.put_nowait(item)
+                self._hurry.set()
+                continue
+            finally:
+                self._appending = False
+            if self._journal_failing:
+                log.warning("the job journal takes jobs again")
+                self._journal_failing = False
+            for item in items:
+                if item.done is not None and not item.done.done():
+                    item.done.set_result(True)
+                if item.pending is not None:
+                    self._queue.put_nowait(item)
+
+    def _append(self, items: list[_Item]) -> None:
+        """Journal thread: build the turns (parsing the captured exchanges), encode them as job
+        rows and append those with one sync."""
+        assert self._journal is not None
+        journaled = []
+        for item in items:
+            turn = item.job_turn()
+            if turn is not None:
+                item.pending = pending_job(turn)
+                journaled.append(item)
+        if journaled:
+            segment = self._journal.append([item.pending for item in journaled if item.pending])
+            for item in journaled:
+                item.segment = segment
 
     async def _drain(self) -> None:
         while True:
@@ -184,7 +287,7 @@ class StoreWriter:
     def _with_held(self, items: list[_Item], *, now: bool) -> list[_Item]:
         """`items` with the injection records taken out to wait for a later commit, or with
         every held record put back when they are due (`now`, too old, or enough of them)."""
-        records = [item for item in items if item.record is not None]
+        records = [item for item in items if _holds(item)]
         if records and not self._held:
             self._held_since = time.monotonic()
         self._held.extend(records)
@@ -193,7 +296,7 @@ class StoreWriter:
             or len(self._held) >= RECORD_BATCH
             or time.monotonic() - self._held_since >= self._record_linger
         )
-        rest = [item for item in items if item.record is None]
+        rest = [item for item in items if not _holds(item)]
         if not due or not self._held:
             return rest
         held, self._held = self._held, []
@@ -214,7 +317,9 @@ class StoreWriter:
 
     async def _write(self, items: list[_Item]) -> None:
         try:
-            results = await self._thread.run(_apply, self._thread.store, self._jobs, items)
+            results = await self._thread.run(
+                _apply_folding, self._thread.store, self._jobs, self._journal, items
+            )
         except Exception as exc:  # the store thread itself failed: keep everything
             results = [(item, _describe(exc), True) for item in items]
         refused: list[_Item] = []
@@ -266,6 +371,12 @@ def _marker(item: _Item) -> bool:
     return item is _RETRY or item is _FLUSH
 
 
+def _holds(item: _Item) -> bool:
+    """Whether the item may wait to share a later commit: an injection record, or a job
+    already safe in the journal."""
+    return item.record is not None or item.pending is not None
+
+
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".strip()[:500]
 
@@ -283,6 +394,18 @@ def _store_refused(exc: BaseException) -> bool:
     if name == "TransactionException":  # DuckDB: "Failed to commit: Could not write file …"
         return "commit" in str(exc).lower() or "write" in str(exc).lower()
     return name in ("IOException", "OutOfMemoryException", "FatalException", "InternalException")
+
+
+def _apply_folding(
+    store: BeliefStore, jobs: JobQueue | None, journal: JobJournal | None, items: list[_Item]
+) -> list[tuple[_Item, str, bool]]:
+    """`_apply`, then the journal forgets the jobs the table now has (or that were lost)."""
+    results = _apply(store, jobs, items)
+    if journal is not None:
+        journal.folded(
+            item.segment for item, _, keep in results if item.pending is not None and not keep
+        )
+    return results
 
 
 def _apply(
@@ -315,11 +438,14 @@ def _apply(
 
 def _write(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> None:
     save_records(store, [item.record for item in items if item.record is not None])
-    turns = [turn for item in items if (turn := item.job_turn()) is not None]
-    if turns:
+    journaled = [item.pending for item in items if item.pending is not None]
+    turns = [
+        turn for item in items if item.pending is None and (turn := item.job_turn()) is not None
+    ]
+    if turns or journaled:
         if jobs is None:
             raise RuntimeError("an extraction job was queued but the writer has no job queue")
-        jobs.enqueue_many(turns)
+        jobs.insert(journaled + [pending_job(turn) for turn in turns])
     for item in items:
         if item.write is not None:
             item.write(store)

@@ -34,7 +34,10 @@ def test_a_reply_received_in_full_survives_kill_9_at_once(
         request_id, complete = chat_then_kill(server, shape, f"{shape}: we deploy with Helm", 0)
         assert complete and request_id
         ids.append(request_id)
+    server.start()  # each start writes what the previous kill left in the job journal
+    server.stop()
     assert set(ids) <= jobs_of(tmp_path), "a turn the client received in full was lost"
+    assert list((tmp_path / "journal").glob("jobs-*")) == []  # all in the table, none left
 
 
 def test_the_end_of_a_stream_is_held_back_not_its_events() -> None:

@@ -17,6 +17,7 @@ import pytest
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from extractor.jobs import JobQueue
+from extractor.journal import JobJournal
 from extractor.turn import Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
@@ -177,3 +178,60 @@ def test_records_wait_for_a_later_commit_while_each_job_is_on_disk_at_once(
         thread.close()
     save_records(store, _records("direct"))
     assert _injection_rows(store, "seq") == _injection_rows(store, "direct")
+
+
+def test_journaled_jobs_share_one_later_commit_and_leave_the_journal_empty(
+    store: BeliefStore, tmp_path: Path
+) -> None:
+    """With a journal, a reply's job is safe once appended: the table takes the jobs of many
+    sequential replies in one later commit, after which the journal holds nothing."""
+    queue, thread, counters = JobQueue(store), StoreThread(store), Counters()
+    journal = JobJournal(tmp_path / "journal")
+    turns = [*_turns("j1"), *_turns("j2"), *_turns("j3")]
+
+    async def go() -> tuple[list[int], int, int]:
+        writer = StoreWriter(thread, counters, queue, record_linger_s=0.3, journal=journal)
+        writer.start()
+        in_table = []
+        for turn in turns:
+            assert await writer.commit_job(functools.partial(lambda t: t, turn))
+            in_table.append(await thread.run(_count, store, "jobs"))
+        unfolded = journal.unfolded
+        began = time.monotonic()
+        while await thread.run(_count, store, "jobs") < len(turns):  # due without a flush
+            assert time.monotonic() - began < 5, "journaled jobs never reached the table"
+            await asyncio.sleep(0.02)
+        await writer.stop()
+        return in_table, unfolded, journal.unfolded
+
+    try:
+        in_table, unfolded, left = asyncio.run(go())
+    finally:
+        thread.close()
+    assert in_table == [0] * len(turns) and unfolded == len(turns) and left == 0
+    assert counters.jobs_enqueued == len(turns)
+    assert list((tmp_path / "journal").glob("jobs-*")) == []
+    stored = store.execute("SELECT turn FROM jobs").fetchall()
+    assert len(stored) == len(turns) and all(KEY not in row[0] for row in stored)
+
+
+def test_a_journal_that_refuses_hands_the_job_to_the_store(
+    store: BeliefStore, tmp_path: Path
+) -> None:
+    (tmp_path / "journal").write_text("a file where the journal's directory should be")
+    queue, thread, counters = JobQueue(store), StoreThread(store), Counters()
+    journal = JobJournal(tmp_path / "journal")
+    turn = _turns("refused")[0]
+
+    async def go() -> int:
+        writer = StoreWriter(thread, counters, queue, journal=journal)
+        writer.start()
+        assert await writer.commit_job(functools.partial(lambda t: t, turn))
+        committed = await thread.run(_count, store, "jobs")  # committed, not held
+        await writer.stop()
+        return committed
+
+    try:
+        assert asyncio.run(go()) == 1
+    finally:
+        thread.close()
