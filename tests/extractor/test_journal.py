@@ -35,8 +35,9 @@ def _turn(n: int) -> Turn:
 
 
 @pytest.fixture
-def queue(tmp_path: Path) -> Iterator[JobQueue]:
-    with BeliefStore.open(tmp_path / "tenure.duckdb") as store:
+def queue(store_location: Path | str) -> Iterator[JobQueue]:
+    """A job table on each backend (replay's statements are translated for PostgreSQL)."""
+    with BeliefStore.open(store_location) as store:
         yield JobQueue(store)
 
 
