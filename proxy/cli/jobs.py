@@ -9,7 +9,9 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from beliefs.store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
+from extractor.journal import JobJournal
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
@@ -40,8 +42,18 @@ def register(subparsers: Any) -> None:
 def _with_queue(
     settings: Settings, local: Callable[[JobQueue], T], remote: Callable[[ApiClient], T]
 ) -> T:
-    """Use the database, or the API of this home's running server while it holds the lock."""
-    return with_backend(settings, lambda store: local(JobQueue(store)), remote)
+    """Use the database, or the API of this home's running server while it holds the lock.
+
+    On the database, what a server that died left in the job journal is written first (as the
+    next `tenure serve` would), so its last turns are listed too."""
+
+    def on_store(store: BeliefStore) -> T:
+        queue = JobQueue(store)
+        if settings.journal:
+            JobJournal(settings.home / "journal").recover(queue.replay)
+        return local(queue)
+
+    return with_backend(settings, on_store, remote)
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:

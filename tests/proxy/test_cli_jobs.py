@@ -10,7 +10,8 @@ import pytest
 
 from beliefs.errors import BeliefNotFound
 from beliefs.store import BeliefStore
-from extractor.jobs import JobQueue
+from extractor.jobs import JobQueue, pending_job
+from extractor.journal import JobJournal
 from proxy.cli.api_client import ApiClient
 from proxy.cli.main import main
 from tests.extractor.conftest import make_turn
@@ -81,3 +82,20 @@ def test_jobs_routes_answer_json(make_gateway: Callable[..., Gateway]) -> None:
     gateway = make_gateway()
     client = ApiClient(f"http://127.0.0.1:{gateway.port}")
     assert client.get("/api/jobs") == [] and client.get("/api/conflicts") == []
+
+
+def test_list_shows_the_turns_a_dead_server_left_in_the_journal(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home.mkdir()
+    journal = JobJournal(home / "journal")
+    journal.append([pending_job(make_turn("the last turn before the crash"))])
+    journal.close()  # the process went away before the table had the job
+    code, out, err = run(capsys, "jobs", "list", "--json")
+    assert (code, err) == (0, "")
+    [job] = json.loads(out)
+    assert job["status"] == "pending"
+    assert job["turn"]["user_message"] == "the last turn before the crash"
+    assert list((home / "journal").glob("jobs-*")) == []
+    code, out, _ = run(capsys, "jobs", "list", "--json")
+    assert len(json.loads(out)) == 1  # written once
