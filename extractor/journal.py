@@ -19,12 +19,12 @@ redacted). A line torn by a crash mid-write (no newline, or not JSON) is skipped
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import itertools
 import json
 import logging
 import os
 import secrets
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -33,7 +33,16 @@ from pathlib import Path
 
 from extractor.jobs import PendingJob
 
+if sys.platform == "win32":  # no flock: the gateway commits each job to the store instead
+    SUPPORTED = False
+else:
+    import fcntl
+
+    SUPPORTED = True
+
 log = logging.getLogger("tenure.extractor")
+# macOS has no fdatasync; its fsync flushes as far as the store's own commits do.
+_sync = getattr(os, "fdatasync", os.fsync)
 
 SEGMENT_BYTES = 8 << 20  # a segment this large is closed and a new one begun
 PATTERN = "jobs-*.log"
@@ -96,7 +105,7 @@ class JobJournal:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(segment.fd, view) :]
-                os.fdatasync(segment.fd)
+                _sync(segment.fd)
             except OSError:
                 with contextlib.suppress(OSError):  # no torn line before the next append
                     os.ftruncate(segment.fd, segment.size)

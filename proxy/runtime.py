@@ -22,6 +22,7 @@ from beliefs.tokens import token_counter
 from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
 from extractor.config import ExtractionConfig
 from extractor.jobs import JobQueue
+from extractor.journal import SUPPORTED as journal_supported
 from extractor.journal import JobJournal
 from extractor.llm import ChatModel, LiteLLMChatModel
 from extractor.structured import CallOptions
@@ -110,7 +111,7 @@ class Runtime:
         holder = store.feed.origin if store.feed is not None else None
         jobs = JobQueue(store, lease_s=lease if shared else 0.0, holder=holder)
         journal = None
-        if settings.journal:
+        if settings.journal and journal_supported:
             journal = JobJournal(settings.home / "journal")
             await thread.run(journal.recover, jobs.replay)
         writer = StoreWriter(

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from beliefs.store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
+from extractor.journal import SUPPORTED as journal_supported
 from extractor.journal import JobJournal
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
@@ -49,7 +50,7 @@ def _with_queue(
 
     def on_store(store: BeliefStore) -> T:
         queue = JobQueue(store)
-        if settings.journal:
+        if settings.journal and journal_supported:
             JobJournal(settings.home / "journal").recover(queue.replay)
         return local(queue)
 
