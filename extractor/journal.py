@@ -45,7 +45,6 @@ log = logging.getLogger("tenure.extractor")
 _sync = getattr(os, "fdatasync", os.fsync)
 
 SEGMENT_BYTES = 8 << 20  # a segment this large is closed and a new one begun
-PATTERN = "jobs-*.log"
 
 
 @dataclass(slots=True)
