@@ -244,16 +244,17 @@ class StoreWriter:
         """Journal thread: build the turns (parsing the captured exchanges), encode them as job
         rows and append those with one sync."""
         assert self._journal is not None
-        journaled = []
+        rows = []
         for item in items:
             turn = item.job_turn()
             if turn is not None:
                 item.pending = pending_job(turn)
-                journaled.append(item)
-        if journaled:
-            segment = self._journal.append([item.pending for item in journaled if item.pending])
-            for item in journaled:
-                item.segment = segment
+                rows.append(item.pending)
+        if rows:
+            segment = self._journal.append(rows)
+            for item in items:
+                if item.pending is not None:
+                    item.segment = segment
 
     async def _drain(self) -> None:
         while True:
