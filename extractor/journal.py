@@ -73,6 +73,12 @@ def decode(line: bytes) -> PendingJob | None:
         return None
 
 
+def journal_of(home: Path, *, enabled: bool = True) -> JobJournal | None:
+    """The journal of a home (its `journal` directory), or None when it is turned off or the
+    platform has no `flock`: the server and the CLI's replay must agree on where it is."""
+    return JobJournal(home / "journal") if enabled and SUPPORTED else None
+
+
 class JobJournal:
     """Appends jobs durably (`append`), forgets them once the table has them (`folded`) and
     replays what a dead process left (`recover`). Thread-safe: appends run on the writer's

@@ -22,8 +22,7 @@ from beliefs.tokens import token_counter
 from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
 from extractor.config import ExtractionConfig
 from extractor.jobs import JobQueue
-from extractor.journal import SUPPORTED as journal_supported
-from extractor.journal import JobJournal
+from extractor.journal import journal_of
 from extractor.llm import ChatModel, LiteLLMChatModel
 from extractor.structured import CallOptions
 from extractor.worker import ExtractionWorkers
@@ -110,9 +109,8 @@ class Runtime:
         shared = store.dialect == "postgresql"
         holder = store.feed.origin if store.feed is not None else None
         jobs = JobQueue(store, lease_s=lease if shared else 0.0, holder=holder)
-        journal = None
-        if settings.journal and journal_supported:
-            journal = JobJournal(settings.home / "journal")
+        journal = journal_of(settings.home, enabled=settings.journal)
+        if journal is not None:
             await thread.run(journal.recover, jobs.replay)
         writer = StoreWriter(
             thread, counters, jobs, max_kept=settings.write_keep_max, journal=journal

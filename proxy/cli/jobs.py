@@ -11,8 +11,7 @@ from typing import Any, TypeVar
 
 from beliefs.store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
-from extractor.journal import SUPPORTED as journal_supported
-from extractor.journal import JobJournal
+from extractor.journal import journal_of
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
@@ -50,8 +49,9 @@ def _with_queue(
 
     def on_store(store: BeliefStore) -> T:
         queue = JobQueue(store)
-        if settings.journal and journal_supported:
-            JobJournal(settings.home / "journal").recover(queue.replay)
+        journal = journal_of(settings.home, enabled=settings.journal)
+        if journal is not None:
+            journal.recover(queue.replay)
         return local(queue)
 
     return with_backend(settings, on_store, remote)
