@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
+from beliefs.deadline import Deadline
 from beliefs.index import BeliefIndex
 from beliefs.models import utcnow
 from beliefs.query import parse_query
@@ -80,6 +81,7 @@ class Context:
     standing_text: str | None = None  # the rendered system block, once computed
     lines: dict[str, str] = field(default_factory=dict)  # belief id -> its rendered hit line
     persona_ids: list[str] = field(default_factory=list)  # pinned beliefs the persona carries
+    cut: bool = False  # the search reached its deadline: `relevant` is what it found by then
 
     def injected_ids(self) -> dict[str, list[str]]:
         """Every belief delivered, by layer: those the persona carries included."""
@@ -153,6 +155,7 @@ def assemble(
     count_tokens: Callable[[str], int] = estimate_tokens,
     rules: RuleSet | None = None,
     persona_covers: frozenset[str] | None = None,
+    deadline: Deadline | None = None,
 ) -> Context:
     """Build the three layers (plus open questions) for one turn.
 
@@ -163,6 +166,8 @@ def assemble(
     `rules` add their ranking bonuses (before the minimum-score cut) and group relevant hits
     under their instruction templates. Hits are then stable-sorted by trust tier, so a lower
     tier never outranks a higher one, before the caps and the token budget apply.
+
+    `deadline` bounds the search (`beliefs.deadline`); the standing layers are always whole.
     """
     rules = rules or RuleSet()
     weight = rules.bonus if rules.has_bonuses else None
@@ -213,6 +218,7 @@ def assemble(
         max_weight=rules.max_bonus,
         limit=room + SHED_LOOKAHEAD,
         verdicts=(version, verdicts),
+        deadline=deadline,
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
     relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
@@ -223,6 +229,7 @@ def assemble(
     templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
     context = Context(persona, pinned, relevant, questions, budget, request.query, templates)
     context.persona_ids = list(standing.carried) if persona else []
+    context.cut = deadline is not None and deadline.reached
     if len(questions) == len(standing.questions):  # no relation pulled in another question
         key = (persona, pinned_cap, count_tokens)
         cached = standing.blocks.get(key)

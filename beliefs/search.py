@@ -24,6 +24,7 @@ from typing import Literal, cast
 
 from beliefs.bm25 import K1, TF_NORM_ONE, B, idf, label, length_norms, similarity, within_one_edit
 from beliefs.corroboration import WRITTEN, Witness, proper_words
+from beliefs.deadline import Deadline, passed
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.kind_words import NameWords, match_kind_words
 from beliefs.lexicon import is_common, is_general
@@ -40,6 +41,7 @@ BOOST_CANONICAL_PHRASE = 14.0
 BOOST_ALIAS_WORD = 5.0
 BOOST_ALIAS_PHRASE = 14.0
 STEM_FACTOR = 0.8  # a stemmed match scores this share of the exact one
+DEADLINE_STRIDE = 64  # candidates weighed between looks at the clock
 
 Match = Literal["exact", "fuzzy", "stemmed", "name_word", "semantic", "participant"]
 
@@ -224,6 +226,7 @@ def _accumulate(
     extended: bool = True,
     ambiguity: dict[str, frozenset[str]] | None = None,
     floor: float = 0.0,
+    deadline: Deadline | None = None,
 ) -> tuple[dict[str, float], Corroborated]:
     """Each matched belief's score, summed clause by clause in a fixed order; clauses of an
     everyday name (gated) count last, and only where corroborated.
@@ -232,6 +235,9 @@ def _accumulate(
     largest weight). The weakest clauses, whose best rates together stay below it, cannot lift
     a belief to it alone, so their postings are read only for beliefs a stronger clause found
     (MaxScore's non-essential lists): a common alias costs what its few useful beliefs cost.
+
+    Past `deadline`, no further clause's postings are read (the first always is): the scores
+    are those of the clauses read by then.
     """
     norms = length_norms(postings.avg_alias_len)
     docs = postings.docs
@@ -251,6 +257,8 @@ def _accumulate(
     for _, groups, gate in walks:
         if gate is not None:
             continue
+        if scores and passed(deadline):
+            return scores, {}
         for rate, ids in groups:
             if among is not None:
                 ids = among.intersection(ids)
@@ -266,6 +274,8 @@ def _accumulate(
     for token, groups, word in walks:
         if word is None:
             continue
+        if passed(deadline):
+            break
         ambiguous = ambiguity.get(token)
         if ambiguous is None:
             ambiguous = _ambiguous(
@@ -390,6 +400,7 @@ def search(
     max_weight: float | None = None,
     limit: int | None = None,
     verdicts: tuple[int, dict[str, bool]] | None = None,
+    deadline: Deadline | None = None,
 ) -> list[Hit]:
     """Scored hits for `terms` among the user's beliefs that `accept` lets through.
 
@@ -402,6 +413,9 @@ def search(
     it, and with a weight, every posting is walked and every candidate weighed).
     Only the best `limit` accepted hits are returned (all when None). Ties break on most
     recent reinforcement, then id, so results are deterministic.
+
+    `deadline`: once it has passed, postings are no longer read and candidates no longer
+    weighed; the hits are the best of what was found by then (`deadline.reached` says so).
     """
     if terms.empty:
         return []
@@ -429,7 +443,7 @@ def search(
         else:
             floor = 0.0 if max_weight is None else min_score / max(max_weight, 1e-9)
         scores, corroborated = _accumulate(
-            postings, terms, canonical, aliases, names, extended, ambiguity, floor
+            postings, terms, canonical, aliases, names, extended, ambiguity, floor, deadline
         )
         docs = postings.docs
         known: dict[str, bool] = {}
@@ -449,7 +463,7 @@ def search(
 
         most = 1.0 if weight is None else max_weight  # the largest factor, if known
         if limit is not None and most is not None:
-            ranked = _best_weighted(scores, factor, most, min_score, limit, taken)
+            ranked = _best_weighted(scores, factor, most, min_score, limit, taken, deadline)
         else:
             if weight is not None:
                 for bid, score in scores.items():
@@ -555,6 +569,7 @@ def _best_weighted(
     min_score: float,
     limit: int,
     taken: Callable[[str], bool],
+    deadline: Deadline | None = None,
 ) -> list[tuple[float, str]]:
     """The best `limit` candidates `taken` lets through by weighted score (score × factor,
     at least `min_score`), best first, ties by id: what weighing every candidate and ranking
@@ -565,13 +580,16 @@ def _best_weighted(
     weighted score taken so far: neither it nor any after it can rank among the best. A turn
     matching thousands of beliefs weighs a few hundred. (Equal bare scores share that bound,
     so the order among them does not matter: the taken are ranked by weighted score and id.)
+    Past `deadline` (checked every `DEADLINE_STRIDE` candidates), the walk stops.
     """
     pool: list[tuple[float, str]] = []  # (-weighted score, id) of the candidates taken
     best: list[float] = []  # the `limit` best weighted scores taken, the least first (a heap)
     reach = min_score / max_factor  # a bare score below this cannot reach `min_score`
-    for bid in sorted(scores, key=scores.__getitem__, reverse=True):
+    for seen, bid in enumerate(sorted(scores, key=scores.__getitem__, reverse=True)):
         score = scores[bid]
         if score < reach or (len(best) >= limit and score * max_factor < best[0]):
+            break
+        if seen % DEADLINE_STRIDE == DEADLINE_STRIDE - 1 and passed(deadline):
             break
         weighted = score * factor(bid)
         if weighted < min_score or not taken(bid):

@@ -13,7 +13,7 @@ class Counters:
     injected_requests: int = 0
     chat_commands: int = 0
     retrieval_failures: int = 0
-    retrieval_timeouts: int = 0
+    retrieval_timeouts: int = 0  # retrievals over the limit (sent with what they found)
     upstream_errors: int = 0
     upstream_unreachable: int = 0
     upstream_timeouts: int = 0

@@ -7,6 +7,7 @@ preview shows exactly what a request would receive.
 from __future__ import annotations
 
 from beliefs.context import Context, ContextRequest, assemble
+from beliefs.deadline import Deadline
 from beliefs.store import BeliefStore
 from beliefs.tokens import token_counter
 from proxy.gateway.context_windows import memory_budget
@@ -43,10 +44,12 @@ def build_context(
     request: ContextRequest,
     persona: str,
     covers: frozenset[str] | None = None,
+    deadline: Deadline | None = None,
 ) -> Context:
     """Assemble from the in-memory index with the store's rules and real token counts.
 
-    `covers`: the universal pinned beliefs the persona carries (None: all of them).
+    `covers`: the universal pinned beliefs the persona carries (None: all of them);
+    `deadline`: when the search ranks what it has (None: a complete search, as the preview's).
     """
     return assemble(
         store.index,
@@ -55,4 +58,5 @@ def build_context(
         count_tokens=token_counter(),
         rules=store.rules,
         persona_covers=covers,
+        deadline=deadline,
     )

@@ -2,11 +2,12 @@
 
 Assembly runs inline on the event loop: it is pure CPU work under the GIL, so a thread would
 add a hand-off (~0.3 ms measured here) without running in parallel, and under concurrency its
-queue made every request miss the budget. The assembler bounds its own work (the query is
-clamped, the index is inverted), so a result later than `retrieval_timeout_ms` is dropped
-rather than interrupted. An error or a late result lets the request through without memory,
-logged and counted. No DuckDB call happens here: beliefs, rules and personas are the store's
-in-memory copies (the persona keeper schedules any regeneration in the background).
+queue made every request miss the budget. The search is given `retrieval_timeout_ms` as a
+deadline: past it, it reads no further postings and ranks what it has found, so a slow
+retrieval sends the standing layers and the hits found in time rather than nothing (logged and
+counted as a retrieval timeout). An error lets the request through without memory, logged and
+counted. No DuckDB call happens here: beliefs, rules and personas are the store's in-memory
+copies (the persona keeper schedules any regeneration in the background).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from dataclasses import dataclass
 
 from beliefs.context import ContextRequest
+from beliefs.deadline import Deadline
 from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -77,7 +79,7 @@ class MemoryBuilder:
     async def build(
         self, identity: Identity, query: str, model: str, *, tool_turn: bool
     ) -> Memory | None:
-        """Memory for a request, or None when retrieval failed or ran out of time.
+        """Memory for a request, or None when retrieval failed or the user is not loaded.
 
         On a tool-result turn only the system block is used: it is recomputed from the same
         state as the turn's first request, so the cached prompt prefix stays the same.
@@ -108,19 +110,19 @@ class MemoryBuilder:
             memory = self._recent.get(key, self._store.rules)
             if memory is None:
                 rules = self._store.rules
-                started = time.perf_counter()
-                memory = _assemble(self._store, request, persona, covers)
-                if time.perf_counter() - started > self._timeout:
-                    raise TimeoutError  # too late to be worth its cost: drop it, count it
-                self._recent.put(key, rules, memory)
-        except TimeoutError:
-            self._counters.retrieval_timeouts += 1
-            log.warning(
-                "retrieval for user %s took over %.0f ms; request sent without memory",
-                identity.user_id,
-                self._settings.retrieval_timeout_ms,
-            )
-            return None
+                deadline = Deadline(self._timeout)
+                memory = _assemble(self._store, request, persona, covers, deadline)
+                cut = deadline.reached  # the search stopped early: a later turn may find more
+                if deadline.passed():
+                    self._counters.retrieval_timeouts += 1
+                    log.warning(
+                        "retrieval for user %s took over %.0f ms; request sent with %s",
+                        identity.user_id,
+                        self._settings.retrieval_timeout_ms,
+                        "the hits found by then" if cut else "its memory",
+                    )
+                if not cut:
+                    self._recent.put(key, rules, memory)
         except Exception:
             self._counters.retrieval_failures += 1
             log.exception(
@@ -172,10 +174,14 @@ class RecentMemory:
 
 
 def _assemble(
-    store: BeliefStore, request: ContextRequest, persona: str, covers: frozenset[str] | None
+    store: BeliefStore,
+    request: ContextRequest,
+    persona: str,
+    covers: frozenset[str] | None,
+    deadline: Deadline,
 ) -> Memory:
     # Rules and personas are the store's in-memory copies: no DuckDB call here.
-    context = build_context(store, request, persona, covers)
+    context = build_context(store, request, persona, covers, deadline)
     layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
     return Memory(
         system_block=system_block(context),  # the assembler caches the standing text

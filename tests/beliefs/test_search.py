@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from beliefs.deadline import Deadline
 from beliefs.index import BeliefIndex
 from beliefs.models import Belief
 from beliefs.query import parse_query
@@ -123,6 +124,19 @@ def test_accept_filters_and_weight_scales_before_the_cut() -> None:
     assert weighted[0].belief.id == "ts"
     dropped = search(index, "u1", terms, lambda b: True, weight=lambda b: 0.01)
     assert dropped == []
+
+
+def test_a_passed_deadline_ranks_what_the_clauses_read_by_then_found() -> None:
+    index = corpus()
+    terms = parse_query("kubernetes, typescript and mongodb")
+    whole = search(index, "u1", terms, lambda b: True, deadline=(far := Deadline(60.0)))
+    assert {h.belief.id for h in whole} == {"k8s", "ts", "mongo"} and not far.reached
+    assert [h.belief.id for h in whole] == ids(index, "kubernetes, typescript and mongodb")
+    late = Deadline(-1.0)
+    cut = search(index, "u1", terms, lambda b: True, deadline=late)
+    # the first clause (the canonical name) is read; no later one is
+    assert [h.belief.id for h in cut] == ["k8s"] and late.reached
+    assert cut[0].score == next(h.score for h in whole if h.belief.id == "k8s")
 
 
 def test_index_follows_upserts_and_removals_without_rebuild() -> None:
