@@ -108,12 +108,20 @@ def take(mapping: dict[K, Members], key: K, member: str) -> None:
 
 
 def name_words(canonical: str) -> list[str]:
-    """Stems of the words of a multi-word canonical name that may match alone."""
+    """Stems of the words of a multi-word canonical name that may match alone.
+
+    A number is never one ("16" of `postgres_16`): a turn's words hold no numbers
+    (`beliefs.query`), so a number here could never be looked up, only cost memory.
+    """
     words = canonical.split(" ")
     if len(words) < 2:
         return []
     return list(
-        dict.fromkeys(stem(w) for w in words if len(w) > FUZZY_PREFIX and w not in STOP_WORDS)
+        dict.fromkeys(
+            stem(w)
+            for w in words
+            if len(w) > FUZZY_PREFIX and w not in STOP_WORDS and not w.isdigit()
+        )
     )
 
 

@@ -56,6 +56,13 @@ def test_a_kind_word_of_a_canonical_name_matches_alone() -> None:
     assert matches(index, "strict mode") == {}  # no rare word names the thing in authorship_mode
 
 
+def test_a_number_in_a_canonical_name_does_not_match_alone() -> None:
+    index = index_of(belief("pg", "database_postgres_2024", ["pg"]), filler=10)
+    assert "2024" not in index.user("u1").name_words  # never looked up: not held
+    assert matches(index, "the 2024 roadmap is done") == {}
+    assert matches(index, "which database?") == {"pg": [("database", "name_word", None)]}
+
+
 def test_the_reference_mode_matches_as_the_reference_does() -> None:
     index = index_of(belief("t", "tracing_otel", ["tracing"]), filler=10)
     index.reference_only = True
