@@ -30,6 +30,7 @@ from beliefs.models import (
 _EMPTY_DICT = FrozenDict()
 _EMPTY_LIST = FrozenList()
 _SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}  # few-valued tuples (scopes), by value
+_NUMBERS: dict[float, float] = {}
 _MAX_SHARED = 10_000
 
 
@@ -175,6 +176,16 @@ def _shared(values: Sequence[str] | None) -> tuple[str, ...]:
     return found
 
 
+def _shared_number(value: float) -> float:
+    # confidences take a few values (0.9, 0.8): one float object each instead of one per row
+    found = _NUMBERS.get(value)
+    if found is None:
+        found = value
+        if len(_NUMBERS) < _MAX_SHARED:
+            _NUMBERS[value] = value
+    return found
+
+
 def _provenance(value: dict[str, Any] | None) -> dict[str, Any]:
     return value if value else _EMPTY_DICT
 
@@ -198,6 +209,7 @@ _CONVERT: dict[str, Any] = {
     "rejected_alternatives": _names,
     "scope": _shared,
     "participants": _shared,
+    "confidence": _shared_number,
     "provenance": _provenance,
 }
 _CONVERTERS = tuple(_CONVERT.get(name) for name in FIELDS)
