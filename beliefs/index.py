@@ -52,12 +52,18 @@ class IndexedDoc:
 # a set costs over 200 bytes, which a store of a million beliefs holds several times over.
 Members = str | tuple[str, ...] | set[str]
 SMALL_POSTING = 8  # members held in a tuple up to this many
-# An alias's posting: its one belief, or its beliefs by their alias count (BM25's length norm
-# is one number per count, so a group scores at one rate).
-AliasPosting = str | dict[int, Members]
+# An alias's posting: its one belief, its few beliefs in a tuple, or more by their alias count
+# (BM25's length norm is one number per count, so a group scores at one rate): a dict costs
+# over 200 bytes, and most aliases belong to a few beliefs.
+AliasPosting = str | tuple[str, ...] | dict[int, Members]
 StemKind = Literal["canonical", "alias"]
 PinnedKey = tuple[int, int, float, str]  # see `pinned_order`
 MAX_CACHED_STEMS = 50_000
+# A name word is looked up only while it is in at most MAX_NAME_WORD_NAMES canonical names (the
+# kind of that many things names none of them: `beliefs.kind_words`). Past NAME_WORD_HELD only
+# its count is held, and its names are found again if it falls back to MAX_NAME_WORD_NAMES.
+MAX_NAME_WORD_NAMES = 8
+NAME_WORD_HELD = 64
 _CHANGES = itertools.count(1)  # each change of any user's postings takes the next number
 
 
@@ -151,7 +157,8 @@ class UserPostings:
     pinned_order: list[PinnedKey] = field(default_factory=list)
     alias_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> alias tokens
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
-    name_words: dict[str, Members] = field(default_factory=dict)  # name word stem -> canonical
+    # name word stem -> the canonical tokens holding it, or past NAME_WORD_HELD only how many
+    name_words: dict[str, Members | int] = field(default_factory=dict)
     stem_cache: dict[tuple[StemKind, str], tuple[str, ...]] = field(default_factory=dict)
     # The number of this user's last change (no other change has it; 0: none yet), and the
     # views worked out from this user's beliefs since: another user's writes leave them be.
@@ -176,7 +183,7 @@ class UserPostings:
             _count(self.name_sizes, doc.canonical, 1)
             _put_stem(self.canonical_stems, doc.canonical)
             for word in name_words(doc.canonical):
-                put(self.name_words, word, doc.canonical)
+                self._put_name_word(word, doc.canonical)
         put(self.canonical, doc.canonical, bid)
         length = len(doc.aliases)
         for token in doc.aliases:
@@ -189,10 +196,13 @@ class UserPostings:
                 self.aliases[token] = bid
             elif isinstance(posting, str):
                 if posting != bid:
-                    groups: dict[int, Members] = {}
-                    put(groups, len(self.docs[posting].aliases), posting)
-                    put(groups, length, bid)
-                    self.aliases[token] = groups
+                    self.aliases[token] = (posting, bid)
+            elif isinstance(posting, tuple):
+                if bid not in posting:
+                    if len(posting) < SMALL_POSTING:
+                        self.aliases[token] = (*posting, bid)
+                    else:
+                        self.aliases[token] = self._grouped((*posting, bid))
             else:
                 put(posting, length, bid)
         if doc.aliases:
@@ -214,7 +224,7 @@ class UserPostings:
             _count(self.name_sizes, doc.canonical, -1)
             _take_stem(self.canonical_stems, doc.canonical)
             for word in name_words(doc.canonical):
-                take(self.name_words, word, doc.canonical)
+                self._take_name_word(word, doc.canonical)
         length = len(doc.aliases)
         for token in doc.aliases:
             posting = self.aliases.get(token)
@@ -222,8 +232,11 @@ class UserPostings:
                 continue
             if isinstance(posting, dict):
                 take(posting, length, bid)
-                if len(posting) == 1 and isinstance(lone := next(iter(posting.values())), str):
-                    self.aliases[token] = lone
+                if sum(len(members(ids)) for ids in posting.values()) <= SMALL_POSTING:
+                    self.aliases[token] = tuple(b for ids in posting.values() for b in members(ids))
+            elif isinstance(posting, tuple):
+                left = tuple(b for b in posting if b != bid)
+                self.aliases[token] = left if len(left) > 1 else left[0]
             elif posting == bid:
                 del self.aliases[token]
             if token not in self.aliases:
@@ -242,12 +255,40 @@ class UserPostings:
             if at < len(self.pinned_order) and self.pinned_order[at] == place:
                 del self.pinned_order[at]
 
+    def _put_name_word(self, word: str, canonical: str) -> None:
+        held = self.name_words.get(word)
+        if isinstance(held, int):
+            self.name_words[word] = held + 1
+        elif held is not None and len(members(held)) >= NAME_WORD_HELD:
+            self.name_words[word] = NAME_WORD_HELD + 1
+        else:
+            put(self.name_words, word, canonical)  # type: ignore[arg-type]
+
+    def _take_name_word(self, word: str, canonical: str) -> None:
+        held = self.name_words.get(word)
+        if not isinstance(held, int):
+            take(self.name_words, word, canonical)  # type: ignore[arg-type]
+        elif held - 1 > MAX_NAME_WORD_NAMES:
+            self.name_words[word] = held - 1
+        else:  # few enough to be looked up again: its names, from the names held
+            del self.name_words[word]
+            for token in self.canonical:
+                if token != canonical and word in name_words(token):
+                    put(self.name_words, word, token)  # type: ignore[arg-type]
+
     @property
     def avg_alias_len(self) -> float:
         return self.alias_len_sum / self.alias_docs if self.alias_docs else 1.0
 
     def _fuzzy(self, key: int | tuple[int, str, str]) -> dict[Any, Members]:
         return self.ends if isinstance(key, tuple) else self.deletes
+
+    def _grouped(self, ids: Iterable[str]) -> dict[int, Members]:
+        """A large alias posting: its beliefs by their alias count."""
+        groups: dict[int, Members] = {}
+        for bid in ids:
+            put(groups, len(self.docs[bid].aliases), bid)
+        return groups
 
     def canonical_ids(self, token: str) -> Collection[str]:
         """The beliefs whose canonical name is `token`."""
@@ -256,7 +297,7 @@ class UserPostings:
     def alias_ids(self, token: str) -> Collection[str]:
         """The beliefs holding the alias (or rejected alternative) `token`."""
         posting = self.aliases.get(token)
-        if posting is None or isinstance(posting, str):
+        if not isinstance(posting, dict):
             return members(posting)
         if len(posting) == 1:
             return members(next(iter(posting.values())))
@@ -265,8 +306,8 @@ class UserPostings:
     def alias_df(self, token: str) -> int:
         """How many beliefs hold the alias `token`."""
         posting = self.aliases.get(token)
-        if posting is None or isinstance(posting, str):
-            return 0 if posting is None else 1
+        if not isinstance(posting, dict):
+            return len(members(posting))
         return sum(1 if isinstance(ids, str) else len(ids) for ids in posting.values())
 
     def alias_groups(self, token: str) -> Iterator[tuple[int, Collection[str]]]:
@@ -278,7 +319,8 @@ class UserPostings:
         if isinstance(posting, str):
             yield len(self.docs[posting].aliases), (posting,)
             return
-        for length, ids in posting.items():
+        groups = self._grouped(posting) if isinstance(posting, tuple) else posting
+        for length, ids in groups.items():  # a few beliefs (a tuple) are grouped when read
             yield length, members(ids)
 
     def stem_matches(self, kind: StemKind, query: str) -> tuple[str, ...]:
@@ -383,10 +425,13 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         if token:
             tokens.setdefault(sys.intern(token))
     reinforced = belief.last_reinforced_at or belief.updated_at
+    aliases = tuple(tokens)
+    if aliases == belief.aliases:  # written as indexed, nothing rejected: one tuple serves
+        aliases = belief.aliases
     return IndexedDoc(
         belief=belief,
         canonical=normalize_name(belief.canonical_name),
-        aliases=tuple(tokens),
+        aliases=aliases,
         alias_count=alias_count,
         recency=-reinforced.timestamp(),
     )

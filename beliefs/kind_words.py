@@ -11,12 +11,12 @@ from functools import lru_cache
 
 from beliefs.bm25 import TF_NORM_ONE, idf, label
 from beliefs.corroboration import proper_words
-from beliefs.index import FUZZY_PREFIX, UserPostings, members
+from beliefs.index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings, members
 from beliefs.lexicon import is_common, is_general, stem
 from beliefs.query import QueryTerms
 
 BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name
-MAX_KIND_NAMES = 8  # a kind word stands in for a name only among this few beliefs
+MAX_KIND_NAMES = MAX_NAME_WORD_NAMES  # a kind word stands in for a name only among this few
 
 # canonical token -> its name words the turn holds: (score, label, query word)
 NameWords = dict[str, list[tuple[float, str, str]]]
@@ -52,9 +52,10 @@ def match_kind_words(
 
 def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[str, str]]:
     """The canonical names `word` is the kind word of, and its clause score (0 for none)."""
-    tokens = members(postings.name_words.get(stem(word))) if len(word) > FUZZY_PREFIX else ()
-    if not tokens or is_general(word):
+    held = postings.name_words.get(stem(word)) if len(word) > FUZZY_PREFIX else None
+    if held is None or isinstance(held, int) or is_general(word):  # an int: too many names
         return 0.0, {}
+    tokens = members(held)
     if len(tokens) > MAX_KIND_NAMES:  # the kind of that many things names none of them
         return 0.0, {}
     hits = {}

@@ -63,6 +63,22 @@ def test_a_number_in_a_canonical_name_does_not_match_alone() -> None:
     assert matches(index, "which database?") == {"pg": [("database", "name_word", None)]}
 
 
+def test_a_kind_word_of_many_names_is_counted_and_found_again_when_few() -> None:
+    names = [f"database_{a}{b}vex" for a in "bcdfghjk" for b in "lmnpqrstw"][:70]
+    dbs = [belief(f"d{i}", name, []) for i, name in enumerate(names)]
+    index = index_of(*dbs, filler=10)
+    assert index.user("u1").name_words["databas"] == 70  # only counted: names none of them
+    assert matches(index, "which database?") == {}
+    for gone in dbs[8:]:
+        index.remove(gone.id)
+    assert len(index.user("u1").name_words["databas"]) == 8  # type: ignore[arg-type]
+    for gone in dbs[2:8]:
+        index.remove(gone.id)
+    found = matches(index, "which database?")
+    assert found == matches(index_of(*dbs[:2], filler=10), "which database?")
+    assert set(found) == {"d0", "d1"}
+
+
 def test_the_reference_mode_matches_as_the_reference_does() -> None:
     index = index_of(belief("t", "tracing_otel", ["tracing"]), filler=10)
     index.reference_only = True

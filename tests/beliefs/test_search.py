@@ -139,6 +139,29 @@ def test_a_passed_deadline_ranks_what_the_clauses_read_by_then_found() -> None:
     assert cut[0].score == next(h.score for h in whole if h.belief.id == "k8s")
 
 
+def test_an_alias_shared_by_more_beliefs_then_fewer_scores_as_a_fresh_index() -> None:
+    # Postings change form as an alias gains beliefs (one, a few, grouped by alias count)
+    # and back as it loses them: the scores are those of an index built from scratch.
+    shared = [
+        belief(f"k{i}", f"kafka_topic_{i}", ["kafka", *[f"extra{i}x{j}" for j in range(i % 3)]])
+        for i in range(14)
+    ]
+    index = index_of(filler=20)
+    terms = parse_query("the kafka consumer")
+
+    def scored(ix: BeliefIndex) -> list[tuple[str, float]]:
+        return [(h.belief.id, round(h.score, 9)) for h in search(ix, "u1", terms, lambda b: True)]
+
+    for count, added in enumerate(shared, 1):
+        index.upsert(added)
+        assert scored(index) == scored(index_of(*shared[:count], filler=20))
+    assert isinstance(index.user("u1").aliases["kafka"], dict)
+    for count in range(len(shared) - 1, 0, -1):
+        index.remove(shared[count].id)
+        assert scored(index) == scored(index_of(*shared[:count], filler=20))
+    assert index.user("u1").aliases["kafka"] == "k0"
+
+
 def test_index_follows_upserts_and_removals_without_rebuild() -> None:
     index = corpus()
     renamed: Belief = belief("k8s", "kubernetes", ["cluster thing"])
