@@ -370,6 +370,8 @@ class BeliefDatabase:
                         else:
                             self._deleted_ids.add(belief.id)
                     gc.freeze()
+            index.packed()
+            gc.freeze()
             index.version += 1
             index.derived.clear()
             index.ready.set()

@@ -14,12 +14,14 @@ import sys
 import threading
 from bisect import bisect_left, insort
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from beliefs.fuzzy_keys import FuzzyKeys
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
+from beliefs.postings import SMALL_POSTING, Members, members, put, take
 from beliefs.query import STOP_WORDS, normalize_name
 from beliefs.record import BeliefRecord
 
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
     from beliefs.semantic import SemanticIndex
 
 FUZZY_PREFIX = 2
-K = TypeVar("K", bound=Hashable)
 log = logging.getLogger("tenure.beliefs")
 
 
@@ -47,11 +48,6 @@ class IndexedDoc:
     proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
 
 
-# A posting names one member or several: a lone member is held as itself, a few in a tuple,
-# more in a set. Most names, stems and fuzzy keys belong to one belief or token or a few, and
-# a set costs over 200 bytes, which a store of a million beliefs holds several times over.
-Members = str | tuple[str, ...] | set[str]
-SMALL_POSTING = 8  # members held in a tuple up to this many
 # An alias's posting: its one belief, its few beliefs in a tuple, or more by their alias count
 # (BM25's length norm is one number per count, so a group scores at one rate): a dict costs
 # over 200 bytes, and most aliases belong to a few beliefs.
@@ -65,52 +61,6 @@ MAX_CACHED_STEMS = 50_000
 MAX_NAME_WORD_NAMES = 8
 NAME_WORD_HELD = 64
 _CHANGES = itertools.count(1)  # each change of any user's postings takes the next number
-
-
-def members(value: Members | None) -> Collection[str]:
-    """The members of a posting (none when absent)."""
-    if value is None:
-        return ()
-    return (value,) if isinstance(value, str) else value
-
-
-def put(mapping: dict[K, Members], key: K, member: str) -> None:
-    """Add `member` to the posting at `key`."""
-    value = mapping.get(key)
-    if value is None:
-        mapping[key] = member
-    elif isinstance(value, str):
-        if value != member:
-            mapping[key] = (value, member)
-    elif isinstance(value, tuple):
-        if member not in value:
-            mapping[key] = (*value, member) if len(value) < SMALL_POSTING else {*value, member}
-    else:
-        value.add(member)
-
-
-def take(mapping: dict[K, Members], key: K, member: str) -> None:
-    """Remove `member` from the posting at `key`; an emptied posting goes."""
-    value = mapping.get(key)
-    if value is None:
-        return
-    if isinstance(value, str):
-        if value == member:
-            del mapping[key]
-        return
-    if isinstance(value, tuple):
-        left = tuple(m for m in value if m != member)
-    else:
-        value.discard(member)
-        if len(value) > SMALL_POSTING:
-            return
-        left = tuple(value)
-    if len(left) > 1:
-        mapping[key] = left
-    elif left:
-        mapping[key] = left[0]
-    else:
-        del mapping[key]
 
 
 def name_words(canonical: str) -> list[str]:
@@ -144,8 +94,8 @@ class UserPostings:
     canonical: dict[str, Members] = field(default_factory=dict)  # canonical token -> ids
     aliases: dict[str, AliasPosting] = field(default_factory=dict)  # alias token -> ids
     # one-word tokens by the hash of each deletion variant: a collision only adds a candidate
-    # the caller verifies, and an int key costs half a string
-    deletes: dict[int, Members] = field(default_factory=dict)
+    # the caller verifies (packed: `beliefs.fuzzy_keys`)
+    deletes: FuzzyKeys = field(default_factory=FuzzyKeys)
     ends: dict[tuple[int, str, str], Members] = field(default_factory=dict)  # phrase tokens
     sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
     alias_docs: int = 0
@@ -190,7 +140,10 @@ class UserPostings:
             posting = self.aliases.get(token)
             if posting is None:
                 for key in _fuzzy_keys(token):
-                    put(self._fuzzy(key), key, token)
+                    if isinstance(key, int):
+                        self.deletes.put(key, token)
+                    else:
+                        put(self.ends, key, token)
                 _count(self.sizes, token, 1)
                 _put_stem(self.alias_stems, token)
                 self.aliases[token] = bid
@@ -243,7 +196,10 @@ class UserPostings:
                 _count(self.sizes, token, -1)
                 _take_stem(self.alias_stems, token)
                 for key in _fuzzy_keys(token):
-                    take(self._fuzzy(key), key, token)
+                    if isinstance(key, int):
+                        self.deletes.take(key, token)
+                    else:
+                        take(self.ends, key, token)
         if doc.aliases:
             self.alias_docs -= 1
             self.alias_len_sum -= len(doc.aliases)
@@ -279,9 +235,6 @@ class UserPostings:
     @property
     def avg_alias_len(self) -> float:
         return self.alias_len_sum / self.alias_docs if self.alias_docs else 1.0
-
-    def _fuzzy(self, key: int | tuple[int, str, str]) -> dict[Any, Members]:
-        return self.ends if isinstance(key, tuple) else self.deletes
 
     def _grouped(self, ids: Iterable[str]) -> dict[int, Members]:
         """A large alias posting: its beliefs by their alias count."""
@@ -485,12 +438,19 @@ class BeliefIndex:
                 self.upsert(belief)
 
     def add_loaded(self, belief: BeliefRecord) -> None:
-        """Index a live row while the index fills (every id is new: nothing to replace)."""
+        """Index a live row while the index fills (every id is new: nothing to replace);
+        `packed` ends the fill."""
         user = self._users.get(belief.user_id)
         if user is None:
             user = self._users[belief.user_id] = UserPostings()
+        user.deletes.stage()
         user.add(index_doc(belief))
         self._owner[belief.id] = belief.user_id
+
+    def packed(self) -> None:
+        """The fill is over: the fuzzy keys staged meanwhile are packed (lock held)."""
+        for user in self._users.values():
+            user.deletes.pack()
 
     def hold(self, user_id: str) -> None:
         """Hold the user (with no beliefs yet) while the index fills: a bounded index loads
@@ -652,9 +612,11 @@ class BeliefIndex:
         (the read may predate them); then let the least recent users go while the index holds
         more than its bound (lock held)."""
         postings = UserPostings()
+        postings.deletes.stage()
         for belief in beliefs:
             postings.add(index_doc(belief))
             self._owner[belief.id] = user_id
+        postings.deletes.pack()
         self._users[user_id] = postings
         for change in changes:
             if isinstance(change, str):

@@ -11,8 +11,9 @@ from functools import lru_cache
 
 from beliefs.bm25 import TF_NORM_ONE, idf, label
 from beliefs.corroboration import proper_words
-from beliefs.index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings, members
+from beliefs.index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings
 from beliefs.lexicon import is_common, is_general, stem
+from beliefs.postings import members
 from beliefs.query import QueryTerms
 
 BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name

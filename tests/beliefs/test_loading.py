@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from beliefs.index import BeliefIndex
+from beliefs.postings import members
+from beliefs.query import parse_query
 from beliefs.record import BeliefRecord
 from beliefs.rows import SELECT_BELIEFS, belief_from_row, record_from_row
+from beliefs.search import search
 from beliefs.store import BeliefStore
 from bench.corpus import make_corpus
 from tests.beliefs.factory import T0, belief
@@ -57,3 +61,27 @@ def test_a_background_load_fills_the_same_index_and_readers_wait_for_it(tmp_path
         assert sorted(expected) == sorted(live)
         assert store.get("b-gone").deleted_at is not None  # soft-deleted rows still readable
         assert store.index.failed is None
+
+
+def test_a_loaded_index_finds_aliases_one_edit_away_before_and_after_writes(
+    tmp_path: Path,
+) -> None:
+    _seeded(tmp_path / "t.duckdb")
+    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+        store.create(belief("b-kafka", "event_bus", ["kafkaesque"]))
+
+    def fuzzy(store: BeliefStore, query: str) -> list[str]:
+        terms = parse_query(query)
+        return [h.belief.id for h in search(store.index, "u1", terms, lambda b: True)]
+
+    with BeliefStore.open(tmp_path / "t.duckdb") as store:  # packed while loading
+        assert fuzzy(store, "the kafkaesqe consumer") == ["b-kafka"]
+        store.create(belief("b-zoo", "keeper", ["zookeepers"]))
+        assert fuzzy(store, "zookeeprs") == ["b-zoo"]
+        store.update("b-kafka", {"aliases": ["eventbus"]})
+        assert fuzzy(store, "the kafkaesqe consumer") == []
+        fresh = BeliefIndex()
+        fresh.load(sorted(store.index.beliefs("u1"), key=lambda b: b.id))
+        for_each = (store.index.user("u1").deletes, fresh.user("u1").deletes)
+        loaded, built = ({k: frozenset(members(v)) for k, v in d.items()} for d in for_each)
+        assert loaded == built
