@@ -42,10 +42,16 @@ class IndexedDoc:
     belief: BeliefRecord
     canonical: str
     aliases: tuple[str, ...]  # its alias tokens, then its rejected alternatives' tokens
-    recency: float = 0.0  # minus the last reinforcement's timestamp: ties rank newest first
     alias_count: int = 0  # how many of `aliases` are aliases (the rest are rejected ones)
     domain: frozenset[str] | None = None  # stems of its own words, worked out when first asked
     proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
+
+    @property
+    def recency(self) -> float:
+        """Minus the last reinforcement's timestamp: ties rank newest first (worked out when
+        asked, for the few ranked beliefs, rather than held as a float by every belief)."""
+        belief = self.belief
+        return -(belief.last_reinforced_at or belief.updated_at).timestamp()
 
 
 # An alias's posting: its one belief, its few beliefs in a tuple, or more by their alias count
@@ -377,7 +383,6 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         token = normalize_name(name)
         if token:
             tokens.setdefault(sys.intern(token))
-    reinforced = belief.last_reinforced_at or belief.updated_at
     aliases = tuple(tokens)
     if aliases == belief.aliases:  # written as indexed, nothing rejected: one tuple serves
         aliases = belief.aliases
@@ -386,7 +391,6 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         canonical=normalize_name(belief.canonical_name),
         aliases=aliases,
         alias_count=alias_count,
-        recency=-reinforced.timestamp(),
     )
 
 

@@ -474,17 +474,15 @@ def search(
         matches = _Matches(
             postings.avg_alias_len, canonical, aliases, names, corroborated, extended
         )
-        # (-rounded score, -recency, id): best first, ties to the most recently reinforced
-        chosen = [
-            (-round(score, 9), docs[bid].recency, bid, docs[bid], score) for score, bid in ranked
-        ]
+        # (-rounded score, id): best first, ties to the most recently reinforced
+        chosen = [(-round(score, 9), bid, docs[bid], score) for score, bid in ranked]
         if index.semantic is not None:
             neighbours = _neighbours(index, user_id, terms, accept, known, docs)
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
         chosen.sort(key=_rank_key)
     hits = [
         Hit(doc.belief, score, explain=partial(_clauses, doc, matches))
-        for _, _, _, doc, score in chosen
+        for _, _, doc, score in chosen
     ]
     if index.semantic is None:
         return hits
@@ -603,5 +601,5 @@ def _best_weighted(
     return [(-w, bid) for w, bid in pool[:limit]]
 
 
-def _rank_key(entry: tuple[float, float, str, IndexedDoc, float]) -> tuple[float, float, str]:
-    return entry[0], entry[1], entry[2]
+def _rank_key(entry: tuple[float, str, IndexedDoc, float]) -> tuple[float, float, str]:
+    return entry[0], entry[2].recency, entry[1]
