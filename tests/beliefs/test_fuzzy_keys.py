@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from beliefs.fuzzy_keys import FuzzyKeys
 from beliefs.postings import Members, members, put, take
 
@@ -13,18 +15,19 @@ def contents(keys: FuzzyKeys) -> dict[int, frozenset[str]]:
 
 
 def test_staged_keys_are_found_once_packed_with_their_shared_postings() -> None:
-    keys = FuzzyKeys()
+    keys = FuzzyKeys(pack_min=0)
     keys.stage()
-    for key, token in [(5, "a"), (-3, "b"), (5, "c"), (9, "d"), (5, "a")]:
+    for key, token in [(5, "a"), (-3, "b"), (5, "c"), (9, "d"), (2**63 - 1, "e"), (-(2**63), "f")]:
         keys.put(key, token)
     keys.pack()
     assert set(members(keys.get(5))) == {"a", "c"}
     assert members(keys.get(-3)) == ("b",) and keys.get(4) is None
-    assert len(keys) == 3
+    assert members(keys.get(2**63 - 1)) == ("e",) and members(keys.get(-(2**63))) == ("f",)
+    assert [k for k, _ in keys.items()] == [-(2**63), -3, 5, 9, 2**63 - 1]
 
 
 def test_changes_after_the_pack_stand_for_the_packed_postings() -> None:
-    keys = FuzzyKeys()
+    keys = FuzzyKeys(pack_min=0)
     keys.stage()
     keys.put(1, "x")
     keys.put(2, "y")
@@ -40,19 +43,21 @@ def test_changes_after_the_pack_stand_for_the_packed_postings() -> None:
     assert keys.get(1) is None and members(keys.get(3)) == ("w",)
 
 
-def test_random_puts_and_takes_read_as_a_dict_of_postings() -> None:
+@pytest.mark.parametrize("pack_min", [0, 10**9])  # packed, and kept in the dict
+def test_random_puts_and_takes_read_as_a_dict_of_postings(pack_min: int) -> None:
     rng = random.Random(3)
+    pool = [rng.getrandbits(64) - 2**63 for _ in range(40)]  # keys over every part
     for trial in range(60):
-        keys = FuzzyKeys()
+        keys = FuzzyKeys(pack_min=pack_min)
         expected: dict[int, Members] = {}
         keys.stage()
-        for _ in range(rng.randrange(0, 200)):
-            key, token = rng.randrange(-20, 20), f"t{rng.randrange(12)}"
+        staged = {(rng.choice(pool), f"t{rng.randrange(12)}") for _ in range(rng.randrange(200))}
+        for key, token in staged:  # each pair once, as the index stages them
             keys.put(key, token)
             put(expected, key, token)
         keys.pack()
         for step in range(300):
-            key, token = rng.randrange(-25, 25), f"t{rng.randrange(12)}"
+            key, token = rng.choice(pool), f"t{rng.randrange(12)}"
             if rng.random() < 0.5:
                 keys.put(key, token)
                 put(expected, key, token)
@@ -61,7 +66,7 @@ def test_random_puts_and_takes_read_as_a_dict_of_postings() -> None:
                 take(expected, key, token)
             if step % 97 == 0:
                 keys.pack()
-            probe = rng.randrange(-25, 25)
+            probe = rng.choice(pool)
             got = frozenset(members(keys.get(probe)))
             assert got == frozenset(members(expected.get(probe))), (trial, step)
         assert contents(keys) == {k: frozenset(members(v)) for k, v in expected.items()}

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from beliefs import fuzzy_keys
+from beliefs.fuzzy_keys import PACK_MIN
 from beliefs.index import BeliefIndex
 from beliefs.postings import members
 from beliefs.query import parse_query
@@ -63,9 +67,11 @@ def test_a_background_load_fills_the_same_index_and_readers_wait_for_it(tmp_path
         assert store.index.failed is None
 
 
+@pytest.mark.parametrize("pack_min", [0, PACK_MIN])  # packed, and kept in a dict (too few)
 def test_a_loaded_index_finds_aliases_one_edit_away_before_and_after_writes(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pack_min: int
 ) -> None:
+    monkeypatch.setattr(fuzzy_keys, "PACK_MIN", pack_min)  # the size from which keys pack
     _seeded(tmp_path / "t.duckdb")
     with BeliefStore.open(tmp_path / "t.duckdb") as store:
         store.create(belief("b-kafka", "event_bus", ["kafkaesque"]))
@@ -75,6 +81,7 @@ def test_a_loaded_index_finds_aliases_one_edit_away_before_and_after_writes(
         return [h.belief.id for h in search(store.index, "u1", terms, lambda b: True)]
 
     with BeliefStore.open(tmp_path / "t.duckdb") as store:  # packed while loading
+        assert (store.index.user("u1").deletes.packed > 0) == (pack_min == 0)
         assert fuzzy(store, "the kafkaesqe consumer") == ["b-kafka"]
         store.create(belief("b-zoo", "keeper", ["zookeepers"]))
         assert fuzzy(store, "zookeeprs") == ["b-zoo"]
