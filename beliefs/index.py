@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from beliefs.fuzzy_keys import FuzzyKeys
 from beliefs.lexicon import stem, stem_phrase
 from beliefs.models import Belief
-from beliefs.postings import SMALL_POSTING, Members, members, put, take
+from beliefs.postings import SMALL_POSTING, Members, join, members, put, take
 from beliefs.query import STOP_WORDS, normalize_name
 from beliefs.record import BeliefRecord
 
@@ -163,7 +163,7 @@ class UserPostings:
                     else:
                         self.aliases[token] = self._grouped((*posting, bid))
             else:
-                put(posting, length, bid)
+                join(posting, length, bid)
         if doc.aliases:
             self.alias_docs += 1
             self.alias_len_sum += len(doc.aliases)
@@ -246,7 +246,7 @@ class UserPostings:
         """A large alias posting: its beliefs by their alias count."""
         groups: dict[int, Members] = {}
         for bid in ids:
-            put(groups, len(self.docs[bid].aliases), bid)
+            join(groups, len(self.docs[bid].aliases), bid)
         return groups
 
     def canonical_ids(self, token: str) -> Collection[str]:

@@ -68,7 +68,7 @@ def _plain(value: object) -> object:
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, str):
         return frozenset({value})
-    if isinstance(value, tuple | set):
+    if isinstance(value, tuple | set | list):
         return frozenset(value)
     return value
 
