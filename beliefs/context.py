@@ -81,7 +81,6 @@ class Context:
     standing_text: str | None = None  # the rendered system block, once computed
     lines: dict[str, str] = field(default_factory=dict)  # belief id -> its rendered hit line
     persona_ids: list[str] = field(default_factory=list)  # pinned beliefs the persona carries
-    cut: bool = False  # the search reached its deadline: `relevant` is what it found by then
 
     def injected_ids(self) -> dict[str, list[str]]:
         """Every belief delivered, by layer: those the persona carries included."""
@@ -229,7 +228,6 @@ def assemble(
     templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
     context = Context(persona, pinned, relevant, questions, budget, request.query, templates)
     context.persona_ids = list(standing.carried) if persona else []
-    context.cut = deadline is not None and deadline.reached
     if len(questions) == len(standing.questions):  # no relation pulled in another question
         key = (persona, pinned_cap, count_tokens)
         cached = standing.blocks.get(key)
