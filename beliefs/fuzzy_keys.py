@@ -41,7 +41,7 @@ class FuzzyKeys:
         self._tokens: list[str] = []  # the token of each of `_keys`
         self._changed: dict[int, Members] = {}  # written since the pack; stands for `_keys`
         self._staged: dict[int, tuple[array[int], list[str]]] | None = None
-        self._directory: array[int] = array("q")  # see `_window`
+        self._directory: array[int] = array("q")  # see `pack`
 
     def get(self, key: int) -> Members | None:
         """The posting at `key` (None when there is none)."""
@@ -116,9 +116,7 @@ class FuzzyKeys:
         at = 0
         while at < len(keys):
             key = keys[at]
-            end = at + 1
-            while end < len(keys) and keys[end] == key:
-                end += 1
+            end = self._run_end(at)
             if key not in self._changed:
                 yield key, self._posting(at, end)
             at = end
@@ -142,10 +140,15 @@ class FuzzyKeys:
         at = bisect_left(keys, key, self._directory[bucket], self._directory[bucket + 1])
         if at == len(keys) or keys[at] != key:
             return None
+        return self._posting(at, self._run_end(at))
+
+    def _run_end(self, at: int) -> int:
+        """Just past the run of keys equal to the one at `at` (the tokens sharing it)."""
+        keys = self._keys
         end = at + 1
-        while end < len(keys) and keys[end] == key:
+        while end < len(keys) and keys[end] == keys[at]:
             end += 1
-        return self._posting(at, end)
+        return end
 
     def _posting(self, start: int, end: int) -> Members:
         if end == start + 1:

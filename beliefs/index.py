@@ -191,8 +191,8 @@ class UserPostings:
                 continue
             if isinstance(posting, dict):
                 take(posting, length, bid)
-                if sum(len(members(ids)) for ids in posting.values()) <= SMALL_POSTING:
-                    self.aliases[token] = tuple(b for ids in posting.values() for b in members(ids))
+                if self.alias_df(token) <= SMALL_POSTING:
+                    self.aliases[token] = tuple(self.alias_ids(token))
             elif isinstance(posting, tuple):
                 left = tuple(b for b in posting if b != bid)
                 self.aliases[token] = left if len(left) > 1 else left[0]
