@@ -33,8 +33,9 @@ def match_kind_words(
 ) -> NameWords:
     """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
     `database_postgres`): an everyday word but not a general one, not already part of a longer
-    name the turn matched (`consumed`), in a canonical name whose other words hold a rare one
-    (the name), and not written as a name by the belief itself. Per word, what it reaches is
+    name the turn matched (`consumed`), in a canonical name whose other words hold the name (a
+    rare word, or one the belief writes as a name), and not written as a name by the belief
+    itself. Per word, what it reaches is
     kept until the index changes (`cache`).
     """
     found: NameWords = {}
@@ -66,7 +67,7 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[s
             name_word
             and is_common(name_word)
             and not is_general(name_word)
-            and _names_a_kind(token, name_word)
+            and (_names_a_kind(token, name_word) or _names_a_name(postings, token, name_word))
             and not _written_as_name(postings, token, name_word)
         ):
             hits[token] = name_word
@@ -81,6 +82,15 @@ def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
     then it names the thing, not its kind, and only an alias clause (corroborated) counts."""
     docs = postings.docs
     return any(word in proper_words(docs[bid]) for bid in postings.canonical_ids(canonical))
+
+
+def _names_a_name(postings: UserPostings, canonical: str, word: str) -> bool:
+    """Whether another word of the name is one its beliefs write as a name, an everyday word
+    though it is: `crash_reporting_sentry` with the alias "Sentry" is the crash reporting
+    kind of thing, named Sentry."""
+    others = {w for w in canonical.split(" ") if w != word and len(w) > FUZZY_PREFIX}
+    docs = postings.docs
+    return any(others & proper_words(docs[bid]) for bid in postings.canonical_ids(canonical))
 
 
 def _name_word(canonical: str, word: str) -> str | None:

@@ -56,6 +56,15 @@ def test_a_kind_word_of_a_canonical_name_matches_alone() -> None:
     assert matches(index, "strict mode") == {}  # no rare word names the thing in authorship_mode
 
 
+def test_a_kind_word_matches_beside_an_everyday_word_the_belief_writes_as_a_name() -> None:
+    crash = belief("c", "crash_reporting_sentry", ["Sentry"], content="Crashes go to Sentry.")
+    guard = belief("g", "crash_barrier_sentry", ["sentry"], content="A sentry stands guard.")
+    index = index_of(crash, guard, filler=10)
+    assert matches(index, "the app keeps crashing on launch") == {
+        "c": [("crashing~crash", "name_word", None)]
+    }  # "sentry" is an everyday word: only the belief writing it as a name makes it one
+
+
 def test_a_number_in_a_canonical_name_does_not_match_alone() -> None:
     index = index_of(belief("pg", "database_postgres_2024", ["pg"]), filler=10)
     assert "2024" not in index.user("u1").name_words  # never looked up: not held
