@@ -11,7 +11,8 @@ topic, and matches as before. Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start;
 - another clause of the same belief matched;
-- a word of the belief's own text (content, name, aliases) within `WINDOW` words of it.
+- a word of the belief's own text (content, name, aliases) within `WINDOW` words of it, or
+  anywhere in the turn when that word is no everyday one ("onboarding", "kubectl").
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 
 from beliefs.index import IndexedDoc
-from beliefs.lexicon import is_function_word, stem
+from beliefs.lexicon import is_common, is_function_word, stem
 from beliefs.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
@@ -46,16 +47,16 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
 
 def proper_words(doc: IndexedDoc) -> frozenset[str]:
     """Tokens the belief writes as names: aliases with a capital, capitalised content words,
-    acronyms aside."""
+    acronyms aside unless they spell an everyday word."""
     if doc.proper is None:
         belief = doc.belief
         named = {normalize_name(a) for a in belief.aliases if any(ch.isupper() for ch in a)}
         named.update(w for w, marked in written_words(belief.content) if marked)
-        # An acronym ("PG", "CI") is not an everyday word written as a name; a general word
-        # ("REST") is gated by its frequency anyway.
-        acronyms = {
-            a.lower() for a in _ACRONYM.findall(" ".join([belief.content, *belief.aliases]))
-        }
+        # An acronym ("PG", "CI") is not an everyday word written as a name, unless it spells
+        # one ("GUT", a test framework, is "gut" too); a general word ("REST") is gated by its
+        # frequency anyway.
+        text = " ".join([belief.content, *belief.aliases])
+        acronyms = {a.lower() for a in _ACRONYM.findall(text) if not is_common(a.lower())}
         doc.proper = frozenset(named - acronyms)
     return doc.proper
 
@@ -73,6 +74,11 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
     return out
 
 
+def rare_words(terms: QueryTerms) -> dict[str, str]:
+    """Stems of the turn's words that are no everyday English words -> the words."""
+    return {stem(w): w for w in terms.sequence if _telling(w) and w.isalpha() and not is_common(w)}
+
+
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
@@ -81,7 +87,7 @@ class Witness:
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
         self.written = query_word in terms.marked
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
-        near = neighbours(terms, query_word)
+        near = {**neighbours(terms, query_word), **rare_words(terms)}
         self._near = {s: w for s, w in near.items() if s not in own}
 
     def reason(self, doc: IndexedDoc, other_clause: bool) -> str | None:

@@ -5,8 +5,10 @@ wordfreq's English frequency list, which ships inside the package (nothing is do
 Zipf scale is log10 of a word's frequency per billion words, so 3 is once per million words.
 Frequency alone cannot tell an everyday word from a frequent name: "jenkins" (3.8) is as common
 as "rust" (3.7) because it is a surname. So a word counts as everyday only when a dictionary
-also lists it in lower case (Webster's word list, shipped by `english-words`): "rust", "flask"
-and "slack" are there, "jenkins" and "django" are not, and "kafka" only as a name.
+also lists it in lower case (Webster's word list and the GNU Collaborative International
+Dictionary of English, both shipped by `english-words`; the second holds newer words such as
+"airflow" and "database"): "rust", "flask" and "slack" are there, "jenkins" and "django" are
+not, and "kafka" only as a name.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def zipf(word: str) -> float:
 def _dictionary() -> frozenset[str]:
     from english_words import get_english_words_set  # ~0.3 s to load its word list
 
-    return frozenset(get_english_words_set(["web2"], alpha=True, lower=False))
+    words = get_english_words_set(["web2", "gcide"], alpha=True, lower=False)
+    return frozenset(w for w in words if w.islower())  # only lower-case entries are asked for
 
 
 def in_dictionary(word: str) -> bool:

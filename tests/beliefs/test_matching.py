@@ -39,6 +39,34 @@ def test_an_everyday_name_needs_corroboration() -> None:
     assert matches(index, "which go version") == {"g2": [("go", "exact", "domain word 'version'")]}
 
 
+def test_a_rare_word_of_the_belief_corroborates_from_anywhere_in_the_turn() -> None:
+    ruby = belief(
+        "r", "legacy_ruby_monolith", ["Ruby"], content="The onboarding monolith runs Ruby 3.1."
+    )
+    index = index_of(ruby, filler=10)
+    assert matches(index, "which ruby version is the onboarding app on?") == {
+        "r": [("ruby", "exact", "domain word 'onboarding'")]
+    }
+    # an everyday word of the belief ("runs") corroborates only within two words
+    assert matches(index, "ruby earrings for my mom, she runs a shop") == {}
+
+
+def test_an_acronym_that_spells_an_everyday_word_needs_corroboration() -> None:
+    gut = belief("g", "testing_gut", ["GUT"], content="Unit-tests GDScript with the GUT addon.")
+    index = index_of(gut, filler=10)
+    assert matches(index, "my gut says it is the collision layer") == {}
+    assert matches(index, "my GUT test fails") == {"g": [("gut", "exact", "written as a name")]}
+
+
+def test_a_newer_dictionary_word_is_an_everyday_word() -> None:
+    airflow = belief("a", "batch_jobs_airflow", ["Airflow"], content="Nightly jobs are DAGs.")
+    index = index_of(airflow, filler=10)
+    assert matches(index, "could it be an airflow thing with the laptop vents?") == {}
+    assert matches(index, "the Airflow scheduler is stuck") == {
+        "a": [("airflow", "exact", "written as a name")]
+    }
+
+
 def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None:
     index = index_of(belief("e", "error_handling", ["exceptions"]), filler=10)
     assert matches(index, "when should I throw exceptions") == {
