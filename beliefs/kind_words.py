@@ -12,7 +12,7 @@ from functools import lru_cache
 from beliefs.bm25 import TF_NORM_ONE, idf, label
 from beliefs.corroboration import proper_words
 from beliefs.index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings
-from beliefs.lexicon import is_common, is_general, stem
+from beliefs.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.postings import members
 from beliefs.query import QueryTerms
 
@@ -65,7 +65,7 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[s
         name_word = _name_word(token, word)
         if (
             name_word
-            and is_common(name_word)
+            and (is_common(name_word) or in_dictionary(name_word))
             and not is_general(name_word)
             and (_names_a_kind(token, name_word) or _names_a_name(postings, token, name_word))
             and not _written_as_name(postings, token, name_word)
@@ -95,10 +95,12 @@ def _names_a_name(postings: UserPostings, canonical: str, word: str) -> bool:
 
 def _name_word(canonical: str, word: str) -> str | None:
     """The word of `canonical` that `word` is a form of: the same stem, and `word` keeps the
-    whole of it ("queues" of "queue"; not "caching" of "cache", another sense)."""
+    whole of it, or of its singular ("queues" of "queue", "charting" of "charts"; not "caching"
+    of "cache", another sense)."""
     target = stem(word)
     for name_word in canonical.split(" "):
-        if word.startswith(name_word) and stem(name_word) == target:
+        whole = name_word[:-1] if name_word.endswith("s") else name_word
+        if word.startswith(whole) and stem(name_word) == target:
             return name_word
     return None
 

@@ -27,7 +27,7 @@ from beliefs.corroboration import WRITTEN, Witness, proper_words
 from beliefs.deadline import Deadline, passed
 from beliefs.index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
 from beliefs.kind_words import NameWords, match_kind_words
-from beliefs.lexicon import is_common, is_general
+from beliefs.lexicon import is_common, is_general, stem
 from beliefs.query import MAX_NGRAM, QueryTerms
 from beliefs.record import AnyBelief
 from beliefs.semantic import Neighbour, fuse
@@ -182,6 +182,8 @@ def _match_aliases(
             if found is None:
                 found = _alias_matches(postings, query, cache)
             for token, edits in found:
+                if edits and extended and _another_word(query, token):
+                    continue
                 df = postings.alias_df(token)
                 base = boost * idf(n, df) * similarity(query, token, edits)
                 if token not in matched or base > matched[token][0]:
@@ -196,6 +198,11 @@ def _match_aliases(
                     base = boost * STEM_FACTOR * idf(n, postings.alias_df(token))
                     matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
+
+
+def _another_word(query: str, token: str) -> bool:
+    """Whether an edit apart are two different everyday words, not a typo ("cells", "cello")."""
+    return is_common(query) and is_common(token) and stem(query) != stem(token)
 
 
 def _may_need_corroboration(token: str, how: Match, query: str) -> bool:
@@ -477,7 +484,7 @@ def search(
         # (-rounded score, id): best first, ties to the most recently reinforced
         chosen = [(-round(score, 9), bid, docs[bid], score) for score, bid in ranked]
         if index.semantic is not None:
-            neighbours = _neighbours(index, user_id, terms, accept, known, docs)
+            neighbours = _neighbours(index, user_id, terms, accept, known, docs, bool(chosen))
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break
         chosen.sort(key=_rank_key)
     hits = [
@@ -496,6 +503,7 @@ def _neighbours(
     accept: Callable[[AnyBelief], bool],
     known: dict[str, bool],
     docs: dict[str, IndexedDoc],
+    named: bool,
 ) -> list[Neighbour]:
     """The semantic index's neighbours of the turn that `accept` lets through (lock held)."""
     assert index.semantic is not None
@@ -505,7 +513,8 @@ def _neighbours(
         return accept(doc.belief) if verdict is None else verdict
 
     ordered = list(docs.values())
-    return index.semantic.neighbours((user_id, index.user_version(user_id)), ordered, terms, ok)
+    key = (user_id, index.user_version(user_id))
+    return index.semantic.neighbours(key, ordered, terms, ok, named=named)
 
 
 def _fused(hits: list[Hit], neighbours: list[Neighbour], limit: int | None) -> list[Hit]:

@@ -4,7 +4,7 @@ Off unless an encoder is attached to the index (`BeliefIndex.semantic`; the prox
 TENURE_SEMANTIC=1). Each belief is embedded once (its name and content) when first needed and
 again only when that text changes. A neighbour counts by itself at or above FLOOR cosine
 similarity, and from AGREED_FLOOR up when the turn also shares a telling word with the
-belief's own text (`beliefs.agreement`); the two ranked lists are fused by reciprocal rank
+belief's own text (`beliefs.agreement`) and its names matched nothing; the two ranked lists are fused by reciprocal rank
 (RRF_K), so a belief both lists hold rises and one only meaning finds can still enter below
 the name matches.
 """
@@ -89,9 +89,13 @@ class SemanticIndex:
         docs: Sequence[IndexedDoc],
         terms: QueryTerms,
         accept: Callable[[IndexedDoc], bool],
+        *,
+        named: bool = False,
     ) -> list[Neighbour]:
         """Accepted beliefs that count, most similar first (at most MAX_NEIGHBOURS): at or
         above the floor, or above the agreed floor with a word of the turn in their own text.
+        Those weak ones count only for a turn whose names found nothing (`named` false): where
+        names found a belief, a weak neighbour beside it was found to be noise.
 
         `key` is (user id, the user's version): the matrix is rebuilt only when it changes.
         """
@@ -101,7 +105,8 @@ class SemanticIndex:
         if matrix is None:
             return []
         similarities = matrix @ self.encoder.encode([terms.cleaned])[0]
-        lowest = self.floor if self.agreed_floor is None else min(self.floor, self.agreed_floor)
+        agreed = None if named else self.agreed_floor
+        lowest = self.floor if agreed is None else min(self.floor, agreed)
         above = (similarities >= lowest).nonzero()[0]
         order = above[similarities[above].argsort()[::-1]]
         turn: dict[str, str] | None = None

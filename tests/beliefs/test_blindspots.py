@@ -44,3 +44,25 @@ def test_the_reference_misses_what_each_mechanism_adds(tmp_path: Path, mechanism
     failures = results(tmp_path, reference=True)
     cases = [c["caseId"] for c in CASES if c["mechanism"] == mechanism]
     assert any(failures[cid] for cid in cases), f"the reference already passes every {mechanism}"
+
+
+# Two more corpora, their cases written without regard to how the matching works.
+HELD_OUT = [Path(__file__).parent / "heldout-c", Path(__file__).parent / "heldout-d"]
+
+
+@pytest.mark.parametrize("suite", HELD_OUT, ids=lambda p: p.name)
+def test_on_the_held_out_corpora_no_precision_case_is_lost_and_more_pass(
+    tmp_path: Path, suite: Path
+) -> None:
+    cases: list[dict[str, Any]] = json.loads((suite / "cases.json").read_text())
+    passed = {}
+    for reference in (True, False):
+        with BeliefStore.open(tmp_path / f"{suite.name}-{reference}.duckdb") as store:
+            store.import_beliefs(read_file(str(suite / "beliefs.json")))
+            store.index.reference_only = reference
+            passed[reference] = {
+                r.case_id for r in run_cases(StoreEvalBackend(store), cases) if r.passed
+            }
+    precision = {c["caseId"] for c in cases if c["label"] == "precision"}
+    assert (passed[True] & precision) <= passed[False]
+    assert len(passed[False]) > len(passed[True])

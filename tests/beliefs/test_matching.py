@@ -67,6 +67,12 @@ def test_a_newer_dictionary_word_is_an_everyday_word() -> None:
     }
 
 
+def test_two_different_everyday_words_an_edit_apart_are_no_typo() -> None:
+    index = index_of(belief("c", "hobby_cello", ["cello"]), filler=10)
+    assert matches(index, "the notebook has 80 cells") == {}
+    assert matches(index, "my celo lesson") == {"c": [("celo~cello", "fuzzy", None)]}
+
+
 def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None:
     index = index_of(belief("e", "error_handling", ["exceptions"]), filler=10)
     assert matches(index, "when should I throw exceptions") == {
@@ -91,6 +97,22 @@ def test_a_kind_word_matches_beside_an_everyday_word_the_belief_writes_as_a_name
     assert matches(index, "the app keeps crashing on launch") == {
         "c": [("crashing~crash", "name_word", None)]
     }  # "sentry" is an everyday word: only the belief writing it as a name makes it one
+
+
+def test_a_kind_word_may_be_a_dictionary_word_or_a_form_of_a_plural_one() -> None:
+    index = index_of(
+        belief("p", "orchestrator_prefect", ["Prefect"]),
+        belief("c", "charts_recharts", ["Recharts"]),
+        belief("a", "api_style_rest", ["REST"]),
+        filler=10,
+    )
+    assert matches(index, "which orchestrator are we on?") == {
+        "p": [("orchestrator", "name_word", None)]
+    }
+    assert matches(index, "which charting library?") == {
+        "c": [("charting~charts", "name_word", None)]
+    }
+    assert matches(index, "where do we keep API keys?") == {}  # "api": no dictionary word
 
 
 def test_a_number_in_a_canonical_name_does_not_match_alone() -> None:

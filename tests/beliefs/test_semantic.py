@@ -80,6 +80,14 @@ def test_a_weak_neighbour_counts_only_as_the_most_similar_belief() -> None:
     assert hits == []
 
 
+def test_a_weak_neighbour_does_not_count_beside_a_name_match() -> None:
+    release = belief("r", "release_train", ["bad release"], content="Ships on Tuesdays.")
+    hits = semantic_hits({"deploy argocd": near(0.4, 1)}, DEPLOY, release)
+    assert [h.belief.id for h in hits] == ["r"]  # a name matched: the weak "d" is left out
+    hits = semantic_hits({"deploy argocd": near(0.6, 1)}, DEPLOY, release)
+    assert {h.belief.id for h in hits} == {"r", "d"}  # a strong neighbour still counts
+
+
 def test_a_belief_the_turn_may_not_see_does_not_outrank_one_it_may() -> None:
     hidden = belief("h", "hidden_thing", user_id="u2", content="Roll back everything.")
     hits = semantic_hits({"deploy argocd": near(0.35, 1), "hidden thing": near(0.45, 2)},
@@ -132,7 +140,7 @@ SUITES = {
 }
 # Meaning the model does not see: MiniLM puts the on-call belief below an unrelated one.
 KNOWN_MISSES = {"meaning-paging", "ho-lee-notified", "ho-lee-after-outage", "ho-dana-containers",
-                "ho-dana-passwords", "ho2-crash-launch", "ho2-track-taps", "ho2-eyesight",
+                "ho-dana-passwords", "ho2-track-taps", "ho2-eyesight",
                 "ho2-spanish", "ho2-eat", "ho2-mockups"}  # fmt: skip
 
 
