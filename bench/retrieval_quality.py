@@ -36,6 +36,7 @@ BLIND = ROOT / "tests" / "beliefs" / "blindspots"
 HELD_OUT = ROOT / "tests" / "beliefs" / "heldout"
 HELD_OUT_C = ROOT / "tests" / "beliefs" / "heldout-c"
 HELD_OUT_D = ROOT / "tests" / "beliefs" / "heldout-d"
+HELD_OUT_E = ROOT / "tests" / "beliefs" / "heldout-e"
 MODES = f"reference,extended,content,semantic:{FLOOR},semantic:0.35,agreed:{FLOOR}:{AGREED_FLOOR}"
 PUBLIC = ROOT / ".." / "shared" / "conformance"
 
@@ -126,6 +127,7 @@ def main() -> None:
         ("held-out B", [HELD_OUT / "beliefs.json"], HELD_OUT / "cases-2.json", None, {}),
         ("held-out C", [HELD_OUT_C / "beliefs.json"], HELD_OUT_C / "cases.json", None, {}),
         ("held-out D", [HELD_OUT_D / "beliefs.json"], HELD_OUT_D / "cases.json", None, {}),
+        ("held-out E", [HELD_OUT_E / "beliefs.json"], HELD_OUT_E / "cases.json", None, {}),
     ]  # fmt: skip
     if paper.is_dir():
         personas = load_personas(json.loads((args.public / "persona.json").read_text()))
