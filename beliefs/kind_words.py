@@ -40,7 +40,7 @@ def match_kind_words(
     """
     found: NameWords = {}
     for word in dict.fromkeys(terms.content):
-        if word in consumed:
+        if word in consumed or word in terms.marked:  # `log` in code is no kind of thing
             continue
         known = cache.get(word)
         if known is None:

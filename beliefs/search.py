@@ -201,8 +201,9 @@ def _match_aliases(
 
 
 def _another_word(query: str, token: str) -> bool:
-    """Whether an edit apart are two different everyday words, not a typo ("cells", "cello")."""
-    return is_common(query) and is_common(token) and stem(query) != stem(token)
+    """Whether the turn's word, an edit from an alias, is an everyday word of another stem: the
+    word meant, not a typo ("cells" for "cello", "Falcon" for "Falco")."""
+    return is_common(query) and stem(query) != stem(token)
 
 
 def _may_need_corroboration(token: str, how: Match, query: str) -> bool:

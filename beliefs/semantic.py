@@ -4,9 +4,9 @@ Off unless an encoder is attached to the index (`BeliefIndex.semantic`; the prox
 TENURE_SEMANTIC=1). Each belief is embedded once (its name and content) when first needed and
 again only when that text changes. A neighbour counts by itself at or above FLOOR cosine
 similarity, and from AGREED_FLOOR up when the turn also shares a telling word with the
-belief's own text (`beliefs.agreement`) and its names matched nothing; the two ranked lists are fused by reciprocal rank
-(RRF_K), so a belief both lists hold rises and one only meaning finds can still enter below
-the name matches.
+belief's own text (`beliefs.agreement`) and its names matched nothing; the two ranked lists
+are fused by reciprocal rank (RRF_K), so a belief both lists hold rises and one only meaning
+finds can still enter below the name matches.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """What search and context assembly return over the synthetic corpus, as plain data.
 
 `tests/data/search_outcomes.json` holds these outcomes as the index and search stood before
-postings were compacted and pruned (written by running this module on that code): the
+postings were compacted and pruned (written by running this module on that code, and again
+when matching rules changed): the
 equivalence test compares today's outcomes with them. Run `python -m
 tests.beliefs.search_outcomes OUT` to write the outcomes of the code on `sys.path`.
 """

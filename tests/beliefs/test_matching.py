@@ -67,10 +67,16 @@ def test_a_newer_dictionary_word_is_an_everyday_word() -> None:
     }
 
 
-def test_two_different_everyday_words_an_edit_apart_are_no_typo() -> None:
-    index = index_of(belief("c", "hobby_cello", ["cello"]), filler=10)
+def test_an_everyday_word_an_edit_from_an_alias_is_no_typo() -> None:
+    index = index_of(
+        belief("c", "hobby_cello", ["cello"]),
+        belief("f", "runtime_security_falco", ["Falco"], content="Falco watches syscalls."),
+        filler=10,
+    )
     assert matches(index, "the notebook has 80 cells") == {}
     assert matches(index, "my celo lesson") == {"c": [("celo~cello", "fuzzy", None)]}
+    assert matches(index, "IT pushed CrowdStrike Falcon onto our laptops") == {}
+    assert matches(index, "Falko alerts on exec") == {"f": [("falko~falco", "fuzzy", None)]}
 
 
 def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None:
@@ -97,6 +103,7 @@ def test_a_kind_word_matches_beside_an_everyday_word_the_belief_writes_as_a_name
     assert matches(index, "the app keeps crashing on launch") == {
         "c": [("crashing~crash", "name_word", None)]
     }  # "sentry" is an everyday word: only the belief writing it as a name makes it one
+    assert matches(index, "stop `crash` from paging") == {}  # in code, no kind of thing
 
 
 def test_a_kind_word_may_be_a_dictionary_word_or_a_form_of_a_plural_one() -> None:

@@ -3,7 +3,10 @@
 `tests/data/search_outcomes.json` was written by `tests.beliefs.search_outcomes` on the code
 before postings held lone members as themselves, alias postings grouped by alias count and
 scoring skipped postings that cannot reach the minimum score. The corpus gives that skipping
-work to do: one name sits on half the beliefs, an everyday word on a quarter.
+work to do: one name sits on half the beliefs, an everyday word on a quarter. It was written
+again when matching itself changed (an everyday word of the turn is no typo of an alias of
+another stem, a kind word in code is none), after checking those two changes alone made the
+difference.
 """
 
 from __future__ import annotations
@@ -128,4 +131,4 @@ def test_a_weighted_limited_search_equals_weighing_every_candidate() -> None:
                 (h.belief.id, h.score) for h in every
             ], (i, limit)
             pruned += len(best) == limit
-    assert pruned > 100  # most searches filled their limit
+    assert pruned > 80  # many searches filled their limit
