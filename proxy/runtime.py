@@ -226,7 +226,7 @@ async def start_when_loaded(
 
 
 def warm_retrieval() -> None:
-    """Load what a turn's retrieval needs (the word lists, ~0.6 s; the tokenizer) before the
+    """Load what a turn's retrieval needs (the word lists, ~1 s; the tokenizer) before the
     first turn rather than inside its time budget; with a background load, on its thread."""
     warm_lexicon()
     token_counter()
