@@ -32,11 +32,11 @@ def match_kind_words(
     cache: dict[str, tuple[float, dict[str, str]]],
 ) -> NameWords:
     """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
-    `database_postgres`): an everyday word but not a general one, not already part of a longer
-    name the turn matched (`consumed`), in a canonical name whose other words hold the name (a
-    rare word, or one the belief writes as a name), and not written as a name by the belief
-    itself. Per word, what it reaches is
-    kept until the index changes (`cache`).
+    `database_postgres`): an everyday or dictionary word but not a general one, not already
+    part of a longer name the turn matched (`consumed`), not written as a name or in code by
+    the turn, in a canonical name whose other words hold the name (a rare word, or one the
+    belief writes as a name), and not written as a name by the belief itself. Per word, what
+    it reaches is kept until the index changes (`cache`).
     """
     found: NameWords = {}
     for word in dict.fromkeys(terms.content):
@@ -80,8 +80,7 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[s
 def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
     """Whether a belief of that name writes `word` as a name ("Click" of `python_cli_click`):
     then it names the thing, not its kind, and only an alias clause (corroborated) counts."""
-    docs = postings.docs
-    return any(word in proper_words(docs[bid]) for bid in postings.canonical_ids(canonical))
+    return word in _named_by(postings, canonical)
 
 
 def _names_a_name(postings: UserPostings, canonical: str, word: str) -> bool:
@@ -89,8 +88,13 @@ def _names_a_name(postings: UserPostings, canonical: str, word: str) -> bool:
     though it is: `crash_reporting_sentry` with the alias "Sentry" is the crash reporting
     kind of thing, named Sentry."""
     others = {w for w in canonical.split(" ") if w != word and len(w) > FUZZY_PREFIX}
+    return bool(others & _named_by(postings, canonical))
+
+
+def _named_by(postings: UserPostings, canonical: str) -> set[str]:
+    """The words the beliefs of a canonical name write as names."""
     docs = postings.docs
-    return any(others & proper_words(docs[bid]) for bid in postings.canonical_ids(canonical))
+    return {w for bid in postings.canonical_ids(canonical) for w in proper_words(docs[bid])}
 
 
 def _name_word(canonical: str, word: str) -> str | None:
