@@ -1,0 +1,74 @@
+"""Which credential a request presents and what it grants: the access key
+(`TENURE_API_KEY`) and operator tokens reach everything, a client token one user's memory,
+the UI's session cookie what the operator who logged in reaches."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, Iterable
+
+from proxy.errors import ProxyError
+from proxy.security.access import SESSION_COOKIE, Sessions, cookies_of, presented_key
+from proxy.security.grants import OPERATOR, Grant
+from proxy.security.tokens import TokenBook
+
+Headers = Iterable[tuple[bytes, bytes]]
+
+
+def unauthorized(message: str) -> ProxyError:
+    return ProxyError(401, message, type="authentication_error", code="invalid_api_key")
+
+
+class Credentials:
+    """The server's access key, its tokens and its UI sessions."""
+
+    def __init__(self, api_key: str | None, tokens: TokenBook, sessions: Sessions) -> None:
+        self.api_key = api_key
+        self.tokens = tokens
+        self.sessions = sessions
+        # Replicas: re-read the tokens before refusing one this process has not seen (made
+        # on another replica a moment ago).
+        self.refresh: Callable[[], Awaitable[None]] | None = None
+
+    @property
+    def enforced(self) -> bool:
+        """Whether requests need a credential: with a key or any live token, yes; otherwise
+        (which `tenure serve` allows only on loopback) the one person at this machine."""
+        return self.api_key is not None or self.tokens.live > 0
+
+    @property
+    def session_key(self) -> str:
+        # Sessions are signed with the key when there is one, else only with the shared secret.
+        return self.api_key or ""
+
+    async def grant(self, headers: Headers) -> Grant | ProxyError:
+        """What the request's key, token or session grants, or the 401 it gets."""
+        headers = list(headers)
+        key = presented_key(headers)
+        if key is not None and self.refresh is not None and self.tokens.find(key) is None:
+            await self.refresh()
+        if key is None:
+            session = cookies_of(headers).get(SESSION_COOKIE)
+            if session is not None and self.sessions.valid(session, self.session_key):
+                return OPERATOR
+            return unauthorized(
+                "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY or a "
+                "token from `tenure tokens create`>"
+            )
+        return self.of_key(key)
+
+    def of_key(self, key: str) -> Grant | ProxyError:
+        if self.api_key is not None and hmac.compare_digest(key.encode(), self.api_key.encode()):
+            return OPERATOR
+        token = self.tokens.find(key)
+        if token is None:
+            return unauthorized(
+                "missing or wrong access key: the one sent is neither TENURE_API_KEY nor a token "
+                "of this server (`tenure tokens list` shows them)"
+            )
+        if token.revoked_at is not None:
+            return unauthorized(
+                f"token {token.id} was revoked at {token.revoked_at:%Y-%m-%d %H:%M} UTC; "
+                "ask the operator for a new one (`tenure tokens create`)"
+            )
+        return Grant.of(token)
