@@ -13,6 +13,7 @@ from proxy.security.grants import OPERATOR, Grant
 from proxy.security.tokens import TokenBook
 
 Headers = Iterable[tuple[bytes, bytes]]
+_SESSION_TOKEN = "~"  # between a token id and the session it signed (not in either alphabet)
 
 
 def unauthorized(message: str) -> ProxyError:
@@ -36,10 +37,26 @@ class Credentials:
         (which `tenure serve` allows only on loopback) the one person at this machine."""
         return self.api_key is not None or self.tokens.live > 0
 
-    @property
-    def session_key(self) -> str:
-        # Sessions are signed with the key when there is one, else only with the shared secret.
-        return self.api_key or ""
+    def new_session(self, grant: Grant) -> str:
+        """A session cookie for an operator who logged in: one made with a token names it and
+        is signed with its hash, so revoking the token ends the session too."""
+        token = self.tokens.by_id(grant.token_id) if grant.token_id else None
+        if token is None:
+            return self.sessions.new(self.api_key or "")
+        return f"{token.id}{_SESSION_TOKEN}{self.sessions.new(token.token_hash)}"
+
+    def session_valid(self, cookie: str) -> bool:
+        token_id, by_token, session = cookie.rpartition(_SESSION_TOKEN)
+        if not by_token:
+            return self.api_key is not None and self.sessions.valid(cookie, self.api_key)
+        token = self.tokens.by_id(token_id)
+        if token is None or token.revoked_at is not None or not token.operator:
+            return False
+        return self.sessions.valid(session, token.token_hash)
+
+    def end_session(self, cookie: str) -> None:
+        """Log out: the cookie stops working, even where it was copied."""
+        self.sessions.revoke(cookie.rpartition(_SESSION_TOKEN)[2])
 
     async def grant(self, headers: Headers) -> Grant | ProxyError:
         """What the request's key, token or session grants, or the 401 it gets."""
@@ -49,7 +66,7 @@ class Credentials:
             await self.refresh()
         if key is None:
             session = cookies_of(headers).get(SESSION_COOKIE)
-            if session is not None and self.sessions.valid(session, self.session_key):
+            if session is not None and self.session_valid(session):
                 return OPERATOR
             return unauthorized(
                 "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY or a "

@@ -170,14 +170,20 @@ class TokenBook:
 
     def __init__(self, tokens: Iterable[Token] = ()) -> None:
         self._by_hash: dict[str, Token] = {}
+        self._by_id: dict[str, Token] = {}
         self.replace(tokens)
 
     def replace(self, tokens: Iterable[Token]) -> None:
-        self._by_hash = {t.token_hash: t for t in tokens}
-        self.live = sum(1 for t in self._by_hash.values() if t.revoked_at is None)
+        by_id = {t.id: t for t in tokens}
+        self._by_hash = {t.token_hash: t for t in by_id.values()}
+        self._by_id = by_id
+        self.live = sum(1 for t in by_id.values() if t.revoked_at is None)
 
     def put(self, token: Token) -> None:
-        self.replace([*(t for t in self._by_hash.values() if t.id != token.id), token])
+        self.replace([*(t for t in self._by_id.values() if t.id != token.id), token])
 
     def find(self, text: str) -> Token | None:
         return self._by_hash.get(token_hash(text))
+
+    def by_id(self, token_id: str) -> Token | None:
+        return self._by_id.get(token_id)

@@ -15,7 +15,7 @@ from proxy.api.compaction import put_persona, regenerate_persona, run_compaction
 from proxy.api.jobs import resolve_conflict, retry_job
 from proxy.errors import ProxyError
 from proxy.runtime import Runtime
-from proxy.security.access import SESSION_COOKIE, FailedAttempts, Sessions, client_address
+from proxy.security.access import SESSION_COOKIE, FailedAttempts, client_address
 from proxy.security.credentials import Credentials
 from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
 from proxy.security.grants import Grant
@@ -277,7 +277,7 @@ class Forms:
                 request, "login.html", status=403, next=target, error=error
             )
         response = RedirectResponse(target, status_code=303)
-        session = credentials.sessions.new(credentials.session_key)
+        session = credentials.new_session(grant)
         response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", path="/")
         return response
 
@@ -285,10 +285,9 @@ class Forms:
         form = await self.read_form(request)
         if isinstance(form, Response):
             return form
-        token = request.cookies.get(SESSION_COOKIE)
-        if token:  # the cookie stops working, even where it was copied
-            sessions: Sessions = request.app.state.sessions
-            sessions.revoke(token)
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie:
+            _credentials(request).end_session(cookie)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
         return response

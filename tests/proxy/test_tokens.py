@@ -204,9 +204,9 @@ def test_without_a_key_the_first_token_turns_access_control_on(
 def test_the_ui_login_takes_an_operator_token_and_refuses_a_client_token(
     make_gateway: Callable[..., Gateway],
 ) -> None:
-    gw = make_gateway(beliefs=[POSTGRES])
-    operator = make_token(gw, headers={}, operator=True)
-    alice = make_token(gw, headers=bearer(operator), user="alice")
+    gw = make_gateway(beliefs=[POSTGRES], api_key=OPERATOR_KEY)
+    operator = make_token(gw, operator=True)
+    alice = make_token(gw, user="alice")
     for key, status, shown in [
         (alice, 403, "the pages need an operator token"),
         (operator, 303, ""),
@@ -220,6 +220,14 @@ def test_the_ui_login_takes_an_operator_token_and_refuses_a_client_token(
             assert (beliefs.status_code == 200) == (status == 303)
             if status == 303:
                 assert "postgres" in beliefs.text
+                token_id = next(
+                    t["id"]
+                    for t in httpx.get(gw.url + "/api/tokens", headers=OP).json()
+                    if t["kind"] == "operator"
+                )
+                httpx.delete(f"{gw.url}/api/tokens/{token_id}", headers=OP)
+                after = browser.get("/beliefs")  # revoking the token ended its session
+                assert after.status_code == 303 and after.headers["location"].startswith("/login")
 
 
 def test_a_token_made_or_revoked_on_one_replica_holds_on_the_other(
