@@ -105,7 +105,8 @@ async def read_request(
         identity = grant.confine(identity)
     state = rt.chat_states.get(identity.user_id, identity.agent_id)
     scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
-    scoped = identity.scoped(state.scopes, settings.default_scopes)
+    chat_scopes = state.scopes if grant is None else grant.usable(state.scopes)
+    scoped = identity.scoped(chat_scopes, settings.default_scopes)
     if grant is not None:  # `!scope` and the defaults are held to the token's patterns too
         grant.check_scopes(scoped.scopes)
     return ChatRequest(

@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import importlib
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from starlette.routing import BaseRoute, Route
@@ -96,10 +95,10 @@ class McpEndpoint:
         if grant is not None:
             identity = grant.confine(identity)
         agent = headers.get("user-agent")
-        caller = service.tools.caller(identity, "http", agent[:120] if agent else None)
-        if grant is not None:  # a tool's own `scope` argument is held to them too
+        patterns = grant.scopes if grant is not None else ()
+        caller = service.tools.caller(identity, "http", agent[:120] if agent else None, patterns)
+        if grant is not None:  # a tool's own `scope` argument is held to them too (`scopes_of`)
             grant.check_scopes(caller.identity.scopes)
-            caller = replace(caller, scope_patterns=grant.scopes)
         scope[CALLER] = caller
         await service.manager.handle_request(scope, receive, send)
 

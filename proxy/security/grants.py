@@ -103,6 +103,12 @@ class Grant:
                     param=source,
                 )
 
+    def usable(self, scopes: Iterable[str]) -> tuple[str, ...]:
+        """The scopes within this token's patterns (a chat scope another token set is not)."""
+        return tuple(
+            s for s in scopes if not self.scopes or s == UNIVERSAL or scope_allowed(s, self.scopes)
+        )
+
     def confine(self, identity: Identity) -> Identity:
         """The identity a request resolved, held to this grant (see `user`, `agent`,
         `check_scopes`); a request that named no user gets the token's."""

@@ -97,6 +97,8 @@ def test_a_client_token_never_reaches_another_users_memory(
         refused(resp, 403, "cannot act for 'bob'")
     failed, forgot = call(mcp, "forget", {"id": BOB.id, "reason": "x"}, headers=bearer(alice))
     assert failed and forgot["error"]["field"] == "id"
+    as_operator = httpx.get(api, params={"user": "bob"}, headers=OP).json()
+    assert [b["id"] for b in as_operator] == [BOB.id]  # the key stays an operator key
     bob_now = gw.on_store(lambda s: s.get(BOB.id))
     assert bob_now.review_state == "confirmed" and bob_now.content == BOB.content
 
@@ -154,9 +156,15 @@ def test_agents_and_scope_patterns_bound_a_token(
         refused(chat(gw, bearer(token, **{"X-Agent-Id": "writer"})), 403, "agent 'coder'")
         refused(chat(gw, bearer(token, **{"X-Tenure-Scope": "domain:code"})), 403, "project:*")
         refused(chat(gw, bearer(token)), 403, "'domain:general' is outside")  # the default
+    in_billing = bearer(token, **{"X-Tenure-Scope": "project:billing"})
+    set_scope = {**ASK_PG, "messages": [{"role": "user", "content": "!scope domain:code"}]}
+    refused(chat(gw, in_billing, set_scope), 403, "'domain:code' is outside")
+    as_coder = {**OP, "X-Tenure-User": "alice", "X-Agent-Id": "coder"}
+    assert chat(gw, as_coder, set_scope).status_code == 200  # the operator's to set
     ask = {**ASK_PG, "messages": [{"role": "user", "content": "how do invoices look?"}]}
-    ok = chat(gw, bearer(token, **{"X-Tenure-Scope": "project:billing"}), ask)
+    ok = chat(gw, in_billing, ask)  # the operator's chat scope is not the token's: left out
     assert ok.status_code == 200 and "PDF/A" in json.dumps(upstream.last().json)
+    assert "PostgreSQL 16" not in json.dumps(upstream.last().json)
     listed = httpx.get(gw.url + "/api/beliefs", headers=bearer(token)).json()
     assert [b["id"] for b in listed] == [billing.id]  # domain:code is outside its patterns
     failed, result = call(
