@@ -60,6 +60,12 @@ def test_a_client_token_never_reaches_another_users_memory(
             headers={"x-api-key": alice, "X-Tenure-User": "bob"},
         )
         assert anthropic.status_code == 403 and anthropic.json()["type"] == "error"
+        responses = httpx.post(
+            gw.url + "/v1/responses",
+            json={"model": "m", "input": "which pg version?"},
+            headers=bearer(alice, **{"X-Tenure-User": "bob"}),
+        )
+        refused(responses, 403, "cannot act for 'bob'")
     api = gw.url + "/api/beliefs"
     refused(httpx.get(api, params={"user": "bob"}, headers=bearer(alice)), 403, "'bob'")
     listed = httpx.get(api, params={"q": "pg"}, headers=bearer(alice)).json()
