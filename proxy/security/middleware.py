@@ -1,4 +1,5 @@
-"""The outermost layer of every HTTP call: request id, access key, and errors as envelopes."""
+"""The outermost layer of every HTTP call: request id, access key or token, and errors as
+envelopes."""
 
 from __future__ import annotations
 
