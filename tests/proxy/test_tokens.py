@@ -101,6 +101,7 @@ def test_a_client_token_never_reaches_another_users_memory(
             headers={**as_bob, "Accept": "application/json, text/event-stream"},
         )
         refused(resp, 403, "cannot act for 'bob'")
+        assert resp.json()["jsonrpc"] == "2.0" and resp.json()["error"]["code"] == -32600
     failed, forgot = call(mcp, "forget", {"id": BOB.id, "reason": "x"}, headers=bearer(alice))
     assert failed and forgot["error"]["field"] == "id"
     as_operator = httpx.get(api, params={"user": "bob"}, headers=OP).json()
