@@ -18,7 +18,6 @@ class ExtractionConfig:
     routes: Mapping[str, str] = field(default_factory=dict)
     workers: int = 1
     max_attempts: int = 4
-    timeout: float = 120.0
     backoff_s: float = 5.0
     backoff_max_s: float = 600.0
     breaker_threshold: int = 3

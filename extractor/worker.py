@@ -17,7 +17,7 @@ import tenacity
 from beliefs.models import utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
-from extractor.breaker import CircuitBreaker
+from extractor.breaker import CircuitBreaker, counts_as_outage
 from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
@@ -250,11 +250,10 @@ class ExtractionWorkers:
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
-            result = await asyncio.wait_for(
-                complete_structured(
-                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
-                ),
-                self.config.timeout,
+            # No limit on the whole call: the client ends a reply only when the model falls
+            # silent, so a slow model that keeps writing finishes its job.
+            result = await complete_structured(
+                self.llm, messages, ExtractionOutput, model=model, options=self.config.call
             )
         except ExtractionOutputInvalid as exc:
             # The model answered; the answer was unusable (invalid twice, cut off twice, or a
@@ -268,9 +267,14 @@ class ExtractionWorkers:
             self.breaker.record_success()
             return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
-            error = _describe(exc)
-            self.breaker.record_failure(error)
-            return self._outcome(job, model, started, error=error)
+            error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
+            if counts_as_outage(exc):
+                self.breaker.record_failure(error)
+            else:
+                self.breaker.record_success()  # it answers: a probe it was lets the model back in
+            # Retried with backoff; a reply cut off by silence keeps what arrived.
+            raw = getattr(exc, "raw_output", None)
+            return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result

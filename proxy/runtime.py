@@ -272,7 +272,6 @@ def extraction_config(settings: Settings) -> ExtractionConfig:
         routes={name: route.litellm_model for name, route in settings.models.items()},
         workers=settings.extract_workers,
         max_attempts=settings.extract_max_attempts,
-        timeout=settings.extract_timeout,
         backoff_s=settings.extract_backoff_s,
         backoff_max_s=settings.extract_backoff_max_s,
         breaker_threshold=settings.breaker_threshold,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from extractor.llm import LiteLLMChatModel
 from extractor.structured import CallOptions
 from extractor.worker import ExtractionWorkers
 from tests.extractor.conftest import make_turn
-from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
+from tests.fakes.local_model import Behaviour, Brain, LocalModel, SeenRequest, empty, sql_brain
 
 SQL_TURN = "I always write SQL keywords in upper case, please stick to that."
 
@@ -44,13 +45,25 @@ def extract(store: BeliefStore, queue: JobQueue) -> Iterator[Any]:
     servers: list[LocalModel] = []
     thread = StoreThread(store)
 
-    def go(behaviour: Behaviour, *, text: str = SQL_TURN, **call: Any) -> Run:
-        server = LocalModel(behaviour)
+    def go(
+        behaviour: Behaviour,
+        *,
+        text: str = SQL_TURN,
+        brain: Brain = sql_brain,
+        silence_s: float = 20,
+        attempts: int = 4,
+        **call: Any,
+    ) -> Run:
+        server = LocalModel(behaviour, brain)
         server.start()
         servers.append(server)
-        llm = LiteLLMChatModel(api_base=server.url, timeout=20)
+        llm = LiteLLMChatModel(api_base=server.url, timeout=silence_s)
         config = ExtractionConfig(
-            model="openai/local", backoff_s=0, breaker_threshold=1, call=CallOptions(**call)
+            model="openai/local",
+            backoff_s=0,
+            breaker_threshold=1,
+            max_attempts=attempts,
+            call=CallOptions(**call),
         )
         workers = ExtractionWorkers(thread, queue, llm, config)
 
@@ -97,12 +110,18 @@ def test_a_server_that_refuses_json_schema_gets_json_object_with_the_schema_in_t
     assert run.facts["mode"] == "json_object"
 
 
-def replay(server: LocalModel, store: BeliefStore, queue: JobQueue, texts: list[str]) -> None:
-    """Each text as a turn, drained before the next, through one client (one mode book)."""
-    llm = LiteLLMChatModel(api_base=server.url, timeout=20)
+def replay(
+    server: LocalModel | str, store: BeliefStore, queue: JobQueue, texts: list[str], **config: Any
+) -> ExtractionWorkers:
+    """Each text as a turn, drained before the next, through one client (one mode book);
+    `server`: the stand-in, or the URL of a server that is not there."""
+    url = server if isinstance(server, str) else server.url
+    llm = LiteLLMChatModel(api_base=url, timeout=20)
     thread = StoreThread(store)
-    config = ExtractionConfig(model="openai/local", backoff_s=0, breaker_threshold=1)
-    workers = ExtractionWorkers(thread, queue, llm, config)
+    config = {"backoff_s": 0, "breaker_threshold": 1, **config}
+    workers = ExtractionWorkers(
+        thread, queue, llm, ExtractionConfig(model="openai/local", **config)
+    )
 
     async def go() -> None:
         try:
@@ -116,6 +135,7 @@ def replay(server: LocalModel, store: BeliefStore, queue: JobQueue, texts: list[
         asyncio.run(go())
     finally:
         thread.close()
+    return workers
 
 
 def test_a_refused_mode_is_remembered_and_not_asked_again(
@@ -262,3 +282,61 @@ def test_a_context_window_too_small_is_named_with_the_setting_to_change(
     assert "n_ctx" in error
     assert run.workers.breaker.state()["consecutive_failures"] == 0
     assert len(run.bodies) == 1
+
+
+def test_a_slow_model_that_keeps_writing_finishes_and_never_opens_the_breaker(
+    extract: Any, store: BeliefStore
+) -> None:
+    # 200 tokens 10 ms apart: two seconds and more in all, four times the silence allowed.
+    run = extract(Behaviour(tokens=200, token_gap=0.01), silence_s=0.5)
+    landed(run, store)
+    [body] = run.bodies
+    assert body["stream"] is True
+    assert len(run.server.chat_requests()[0].sent.split(b"data: ")) > 200
+
+
+def test_a_model_that_falls_silent_mid_reply_keeps_what_arrived_and_names_the_setting(
+    extract: Any, store: BeliefStore
+) -> None:
+    run = extract(Behaviour(tokens=50, stall_after=10), silence_s=0.5, attempts=1)
+    assert run.job.status == "failed", run.job.last_error
+    error = run.job.last_error or ""
+    assert "ModelSilent" in error and "TENURE_EXTRACT_TIMEOUT" in error
+    assert run.job.raw_output and run.job.raw_output.startswith('{"new_beliefs"')
+    # The abandoned reply's connection is closed, so the server stops writing it.
+    assert run.server.hung_up.wait(10)
+    assert run.server.chat_requests()[0].client_hung_up
+    breaker = run.workers.breaker.state()
+    assert breaker["times_opened"] == 0 and breaker["consecutive_failures"] == 0
+
+
+def test_a_reply_written_without_the_rules_is_never_kept(extract: Any, store: BeliefStore) -> None:
+    def parrot(seen: SeenRequest) -> dict[str, Any] | None:
+        """Without the rules it answers anyway: a belief copied from the user's words."""
+        if seen.knows_rules:
+            return sql_brain(seen)
+        out = empty()
+        belief = {"type": "fact", "canonical_name": "copied", "content": seen.turn_text}
+        out["new_beliefs"].append({**belief, "why_it_matters": "Copied.", "confidence": 0.9})
+        return out
+
+    run = extract(Behaviour(drop_system=True), brain=parrot)
+    landed(run, store)  # only the answer written with the rules is kept
+    first, second = run.bodies
+    assert first["messages"][0]["role"] == "system"
+    assert "You keep the long-term memory" in second["messages"][0]["content"]
+    assert "copied" not in (run.job.raw_output or "")
+
+
+def test_a_server_that_is_not_running_is_named_unreachable_with_its_url(
+    store: BeliefStore, queue: JobQueue
+) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    workers = replay(url, store, queue, [SQL_TURN], max_attempts=1)
+    [job] = queue.list()
+    error = job.last_error or ""
+    assert f"ModelUnreachable: nothing answers at {url}" in error
+    assert "TENURE_EXTRACT_API_BASE" in error and "(500)" not in error
+    assert workers.breaker.state()["times_opened"] == 1  # a server that is down is an outage

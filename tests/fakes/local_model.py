@@ -11,7 +11,11 @@ servers users run (llama.cpp's server, llama-cpp-python, Ollama), one switch per
 - `fence`: the JSON comes inside a ```json fence, with prose around it;
 - `raw_newlines`: new lines inside JSON strings are sent raw (not as \\n);
 - `garbage`: a 200 response whose body is not JSON;
-- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400).
+- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400);
+- a streamed request (`"stream": true`) gets its reply in `tokens` pieces (default: one per
+  4 characters), `token_gap` seconds apart (a slow CPU model); `stall_after`: after that many
+  pieces it goes silent until the client hangs up; `stream_usage=False`: no usage chunk even
+  when asked for one (llama-cpp-python).
 
 What the "model" answers is a `brain(request) -> dict | None`: the extraction JSON for the
 request it sees, or None to chat instead (a base model without the rules does that).
@@ -19,6 +23,7 @@ request it sees, or None to chat instead (a base model without the rules does th
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -77,6 +82,10 @@ class Behaviour:
     raw_newlines: bool = False
     garbage: bool = False
     context_window: int | None = None  # tokens (chars / 4) the prompt and max_tokens must fit
+    tokens: int | None = None  # pieces a streamed reply is sent in (None: one per 4 characters)
+    token_gap: float = 0.0  # seconds between two streamed pieces
+    stall_after: int | None = None  # pieces sent before it goes silent for good
+    stream_usage: bool = True
 
 
 def empty() -> dict[str, Any]:
@@ -162,6 +171,11 @@ class LocalModel(FakeUpstream):
             "total_tokens": chars // 4 + len(text) // 4 + 9,
         }
         tools = body.get("tools")
+        if body.get("stream") is not True and not await self._generate(request, rec, text):
+            return web.Response(status=499)
+        if body.get("stream") is True:
+            call = tools[0]["function"]["name"] if answer is not None and tools else None
+            return await self._stream(request, rec, body, text, finish, call, payload["usage"])
         if answer is not None and tools and not b.refuse_tools:
             payload["choices"][0]["message"] = {
                 "role": "assistant",
@@ -176,6 +190,61 @@ class LocalModel(FakeUpstream):
             }
         payload["choices"][0]["finish_reason"] = finish
         return await self._json(request, rec, payload)
+
+    async def _generate(self, request: web.Request, rec: Recorded, text: str) -> bool:
+        """An unstreamed reply takes as long to write as a streamed one (False: hung up)."""
+        b = self.behaviour
+        pieces = b.tokens or max(1, -(-len(text) // 4))
+        if b.stall_after is not None:
+            return await self._wait(request, rec, 3600.0)
+        return not b.token_gap or await self._wait(request, rec, pieces * b.token_gap)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        rec: Recorded,
+        body: dict[str, Any],
+        text: str,
+        finish: str,
+        tool: str | None,
+        usage: dict[str, int],
+    ) -> web.StreamResponse:
+        """The reply as SSE chunks, piece by piece, at the behaviour's pace."""
+        b = self.behaviour
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        base = {"id": "chatcmpl-local", "object": "chat.completion.chunk", "created": 0}
+        base["model"] = str(body.get("model", "local"))
+
+        def data(payload: dict[str, Any]) -> bytes:
+            return b"data: " + json.dumps({**base, **payload}).encode() + b"\n\n"
+
+        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
+            return data({"choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
+
+        def piece(part: str) -> dict[str, Any]:
+            if tool is None:
+                return {"content": part}
+            return {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}
+
+        count = min(b.tokens or -(-len(text) // 4), len(text)) or 1
+        cuts = [len(text) * i // count for i in range(count + 1)]
+        first: dict[str, Any] = {"role": "assistant", "content": ""}
+        if tool is not None:
+            call = {"name": tool, "arguments": ""}
+            first["tool_calls"] = [
+                {"index": 0, "id": "call_1", "type": "function", "function": call}
+            ]
+        events = [chunk(first)]
+        events += [chunk(piece(text[i:j])) for i, j in itertools.pairwise(cuts)]
+        events.append(chunk({}, "tool_calls" if tool is not None and finish == "stop" else finish))
+        wants_usage = (body.get("stream_options") or {}).get("include_usage") is True
+        if wants_usage and b.stream_usage:
+            events.append(data({"choices": [], "usage": usage}))
+        events.append(b"data: [DONE]\n\n")
+        stall = None if b.stall_after is None else b.stall_after + 1  # the role chunk first
+        return await self._send(
+            request, rec, 200, headers, events, chunk_delay=b.token_gap, stall_after=stall
+        )
 
     def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         b = self.behaviour

@@ -221,13 +221,18 @@ class FakeUpstream:
         chunks: list[bytes],
         *,
         chunk_delay: float = 0.0,
+        stall_after: int | None = None,
     ) -> web.StreamResponse:
+        """`stall_after`: send that many chunks, then nothing until the client hangs up."""
         response = web.StreamResponse(status=status, headers=headers)
         if len(chunks) == 1:
             response.content_length = len(chunks[0])
         await response.prepare(request)
         try:
             for i, chunk in enumerate(chunks):
+                if stall_after is not None and i >= stall_after:
+                    await self._wait(request, rec, 3600.0)
+                    return response
                 if i and chunk_delay and not await self._wait(request, rec, chunk_delay):
                     return response
                 rec.sent.extend(chunk)  # before writing: the client may read it at once
