@@ -24,6 +24,7 @@ class ExtractionConfig:
     breaker_cooldown_s: float = 300.0
     call: CallOptions = field(default_factory=CallOptions)
     raw_output_chars: int = 16_000  # what a job keeps of the model's reply
+    canary: bool = True  # ask each model a turn with a known answer before its first job
 
     def model_for(self, turn: Turn) -> str:
         """The configured model, else the turn's own model where the gateway sent it: its

@@ -30,7 +30,7 @@ JOB_STATUSES: tuple[str, ...] = get_args(JobStatus)
 
 _COLUMNS = (
     "id, status, attempts, next_attempt_at, last_error, raw_output, written_ids, skipped, "
-    "created_at, updated_at, finished_at, turn"
+    "created_at, updated_at, finished_at, turn, suspect"
 )
 
 
@@ -51,6 +51,8 @@ class Job(BaseModel):
     updated_at: datetime
     finished_at: datetime | None
     turn: Turn
+    # Done and wrote nothing, by a model that failed the canary: why "nothing" is not trusted.
+    suspect: str | None = None
 
 
 def new_job_id() -> str:
@@ -425,14 +427,21 @@ class JobQueue:
         out.update({status: int(n) for status, n in rows})
         return out
 
+    def mark_suspect(self, reasons: dict[str, str]) -> None:
+        """Mark done jobs whose empty result is not trusted: job id -> why, one statement."""
+        self._set_text("suspect", reasons)
+
     def keep_raw_output(self, raw_outputs: dict[str, str]) -> None:
         """Record the model's raw reply (redacted) on done jobs: job id -> text, one statement."""
-        if not raw_outputs:
+        self._set_text("raw_output", {k: redact(v) for k, v in raw_outputs.items()})
+
+    def _set_text(self, column: Literal["suspect", "raw_output"], values: dict[str, str]) -> None:
+        if not values:
             return
         self.store.execute(
-            "UPDATE jobs SET raw_output = v.raw FROM (SELECT unnest(?::VARCHAR[]) AS id, "
-            "unnest(?::VARCHAR[]) AS raw) AS v WHERE jobs.id = v.id",
-            [list(raw_outputs), [redact(text) for text in raw_outputs.values()]],
+            f"UPDATE jobs SET {column} = v.text FROM (SELECT unnest(?::VARCHAR[]) AS id, "
+            "unnest(?::VARCHAR[]) AS text) AS v WHERE jobs.id = v.id",
+            [list(values), list(values.values())],
         )
 
 
@@ -450,6 +459,7 @@ def _job(row: Sequence[Any]) -> Job:
         updated_at=as_utc(row[9]),
         finished_at=as_utc(row[10]),
         turn=Turn.model_validate_json(row[11]),
+        suspect=row[12],
     )
 
 

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import json
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -95,6 +96,7 @@ class LiteLLMImport:
         try:
             module = importlib.import_module("litellm")
             module.suppress_debug_info = True  # type: ignore[attr-defined]  # it prints "Give Feedback" banners to stdout
+            logging.getLogger("LiteLLM").addFilter(_no_stream_chunks)
             self._module = module
         except BaseException as exc:  # reported to every caller, not lost in the thread
             self._error = exc
@@ -113,6 +115,14 @@ class LiteLLMImport:
         if self._module is None:
             raise RuntimeError(f"LiteLLM could not be imported: {self._error}")
         return self._module
+
+
+def _no_stream_chunks(record: logging.LogRecord) -> bool:
+    """Drop LiteLLM's debug lines about each streamed chunk: one line per token floods a debug
+    log, and they carry the model's reply piece by piece, past any redaction."""
+    return not (
+        record.levelno <= logging.DEBUG and record.pathname.endswith("streaming_handler.py")
+    )
 
 
 # Python's import is process-wide, and so is this: one import thread, whoever asks first.

@@ -18,6 +18,7 @@ from beliefs.models import utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
 from extractor.breaker import CircuitBreaker, counts_as_outage
+from extractor.canary import ask_canary
 from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
@@ -115,6 +116,9 @@ class ExtractionWorkers:
         # second off the request path); 0 = unbounded.
         self._backlog_max = backlog_max
         self._bounded_at = 0.0
+        # Models whose canary was asked (per process; an outage leaves a model out to ask again).
+        self._canaries: dict[str, asyncio.Lock] = {}
+        self._canaried: set[str] = set()
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -247,6 +251,7 @@ class ExtractionWorkers:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
             return _Outcome(job, model, error=_describe(exc))
+        await self._ask_canary(model)
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
@@ -279,6 +284,22 @@ class ExtractionWorkers:
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
+
+    async def _ask_canary(self, model: str) -> None:
+        """Before a model's first job, the turn with a known answer (once, whoever asks first)."""
+        if not self.config.canary or model in self._canaried:
+            return
+        async with self._canaries.setdefault(model, asyncio.Lock()):
+            if model in self._canaried:
+                return
+            try:
+                verdict = await ask_canary(self.llm, model, self.config.call)
+            except Exception as exc:  # an outage: the job's own call meets it and says so
+                log.info("model %s: the canary waits for the next job (%s)", model, _describe(exc))
+                return
+            self._canaried.add(model)
+            if verdict is not None:
+                self.llm.modes.note_fitness(model, verdict.fit, verdict.reason)
 
     def _outcome(
         self,
@@ -318,19 +339,26 @@ class ExtractionWorkers:
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}
         landed: dict[str, str] = {}
+        suspect: dict[str, str] = {}
         for landing, result in zip(
             landings, land_many(store, self.queue, landings, now=now), strict=True
         ):
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
                 failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
-            elif raw.get(landing.job.id):
+                continue
+            if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
-        if landed:  # done jobs keep the reply too, so the job page shows what the model said
-            try:
-                self.queue.keep_raw_output(landed)
-            except Exception:
-                log.exception("could not keep the raw output of %d done jobs", len(landed))
+            unfit = self.llm.modes.unfit(landing.model)
+            if unfit and not result.written_ids:
+                suspect[landing.job.id] = (
+                    f"wrote nothing; model {landing.model} failed the canary: {unfit}"
+                )
+        try:  # done jobs keep the reply too, so the job page shows what the model said
+            self.queue.keep_raw_output(landed)
+            self.queue.mark_suspect(suspect)
+        except Exception:
+            log.exception("could not keep the raw output of %d done jobs", len(landed))
         if not failures:
             return
         with store.transaction():

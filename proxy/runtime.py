@@ -276,6 +276,7 @@ def extraction_config(settings: Settings) -> ExtractionConfig:
         backoff_max_s=settings.extract_backoff_max_s,
         breaker_threshold=settings.breaker_threshold,
         breaker_cooldown_s=settings.breaker_cooldown_s,
+        canary=settings.extract_canary,
         call=CallOptions(
             max_tokens=settings.extract_max_tokens,
             max_tokens_retry=max(settings.extract_max_tokens * 2, 4096),

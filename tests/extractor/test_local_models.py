@@ -63,6 +63,7 @@ def extract(store: BeliefStore, queue: JobQueue) -> Iterator[Any]:
             backoff_s=0,
             breaker_threshold=1,
             max_attempts=attempts,
+            canary=False,  # these tests count the requests of one job
             call=CallOptions(**call),
         )
         workers = ExtractionWorkers(thread, queue, llm, config)
@@ -118,7 +119,7 @@ def replay(
     url = server if isinstance(server, str) else server.url
     llm = LiteLLMChatModel(api_base=url, timeout=20)
     thread = StoreThread(store)
-    config = {"backoff_s": 0, "breaker_threshold": 1, **config}
+    config = {"backoff_s": 0, "breaker_threshold": 1, "canary": False, **config}
     workers = ExtractionWorkers(
         thread, queue, llm, ExtractionConfig(model="openai/local", **config)
     )

@@ -32,7 +32,8 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.upstream import Chat, FakeUpstream, Recorded, openai_completion
+from extractor.canary import CANARY_USER
+from tests.fakes.upstream import CANARY_ANSWER, Chat, FakeUpstream, Recorded, openai_completion
 
 RULES_MARK = "You keep the long-term memory of an AI assistant"
 _USER_TURN = re.compile(r"<user>\n([\s\S]*?)\n</user>")
@@ -60,6 +61,10 @@ class SeenRequest:
             if found:
                 return str(found[-1])
         return ""
+
+    @property
+    def is_canary(self) -> bool:
+        return self.turn_text == CANARY_USER
 
     @property
     def turn_message(self) -> str:
@@ -117,13 +122,31 @@ def sql_brain(seen: SeenRequest) -> dict[str, Any] | None:
     return out
 
 
-class LocalModel(FakeUpstream):
-    """Start with `with LocalModel(Behaviour(...)) as server:`; `server.url` ends in `/v1`."""
+def canary_brain(seen: SeenRequest) -> dict[str, Any] | None:
+    """The canary turn's known answer, given when the rules reached the model."""
+    return CANARY_ANSWER if seen.knows_rules else None
 
-    def __init__(self, behaviour: Behaviour | None = None, brain: Brain = sql_brain) -> None:
+
+class LocalModel(FakeUpstream):
+    """Start with `with LocalModel(Behaviour(...)) as server:`; `server.url` ends in `/v1`.
+
+    `canary`: how the canary turn is answered (right, by default); None: by `brain`, like
+    any turn.
+    """
+
+    answers_canary = False  # it is a model: its canary answer is recorded like any other
+
+    def __init__(
+        self,
+        behaviour: Behaviour | None = None,
+        brain: Brain = sql_brain,
+        *,
+        canary: Brain | None = canary_brain,
+    ) -> None:
         super().__init__()
         self.behaviour = behaviour or Behaviour()
         self.brain = brain
+        self.canary = canary
 
     def chat_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
@@ -150,7 +173,7 @@ class LocalModel(FakeUpstream):
         if b.drop_system:
             messages = [m for m in messages if m.get("role") != "system"]
         seen = SeenRequest(body, messages)
-        answer = self.brain(seen)
+        answer = (self.canary if seen.is_canary and self.canary else self.brain)(seen)
         if answer is None:
             text = "Hello! How can I help you today?"
         else:
@@ -286,28 +309,43 @@ def _max_lengths(node: Any) -> list[int]:
 
 
 def main() -> None:
-    """Serve until killed: `python -m tests.fakes.local_model PORT [--reference] [behaviours]`,
-    behaviours named like the fields (`--refuse-json-schema --drop-system`)."""
+    """Serve until killed: `python -m tests.fakes.local_model PORT [--reference | --base-model]
+    [behaviours]`, behaviours named like the fields (`--refuse-json-schema --drop-system
+    --tokens 200 --token-gap 1 --no-stream-usage`)."""
     import argparse
+    import dataclasses
     import threading
 
-    parser = argparse.ArgumentParser()
-    parser.add_argument("port", type=int)
-    parser.add_argument("--reference", action="store_true", help="answer the shipped set's gold")
-    for name in Behaviour.__dataclass_fields__:
-        if name not in ("max_schema_length", "context_window"):
-            parser.add_argument(f"--{name.replace('_', '-')}", action="store_true")
-    args = parser.parse_args()
-    behaviour = Behaviour(
-        **{k: getattr(args, k) for k in Behaviour.__dataclass_fields__ if hasattr(args, k)}
+    parser = argparse.ArgumentParser(prog="python -m tests.fakes.local_model")
+    parser.add_argument("port", type=int, help="0: any free port (printed)")
+    brains = parser.add_mutually_exclusive_group()
+    brains.add_argument("--reference", action="store_true", help="answer the shipped set's gold")
+    brains.add_argument(
+        "--base-model", action="store_true", help="answer every turn, the canary's too, empty"
     )
+    for f in dataclasses.fields(Behaviour):
+        flag = f"--{f.name.replace('_', '-')}"
+        if f.default is True:
+            parser.add_argument(
+                f"--no-{f.name.replace('_', '-')}", dest=f.name, action="store_false"
+            )
+        elif f.default is False:
+            parser.add_argument(flag, action="store_true")
+        else:
+            parser.add_argument(flag, type=float if f.name == "token_gap" else int)
+    args = parser.parse_args()
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Behaviour)}
+    behaviour = Behaviour(**{k: v for k, v in given.items() if v is not None})
     brain: Brain = sql_brain
+    canary: Brain | None = canary_brain
     if args.reference:
         from extractor.evaluation import load_conversations
         from tests.fakes.reference_model import reference_brain
 
         brain = reference_brain(load_conversations())
-    server = LocalModel(behaviour, brain)
+    if args.base_model:
+        brain, canary = (lambda seen: empty()), None
+    server = LocalModel(behaviour, brain, canary=canary)
     server.start(args.port)
     print(server.port, flush=True)
     threading.Event().wait()
