@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from extractor.errors import ExtractionOutputInvalid, ModelMisconfigured, ModelSilent
 from extractor.llm import ChatModel
@@ -72,12 +72,32 @@ def judge(output: ExtractionOutput) -> Verdict:
 async def ask_canary(llm: ChatModel, model: str, options: CallOptions) -> Verdict | None:
     """Ask the canary turn through the real extraction call.
 
+    A wrong answer with the rules in the system message is asked once more with them in the
+    user turn: a chat template that drops system messages shows this way when the server
+    reports no token counts (llama-cpp-python's streams), and the model's later calls then
+    carry the rules in the user turn.
+
     Returns None when the model's server cannot take the call as it is set up (its jobs fail
     with the same named reason).
 
     Raises:
         Whatever the call raised for an outage: that says nothing about the model.
     """
+    verdict = await _ask(llm, model, options)
+    if verdict is None or verdict.fit or options.rules != "auto":
+        return verdict
+    if llm.modes.system_dropped(model):
+        return verdict
+    again = await _ask(llm, model, replace(options, rules="user"))
+    if again is None or not again.fit:
+        return verdict
+    llm.modes.note_system_dropped(
+        model, "the canary turn was answered right only with the rules in the user turn"
+    )
+    return again
+
+
+async def _ask(llm: ChatModel, model: str, options: CallOptions) -> Verdict | None:
     turn = canary_turn(model)
     messages = build_messages(turn, [], visible_scopes(turn))
     try:

@@ -31,8 +31,9 @@ def test_a_base_model_that_answers_every_turn_empty_is_unfit_and_its_jobs_suspec
     behaviour = Behaviour(refuse_json_schema=True)
     with LocalModel(behaviour, brain=base_model, canary=None) as server:
         workers = replay(server, store, queue, TURNS, canary=True)
-        # Before the first job: refused as json_schema, then asked as json_object.
-        assert canary_asked(server) == [0, 1]
+        # Before the first job: refused as json_schema, asked as json_object, then once more
+        # with the rules in the user turn (in case its template dropped them).
+        assert canary_asked(server) == [0, 1, 2]
     facts = workers.breaker_state()["models"]["openai/local"]
     assert facts["fit"] is False
     assert "wrote no belief for a turn that states a lasting fact" in facts["fitness"]
@@ -81,3 +82,18 @@ def test_no_canary_when_it_is_turned_off(store: BeliefStore, queue: JobQueue) ->
         workers = replay(server, store, queue, [SQL_TURN], canary=False)
         assert canary_asked(server) == []
     assert workers.breaker_state()["models"]["openai/local"]["fit"] is None
+
+
+def test_a_dropped_system_message_is_found_by_the_canary_when_no_tokens_are_counted(
+    store: BeliefStore, queue: JobQueue
+) -> None:
+    # llama-cpp-python's gemma template drops system messages, and its streams report no usage.
+    with LocalModel(Behaviour(drop_system=True, stream_usage=False)) as server:
+        workers = replay(server, store, queue, [SQL_TURN], canary=True)
+        last = server.chat_requests()[-1].json
+    facts = workers.breaker_state()["models"]["openai/local"]
+    assert facts["fit"] is True
+    assert "only with the rules in the user turn" in facts["system_messages_dropped"]
+    [job] = queue.list()
+    assert job.status == "done" and job.written_ids, job.last_error
+    assert all(m["role"] != "system" for m in last["messages"])  # the job's call: rules moved
