@@ -222,9 +222,9 @@ class LiteLLMChatModel:
                     break
                 gathered.add(chunk)
         except TimeoutError:
-            raise ModelSilent(
-                _silence(call.model, self.timeout, gathered), raw_output=gathered.output
-            ) from None
+            message = _silence(call.model, self.timeout, gathered)
+            self._modes.note_silent(call.model, message)
+            raise ModelSilent(message, raw_output=gathered.output) from None
         except Exception as exc:
             raise _classify(exc, api_base) from exc
         finally:

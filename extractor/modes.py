@@ -28,6 +28,7 @@ class _Facts:
     bare_schema: str | None = None  # why the schema's length and count limits are left out
     system_dropped: str | None = None  # how we know the chat template drops system messages
     last_mode: OutputMode | None = None
+    silent: str | None = None  # the last reply abandoned for silence, with the setting to raise
     fit: bool | None = None  # the canary's verdict; None until it was asked
     fitness: str | None = None  # why
 
@@ -97,6 +98,11 @@ class ModeBook:
         with self._lock:
             return self._facts.get(model, _Facts()).system_dropped is not None
 
+    def note_silent(self, model: str, message: str) -> None:
+        """A reply was abandoned for silence: a configuration fact (logged by the job)."""
+        with self._lock:
+            self._facts.setdefault(model, _Facts()).silent = message[:500]
+
     def note_fitness(self, model: str, fit: bool, reason: str) -> None:
         """Record the canary's verdict; an unfit model is logged with the reason."""
         with self._lock:
@@ -129,6 +135,7 @@ class ModeBook:
                     "refused_modes": dict(facts.refused),
                     "schema_limits_refused": facts.bare_schema,
                     "system_messages_dropped": facts.system_dropped,
+                    "fell_silent": facts.silent,
                     "fit": facts.fit,
                     "fitness": facts.fitness,
                 }

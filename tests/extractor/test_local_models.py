@@ -307,6 +307,7 @@ def test_a_model_that_falls_silent_mid_reply_keeps_what_arrived_and_names_the_se
     # The abandoned reply's connection is closed, so the server stops writing it.
     assert run.server.hung_up.wait(10)
     assert run.server.chat_requests()[0].client_hung_up
+    assert "TENURE_EXTRACT_TIMEOUT" in run.facts["fell_silent"]  # on /healthz and /status
     breaker = run.workers.breaker.state()
     assert breaker["times_opened"] == 0 and breaker["consecutive_failures"] == 0
 

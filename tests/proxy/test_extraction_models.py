@@ -73,3 +73,25 @@ def test_a_base_model_is_shown_unfit_and_its_empty_jobs_suspect(
     assert "unfit: it wrote no belief" in status
     page = httpx.get(f"{gateway.url}/status/jobs/{job['id']}", timeout=10).text
     assert "Suspect" in page and "failed the canary" in page
+
+
+def test_a_model_that_falls_silent_is_named_with_the_setting_on_status(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    with LocalModel(Behaviour(stall_after=3)) as server:
+        gateway = make_gateway(
+            extract_workers=1,
+            extract_model="openai/local",
+            extract_api_base=server.url,
+            extract_timeout=0.5,
+            extract_max_attempts=1,
+            extract_canary=False,
+        )
+        chat(gateway, "I always write SQL keywords in upper case.")
+        [job] = wait_jobs(gateway, 1, "failed")
+    assert "ModelSilent" in job["last_error"] and job["raw_output"]
+    health = httpx.get(f"{gateway.url}/healthz", timeout=10).json()
+    assert "TENURE_EXTRACT_TIMEOUT" in health["extractor"]["models"]["openai/local"]["fell_silent"]
+    assert health["extractor"]["consecutive_failures"] == 0
+    status = httpx.get(f"{gateway.url}/status", timeout=10).text
+    assert "went silent for 0.5 s" in status and "TENURE_EXTRACT_TIMEOUT" in status
