@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from extractor.errors import ExtractionOutputInvalid, ModelRefused, ModelSilent, ModelUnreachable
+from extractor.errors import (
+    ExtractionOutputInvalid,
+    ExtractorError,
+    ModelRefused,
+    ModelSilent,
+    ModelUnreachable,
+)
 from extractor.modes import ModeBook
 from extractor.repair import json_error
 
@@ -211,7 +217,7 @@ class LiteLLMChatModel:
                 ),
                 self.timeout,
             )
-            whole = await _whole_body(stream)
+            whole = await asyncio.wait_for(_whole_body(stream), self.timeout)
             if whole is not None:  # the server answered without streaming
                 return _from_body(whole)
             chunks = aiter(stream)
@@ -225,6 +231,8 @@ class LiteLLMChatModel:
             message = _silence(call.model, self.timeout, gathered)
             self._modes.note_silent(call.model, message)
             raise ModelSilent(message, raw_output=gathered.output) from None
+        except ExtractorError:
+            raise
         except Exception as exc:
             raise _classify(exc, api_base) from exc
         finally:

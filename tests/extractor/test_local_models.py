@@ -239,6 +239,14 @@ def test_fenced_json_with_a_fenced_block_inside_and_raw_newlines_lands_in_one_ca
     assert len(run.bodies) == 1
 
 
+def test_a_server_that_ignores_stream_and_answers_whole_is_read_whole(
+    extract: Any, store: BeliefStore
+) -> None:
+    run = extract(Behaviour(ignore_stream=True))
+    landed(run, store)
+    assert len(run.bodies) == 1 and run.bodies[0]["stream"] is True
+
+
 def test_a_200_with_a_garbage_body_fails_at_once_as_unusable_with_its_raw_text(
     extract: Any, store: BeliefStore
 ) -> None:

@@ -15,7 +15,7 @@ servers users run (llama.cpp's server, llama-cpp-python, Ollama), one switch per
 - a streamed request (`"stream": true`) gets its reply in `tokens` pieces (default: one per
   4 characters), `token_gap` seconds apart (a slow CPU model); `stall_after`: after that many
   pieces it goes silent until the client hangs up; `stream_usage=False`: no usage chunk even
-  when asked for one (llama-cpp-python).
+  when asked for one (llama-cpp-python); `ignore_stream`: the whole completion as JSON instead.
 
 What the "model" answers is a `brain(request) -> dict | None`: the extraction JSON for the
 request it sees, or None to chat instead (a base model without the rules does that).
@@ -91,6 +91,7 @@ class Behaviour:
     token_gap: float = 0.0  # seconds between two streamed pieces
     stall_after: int | None = None  # pieces sent before it goes silent for good
     stream_usage: bool = True
+    ignore_stream: bool = False  # a streamed request gets the whole completion as JSON
 
 
 def empty() -> dict[str, Any]:
@@ -194,9 +195,10 @@ class LocalModel(FakeUpstream):
             "total_tokens": chars // 4 + len(text) // 4 + 9,
         }
         tools = body.get("tools")
-        if body.get("stream") is not True and not await self._generate(request, rec, text):
+        streamed = body.get("stream") is True and not b.ignore_stream
+        if not streamed and not await self._generate(request, rec, text):
             return web.Response(status=499)
-        if body.get("stream") is True:
+        if streamed:
             call = tools[0]["function"]["name"] if answer is not None and tools else None
             return await self._stream(request, rec, body, text, finish, call, payload["usage"])
         if answer is not None and tools and not b.refuse_tools:
