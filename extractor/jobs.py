@@ -287,6 +287,16 @@ class JobQueue:
             log.error("extraction backlog full: %d oldest pending job(s) parked", len(rows))
         return len(rows)
 
+    def renew(self, job_id: str, now: datetime | None = None) -> bool:
+        """Keep the lease of a job still being worked on (a slow model may stream for longer
+        than a lease); False when the job is no longer this queue's."""
+        rows = self.store.execute(
+            "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ? "
+            "RETURNING id",
+            [now or utcnow(), job_id, self.token],
+        ).fetchall()
+        return bool(rows)
+
     def release(self, job_id: str) -> None:
         """Give a claimed job back untouched (its attempt does not count)."""
         self._holding.discard(job_id)

@@ -7,7 +7,7 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -256,10 +256,11 @@ class ExtractionWorkers:
         started = time.monotonic()
         try:
             # No limit on the whole call: the client ends a reply only when the model falls
-            # silent, so a slow model that keeps writing finishes its job.
-            result = await complete_structured(
-                self.llm, messages, ExtractionOutput, model=model, options=self.config.call
-            )
+            # silent, so a slow model that keeps writing finishes its job (its lease kept).
+            async with self._lease_kept(job.id):
+                result = await complete_structured(
+                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+                )
         except ExtractionOutputInvalid as exc:
             # The model answered; the answer was unusable (invalid twice, cut off twice, or a
             # body that is no completion): park it now with the raw text, no breaker trip.
@@ -284,6 +285,30 @@ class ExtractionWorkers:
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
+
+    @contextlib.asynccontextmanager
+    async def _lease_kept(self, job_id: str) -> AsyncIterator[None]:
+        """Renew the job's lease every third of it while the body runs (shared stores only)."""
+        lease = self.queue.lease_s
+        if lease <= 0:
+            yield
+            return
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(lease / 3)
+                try:
+                    await self.thread.run(self.queue.renew, job_id)
+                except Exception as exc:  # the next renewal may succeed; the lease says how long
+                    log.warning("job %s: could not renew its lease: %s", job_id, exc)
+
+        task = asyncio.create_task(renew(), name=f"tenure-lease-{job_id}")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _ask_canary(self, model: str) -> None:
         """Before a model's first job, the turn with a known answer (once, whoever asks first)."""

@@ -103,8 +103,9 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
             max_connections=settings.upstream_max_connections,
         )
-        # On PostgreSQL another replica's running job is its own until its lease runs out: an
-        # attempt ends within the extraction timeout, so twice that (and a margin) is generous.
+        # On PostgreSQL another replica's running job is its own until its lease runs out; the
+        # lease is renewed every third of it while the model call goes on, so it only has to
+        # outlast a silence (twice the extraction timeout, and a margin, is generous).
         lease = settings.extract_lease or settings.extract_timeout * 2 + 30
         shared = store.dialect == "postgresql"
         holder = store.feed.origin if store.feed is not None else None

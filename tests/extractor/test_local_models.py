@@ -350,3 +350,34 @@ def test_a_server_that_is_not_running_is_named_unreachable_with_its_url(
     assert f"ModelUnreachable: nothing answers at {url}" in error
     assert "TENURE_EXTRACT_API_BASE" in error and "(500)" not in error
     assert workers.breaker.state()["times_opened"] == 1  # a server that is down is an outage
+
+
+def test_a_slow_reply_keeps_its_job_lease_so_no_other_replica_takes_it_over(
+    store: BeliefStore, queue: JobQueue
+) -> None:
+    mine = JobQueue(store, lease_s=1.5)  # a shared store's queue: leases count
+    other = JobQueue(store, lease_s=1.5)  # another replica's, on the same table
+    thread = StoreThread(store)
+    taken: list[str] = []
+    with LocalModel(Behaviour(tokens=100, token_gap=0.05)) as server:  # 5 s: over 3 leases
+        llm = LiteLLMChatModel(api_base=server.url, timeout=20)
+        config = ExtractionConfig(model="openai/local", canary=False)
+        workers = ExtractionWorkers(thread, mine, llm, config)
+        job_id = mine.enqueue(make_turn(SQL_TURN))
+
+        async def go() -> None:
+            extracting = asyncio.create_task(workers.drain())
+            while not extracting.done():  # once it runs, the other replica looks for work
+                if (await thread.run(mine.get, job_id)).status == "running":
+                    taken.extend(j.id for j in await thread.run(other.claim_many, 1))
+                await asyncio.wait({extracting}, timeout=0.1)
+            await extracting
+            await llm.aclose()
+
+        try:
+            asyncio.run(go())
+        finally:
+            thread.close()
+    assert taken == []
+    job = mine.get(job_id)
+    assert job.status == "done" and job.attempts == 1, job.last_error
