@@ -251,13 +251,14 @@ class ExtractionWorkers:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
             return _Outcome(job, model, error=_describe(exc))
-        await self._ask_canary(model)
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
             # No limit on the whole call: the client ends a reply only when the model falls
             # silent, so a slow model that keeps writing finishes its job (its lease kept).
             async with self._lease_kept(job.id):
+                await self._ask_canary(model)
+                started = time.monotonic()  # the job's own time, not the canary's
                 result = await complete_structured(
                     self.llm, messages, ExtractionOutput, model=model, options=self.config.call
                 )
@@ -277,7 +278,7 @@ class ExtractionWorkers:
             if counts_as_outage(exc):
                 self.breaker.record_failure(error)
             else:
-                self.breaker.record_success()  # it answers: a probe it was lets the model back in
+                self.breaker.record_success()  # a slow model is up: as a probe it closes it
             # Retried with backoff; a reply cut off by silence keeps what arrived.
             raw = getattr(exc, "raw_output", None)
             return self._outcome(job, model, started, error=error, raw_output=raw)
