@@ -176,7 +176,7 @@ class FakeUpstream:
             headers={k.lower(): v for k, v in request.headers.items()},
             body=await request.read(),
         )
-        reply = canary_reply(_loads(rec.body)) if self.answers_canary else None
+        reply = canary_reply(rec.body) if self.answers_canary else None
         if reply is None:  # the canary is the extractor's own business, not the test's
             with self._lock:
                 self.requests.append(rec)
@@ -309,14 +309,14 @@ CANARY_ANSWER: dict[str, Any] = {
 }
 
 
-def canary_reply(body: dict[str, Any]) -> Chat | None:
+def canary_reply(raw: bytes) -> Chat | None:
     """The known answer, as text or as the forced tool call, for a canary request; else None."""
     from extractor.canary import CANARY_USER
 
-    if CANARY_USER not in json.dumps(body.get("messages", []), ensure_ascii=False):
+    if CANARY_USER.encode() not in raw:  # ASCII, so the same in the request's JSON
         return None
     answer = json.dumps(CANARY_ANSWER)
-    tools = body.get("tools") or []
+    tools = _loads(raw).get("tools") or []
     if not tools:
         return Chat(content=answer)
     name = tools[0].get("name") or tools[0].get("function", {}).get("name", "extraction")
