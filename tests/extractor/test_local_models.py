@@ -304,6 +304,17 @@ def test_a_slow_model_that_keeps_writing_finishes_and_never_opens_the_breaker(
     assert len(run.server.chat_requests()[0].sent.split(b"data: ")) > 200
 
 
+def test_a_retry_after_a_truncated_slow_reply_gets_the_whole_allowance_again(
+    extract: Any, store: BeliefStore
+) -> None:
+    # Each reply trickles for a second and more: together four times the silence allowed.
+    slow = Behaviour(truncate_below=True, tokens=100, token_gap=0.01)
+    run = extract(slow, silence_s=0.5, max_tokens=64, max_tokens_retry=4096)
+    landed(run, store)
+    first, second = run.bodies
+    assert (first["max_tokens"], second["max_tokens"]) == (64, 4096)
+
+
 def test_a_model_that_falls_silent_mid_reply_keeps_what_arrived_and_names_the_setting(
     extract: Any, store: BeliefStore
 ) -> None:
