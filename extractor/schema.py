@@ -123,6 +123,17 @@ class BeliefUpdate(BaseModel):
     reason: str | None = Field(
         default=None, max_length=500, description="Why, in a few words, quoting the turn."
     )
+    why_it_matters: str | None = Field(
+        default=None,
+        max_length=600,
+        description="For superseded and contradicted: the directive for the new content, one "
+        "imperative sentence; null keeps the old one only if it still fits.",
+    )
+    rejected_alternatives: list[str] = Field(
+        default_factory=list,
+        description="For superseded: the names of the option the user just replaced or ruled "
+        "out (1-2 words each).",
+    )
 
 
 class EntityUpdate(BaseModel):

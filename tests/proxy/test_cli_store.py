@@ -167,6 +167,24 @@ def test_verify_reports_problems_with_exit_code_1(seeded: Run, home: Path) -> No
     assert code == 1 and json.loads(out)["ok"] is False
 
 
+def test_verify_flags_a_directive_naming_an_option_its_belief_rules_out(
+    seeded: Run, home: Path
+) -> None:
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        store.update(
+            "b-chapter-length",
+            {
+                "content": "Keeps chapters near five thousand words.",
+                "why_it_matters": "Aim drafted chapters at about 3,000 words; never 8,000 words.",
+                "rejected_alternatives": ["3,000 words", "8,000 words"],
+            },
+        )
+    code, out, _ = seeded("verify")
+    # 8,000 sits in a ruled-out clause: only the option the directive tells the agent to use.
+    assert code == 1 and "b-chapter-length: its directive" in out
+    assert "'3,000 words'" in out and "'8,000 words'" not in out
+
+
 def _bad_files() -> list[tuple[str, str, str]]:
     seed = json.loads(SEED.read_text(encoding="utf-8"))
     first = seed[0]

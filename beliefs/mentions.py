@@ -1,0 +1,81 @@
+"""Which option names a sentence states as the choice, and which it only rules out.
+
+"Use pnpm; never yarn" names pnpm as the choice and yarn as ruled out; "Design schemas for
+PostgreSQL 16" names PostgreSQL as the choice. Supersession and `verify()` both ask this of a
+belief's content and directive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from beliefs.query import STOP_WORDS
+
+# A clause that rules out what follows it, up to the clause's end ("never in cups or ounces.")
+# or, for a move, up to where the new option starts ("from PostgreSQL to CockroachDB").
+_RULED_OUT = re.compile(
+    r"\b(?:(?:moved|moving|switched|switching|migrated|migrating|away)\s+from|off|instead\s+of|"
+    r"rather\s+than|no\s+longer(?:\s+\w+)?|not|never|no|avoid|without|replacing|replaced|"
+    r"replaces|dropped|dropping|abandoned|ditched|except)\b"
+    r"[^.;:!?,]*?(?=\s+(?:to|for|with|but|and\s+use)\b|[.;:!?,]|$)",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[\w.+#-]*\w", re.UNICODE)
+MAX_SWAPPED_WORDS = 2
+
+
+def chosen_text(text: str) -> str:
+    """`text` without the clauses that rule an option out."""
+    return _RULED_OUT.sub(" ", text)
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether `text` contains `name` as whole words, in any letter case."""
+    words = " ".join(name.split())
+    if not words:
+        return False
+    pattern = r"(?<![\w.+#-])" + re.escape(words) + r"(?![\w+#-]|\.\w)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def chosen_names(text: str, names: Iterable[str]) -> list[str]:
+    """The `names` that `text` states as the choice (mentioned outside ruled-out clauses)."""
+    kept = chosen_text(text)
+    return [name for name in names if mentions(kept, name)]
+
+
+def same_option(alias: str, name: str) -> bool:
+    """Whether `alias` is another way of writing the option `name`: one is a prefix of the
+    other (postgres, postgresql), or `alias` is a short abbreviation of it (pg)."""
+    a, n = alias.casefold().strip(), name.casefold().strip()
+    if not a or not n:
+        return False
+    if a == n:
+        return True
+    shorter, longer = sorted((a, n), key=len)
+    if len(shorter) >= 4 and longer.startswith(shorter):
+        return True
+    return 2 <= len(a) <= 4 and a.isalpha() and a[0] == n[0] and _subsequence(a, n)
+
+
+def _subsequence(short: str, long: str) -> bool:
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def swapped_words(old: str, new: str) -> list[str]:
+    """The words `old` has and `new` lacks, when the two differ by a swap of at most two words
+    ("uses Redis." -> "uses Valkey."): the replaced option. Empty for a rewrite."""
+    old_words = _words(old)
+    new_words = _words(new)
+    gone = [w for w in old_words if w.casefold() not in {n.casefold() for n in new_words}]
+    came = [w for w in new_words if w.casefold() not in {o.casefold() for o in old_words}]
+    named = [w for w in dict.fromkeys(gone) if not w.isdigit()]
+    if not named or len(gone) > MAX_SWAPPED_WORDS or len(came) > MAX_SWAPPED_WORDS + 1:
+        return []
+    return named
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text) if w.casefold() not in STOP_WORDS]

@@ -1,0 +1,73 @@
+"""End to end: a correction through the real gateway changes what every later request receives."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from beliefs.models import Belief
+from tests.extractor.fake_llm import extraction, update
+from tests.fakes.upstream import FakeUpstream
+from tests.proxy.conftest import Gateway
+from tests.proxy.test_extraction import (
+    OTHER_BELIEFS,
+    chat,
+    extraction_reply,
+    is_chat,
+    live,
+    wait_jobs,
+)
+
+OLD_DIRECTIVE = "Design schemas and queries for PostgreSQL 16."
+
+
+def postgres() -> Belief:
+    return Belief(
+        user_id="alice",
+        type="decision",
+        canonical_name="primary_database",
+        content="The team's primary database is PostgreSQL 16.",
+        why_it_matters=OLD_DIRECTIVE,
+        aliases=["postgresql", "postgres", "pg"],
+        scope=["project:billing"],
+    )
+
+
+def forwarded(upstream: FakeUpstream) -> str:
+    request: dict[str, Any] = next(r for r in reversed(upstream.requests) if is_chat(r)).json
+    return json.dumps(request["messages"])
+
+
+def test_a_correction_leaves_one_belief_stating_the_new_choice(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    old = postgres()
+    gateway = make_gateway(beliefs=[old, *OTHER_BELIEFS], extract_workers=1)
+    # The model replies as the report saw: a supersession with no directive and no names.
+    upstream.queue(
+        extraction_reply(
+            extraction(
+                belief_updates=[
+                    update(
+                        "superseded",
+                        belief_id=old.id,
+                        canonical_name="primary_database",
+                        new_content="The team's primary database is CockroachDB 24.",
+                    )
+                ]
+            )
+        )
+    )
+    chat(gateway, "We switched from PostgreSQL to CockroachDB 24 for the primary database.")
+    wait_jobs(gateway, 1)
+    [head] = [b for b in live(gateway) if b.canonical_name == "primary_database"]
+    assert head.rejected_alternatives == ["postgresql", "postgres", "pg"]
+    assert head.aliases == [] and head.why_it_matters == ""
+
+    upstream.queue(extraction_reply(extraction()))
+    chat(gateway, "How should I design the primary database schema for invoices?")
+    sent = forwarded(upstream)
+    assert "The team's primary database is CockroachDB 24." in sent
+    assert "[ruled out: postgresql, postgres, pg]" in sent
+    assert OLD_DIRECTIVE not in sent and "also called" not in sent
