@@ -7,14 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 from beliefs.models import Belief
-from tests.extractor.fake_llm import extraction, update
-from tests.fakes.upstream import FakeUpstream
+from tests.extractor.fake_llm import extraction, new_belief, update
+from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy.conftest import Gateway
 from tests.proxy.test_extraction import (
     OTHER_BELIEFS,
     chat,
     extraction_reply,
     is_chat,
+    is_extraction,
     live,
     wait_jobs,
 )
@@ -39,26 +40,25 @@ def forwarded(upstream: FakeUpstream) -> str:
     return json.dumps(request["messages"])
 
 
+def superseding(old: Belief, content: str, **kwargs: Any) -> Chat:
+    """The extraction reply that supersedes `old` with `content`."""
+    up = update(
+        "superseded",
+        belief_id=old.id,
+        canonical_name=old.canonical_name,
+        new_content=content,
+        **kwargs,
+    )
+    return extraction_reply(extraction(belief_updates=[up]))
+
+
 def test_a_correction_leaves_one_belief_stating_the_new_choice(
     make_gateway: Callable[..., Gateway], upstream: FakeUpstream
 ) -> None:
     old = postgres()
     gateway = make_gateway(beliefs=[old, *OTHER_BELIEFS], extract_workers=1)
     # The model replies as the report saw: a supersession with no directive and no names.
-    upstream.queue(
-        extraction_reply(
-            extraction(
-                belief_updates=[
-                    update(
-                        "superseded",
-                        belief_id=old.id,
-                        canonical_name="primary_database",
-                        new_content="The team's primary database is CockroachDB 24.",
-                    )
-                ]
-            )
-        )
-    )
+    upstream.queue(superseding(old, "The team's primary database is CockroachDB 24."))
     chat(gateway, "We switched from PostgreSQL to CockroachDB 24 for the primary database.")
     wait_jobs(gateway, 1)
     [head] = [b for b in live(gateway) if b.canonical_name == "primary_database"]
@@ -71,3 +71,35 @@ def test_a_correction_leaves_one_belief_stating_the_new_choice(
     assert "The team's primary database is CockroachDB 24." in sent
     assert "[ruled out: postgresql, postgres, pg]" in sent
     assert OLD_DIRECTIVE not in sent and "also called" not in sent
+
+
+COCKROACH = "Billing's primary database is CockroachDB 24."
+HEADS_UP = "Heads up: billing now runs on CockroachDB 24 for everything."
+
+
+def extraction_prompts(upstream: FakeUpstream) -> list[str]:
+    """The turn part (last message) of every extraction call, in order."""
+    return [str(r.json["messages"][-1]["content"]) for r in upstream.requests if is_extraction(r)]
+
+
+def test_a_correction_that_never_names_the_old_belief_still_replaces_it(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    old = postgres()
+    gateway = make_gateway(beliefs=[old, *OTHER_BELIEFS], extract_workers=1)
+    # Shown no known belief, the model proposes a new one of the same name; shown the old one
+    # (a second look, because the proposal points at it), it supersedes it.
+    proposal = new_belief("primary_database", COCKROACH, rejected_alternatives=["PostgreSQL"])
+    upstream.queue(
+        extraction_reply(extraction(new_beliefs=[proposal])),
+        superseding(old, COCKROACH, why_it_matters="Design schemas for CockroachDB 24."),
+    )
+    chat(gateway, HEADS_UP)
+    [job] = wait_jobs(gateway, 1)
+    first, second = extraction_prompts(upstream)
+    assert "Known beliefs (JSON lines):\n(none)" in first
+    assert old.id in second and "PostgreSQL 16" in second
+    [head] = [b for b in live(gateway) if b.canonical_name == "primary_database"]
+    assert head.content == COCKROACH and head.id in job["written_ids"]
+    assert "postgresql" in head.rejected_alternatives
+    assert gateway.rows("SELECT count(*) FROM conflicts") == [(0,)]
