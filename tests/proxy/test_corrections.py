@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
+
 from beliefs.models import Belief
 from tests.extractor.fake_llm import extraction, new_belief, update
 from tests.fakes.upstream import Chat, FakeUpstream
@@ -103,3 +105,38 @@ def test_a_correction_that_never_names_the_old_belief_still_replaces_it(
     assert head.content == COCKROACH and head.id in job["written_ids"]
     assert "postgresql" in head.rejected_alternatives
     assert gateway.rows("SELECT count(*) FROM conflicts") == [(0,)]
+
+
+def test_an_open_contradiction_is_delivered_until_it_is_resolved(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    old = postgres()
+    gateway = make_gateway(beliefs=[old, *OTHER_BELIEFS], extract_workers=1)
+    # The model insists on a new belief, even when shown the old one: a conflict opens.
+    proposal = extraction_reply(extraction(new_beliefs=[new_belief("primary_database", COCKROACH)]))
+    upstream.queue(proposal, proposal)
+    chat(gateway, HEADS_UP)
+    wait_jobs(gateway, 1)
+    [(conflict_id,)] = gateway.rows("SELECT id FROM conflicts WHERE status = 'open'")
+
+    upstream.queue(extraction_reply(extraction()))
+    chat(gateway, "Which postgres version should the invoice schema target?")
+    sent = forwarded(upstream)
+    stored = old.updated_at.date().isoformat()
+    said = gateway.rows("SELECT created_at FROM conflicts")[0][0].date().isoformat()
+    assert "check with the user which holds" in sent
+    assert (
+        f'primary_database: stored {stored}: \\"The team\'s primary database is PostgreSQL 16.\\"'
+        f' / said {said}: \\"{COCKROACH}\\"' in sent
+    )
+
+    resolved = httpx.post(
+        f"{gateway.url}/api/conflicts/{conflict_id}/resolve",
+        json={"resolution": "keep_existing"},
+        timeout=10,
+    )
+    assert resolved.status_code == 200, resolved.text
+    upstream.queue(extraction_reply(extraction()))
+    chat(gateway, "Which postgres version should the invoice schema target?")
+    sent = forwarded(upstream)
+    assert "PostgreSQL 16" in sent and "check with the user" not in sent
