@@ -355,3 +355,23 @@ def test_a_replacement_lives_where_the_old_belief_did(make_gateway: Callable[...
     assert (head.scope, head.canonical_name) == (["project:web"], "ci")
     assert "gha" in head.aliases
     assert gateway.on_store(lambda s: s.get(old.id)).superseded_by == head.id
+
+
+def test_a_remembered_statement_is_found_by_its_own_words(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    others = [
+        Belief(user_id="alice", canonical_name=f"other_topic_{n}", content="x") for n in range(8)
+    ]
+    gateway = make_gateway(beliefs=others)
+    statement = "Every payment call must carry an idempotency key."
+    _, remembered = call(f"{gateway.url}/mcp", "remember", {"statement": statement}, headers=ALICE)
+    stored = gateway.on_store(lambda s: s.get(remembered["id"]))
+    assert stored.canonical_name == "payment_idempotency_key"
+    assert stored.aliases == ["idempotency key", "idempotency"]
+    assert "note" not in remembered  # no "add aliases" hint: it has some
+
+    sent = sent_to_provider(
+        gateway, upstream, "how do we make payment retries safe? idempotency?", "alice"
+    )
+    assert statement in sent
