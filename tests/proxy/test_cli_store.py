@@ -124,6 +124,9 @@ def test_list_filters_and_json(seeded: Run) -> None:
     }
     text = seeded.ok("beliefs", "list", "--type", "open_question")
     assert "b-auth-open-q" in text and text.endswith("3 beliefs\n")
+    # Each line ends with what the belief says, not only its name.
+    [auth] = [line for line in text.splitlines() if line.startswith("b-auth-open-q")]
+    assert auth.endswith("  Still choosing between hosted and self-run login.")
     everything = seeded.json("beliefs", "list", "--include-superseded", "--json")
     assert len(everything) == 20
     assert seeded.json("beliefs", "list", "--user", "nobody", "--json") == []

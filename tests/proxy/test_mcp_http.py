@@ -60,6 +60,9 @@ def test_lists_the_tools_and_resources(make_gateway: Callable[..., Gateway], mod
     }
     assert "on_demand" in (by_name["recall"].description or "")
     assert by_name["recall"].annotations.read_only_hint is True
+    # A soft delete: a client that refuses destructive tools without approval still runs it.
+    assert by_name["forget"].annotations.destructive_hint is False
+    assert "reversible" in (by_name["forget"].description or "")
     assert {str(r.uri) for r in resources} == {"tenure://persona", "tenure://pinned"}
 
 
