@@ -7,11 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
+from beliefs.conflicts import record_conflict
 from beliefs.models import Belief
+from beliefs.store import BeliefStore
 from tests.extractor.fake_llm import extraction, new_belief, update
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy.conftest import Gateway
+from tests.proxy.test_clients import BELIEFS, CORPUS, USER, provider_copies, recorded, replay
 from tests.proxy.test_extraction import (
     OTHER_BELIEFS,
     chat,
@@ -140,3 +144,25 @@ def test_an_open_contradiction_is_delivered_until_it_is_resolved(
     chat(gateway, "Which postgres version should the invoice schema target?")
     sent = forwarded(upstream)
     assert "PostgreSQL 16" in sent and "check with the user" not in sent
+
+
+@pytest.mark.parametrize("client", ["claude-code", "codex"])
+def test_a_real_clients_turn_receives_the_open_contradiction_of_a_belief_it_gets(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream, client: str
+) -> None:
+    known = BELIEFS[client]
+    gw = make_gateway(beliefs=[*CORPUS, known])
+    claim = {"claude-code": "Deploys go to Render.", "codex": "Tests run with ward."}[client]
+
+    def contradict(store: BeliefStore) -> None:
+        with store.transaction():
+            proposed = known.model_copy(update={"id": "b-proposed", "content": claim})
+            record_conflict(store, user_id=USER, existing_id=known.id, proposed=proposed, reason="")
+
+    gw.on_store(contradict)
+    turn = recorded(f"{client}-session2")[-1]
+    replay(gw, turn)
+    [sent] = provider_copies(upstream, turn["path"])
+    text = json.dumps(sent.json)
+    assert "check with the user which holds" in text
+    assert known.content in text and claim in text
