@@ -58,6 +58,9 @@ def remember(
             new_content=args.statement,
             new_canonical_name=args.name,
             reason=f"replaced through the memory tools ({caller.actor})",
+            # The old directive and the replaced option's names must not carry over.
+            why_it_matters=args.why_it_matters or None,
+            rejected_alternatives=args.rejected_alternatives,
         )
         output = ExtractionOutput(belief_updates=[update])
     else:

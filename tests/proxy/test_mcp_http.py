@@ -148,6 +148,7 @@ def test_remember_under_a_known_name_opens_a_conflict_and_replaces_supersedes(
     assert stamped.superseded_by == replaced["id"]
     head = gateway.on_store(lambda s: s.get(replaced["id"]))
     assert (head.content, head.source_type) == ("Uses Postgres 16.", "mcp")
+    assert head.rejected_alternatives == ["MySQL"]  # the replaced option is ruled out
 
 
 def test_forget_stops_injection_keeps_history_and_the_ui_restores_it(
