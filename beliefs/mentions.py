@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 
 from beliefs.query import STOP_WORDS
 
@@ -23,6 +24,7 @@ _RULED_OUT = re.compile(
 )
 _WORD = re.compile(r"[\w.+#-]*\w", re.UNICODE)
 MAX_SWAPPED_WORDS = 2
+MAX_SPAN_WORDS = 4
 
 
 def chosen_text(text: str) -> str:
@@ -33,10 +35,36 @@ def chosen_text(text: str) -> str:
 def mentions(text: str, name: str) -> bool:
     """Whether `text` contains `name` as whole words, in any letter case."""
     words = " ".join(name.split())
-    if not words:
-        return False
-    pattern = r"(?<![\w.+#-])" + re.escape(words) + r"(?![\w+#-]|\.\w)"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    return bool(words) and _whole(words).search(text) is not None
+
+
+def substitute(text: str, name: str, replacement: str) -> str:
+    """`text` with every whole-word `name` (any letter case) written as `replacement`."""
+    words = " ".join(name.split())
+    return _whole(words).sub(lambda _: replacement, text) if words else text
+
+
+def _whole(words: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.+#-])" + re.escape(words) + r"(?![\w+#-]|\.\w)", re.IGNORECASE)
+
+
+def swapped_span(old: str, new: str) -> tuple[str, str] | None:
+    """The one run of words `new` wrote in place of a run of `old` ("PostgreSQL 16" ->
+    "CockroachDB 24"), when that is the only difference and both runs are short."""
+    a, b = _WORD.findall(old), _WORD.findall(new)
+    changes = [
+        op
+        for op in SequenceMatcher(
+            None, [w.casefold() for w in a], [w.casefold() for w in b]
+        ).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(changes) != 1 or changes[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = changes[0]
+    if i2 - i1 > MAX_SPAN_WORDS or j2 - j1 > MAX_SPAN_WORDS:
+        return None
+    return " ".join(a[i1:i2]), " ".join(b[j1:j2])
 
 
 def chosen_names(text: str, names: Iterable[str]) -> list[str]:

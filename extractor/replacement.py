@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from beliefs.mentions import chosen_names, mentions, same_option, swapped_words
+from beliefs.mentions import (
+    chosen_names,
+    mentions,
+    same_option,
+    substitute,
+    swapped_span,
+    swapped_words,
+)
 from beliefs.models import Belief, dedupe_names
 
 MAX_ALIASES = 25
@@ -45,7 +52,7 @@ def inherit(old: Belief, new: Belief) -> Belief:
     # An option the new content chooses is no longer ruled out (the user came back to it).
     rejected = _unique([*new.rejected_alternatives, *replaced, *old.rejected_alternatives])
     back = {n.casefold() for n in chosen_names(new.content, rejected)}
-    why = new.why_it_matters or _still_fitting(old.why_it_matters, replaced)
+    why = new.why_it_matters or _still_fitting(old, new, replaced)
     return new.model_copy(
         update={
             "aliases": dedupe_names([a for a in aliases if a != new.canonical_name])[:MAX_ALIASES],
@@ -58,13 +65,23 @@ def inherit(old: Belief, new: Belief) -> Belief:
 
 
 def fitting_directive(old: Belief, new: Belief) -> str:
-    """`new`'s directive, or failing one the old directive if it names no replaced option."""
+    """`new`'s directive; failing one, the old directive if it names no replaced option, or
+    rewritten for the new option when the content swapped one option's words for another's."""
     replaced = replaced_names(old, new, new.rejected_alternatives)
-    return new.why_it_matters or _still_fitting(old.why_it_matters, replaced)
+    return new.why_it_matters or _still_fitting(old, new, replaced)
 
 
-def _still_fitting(directive: str, replaced: Sequence[str]) -> str:
-    # A directive naming the replaced option tells the agent to use what the user abandoned.
+def _still_fitting(old: Belief, new: Belief, replaced: Sequence[str]) -> str:
+    # Where the content swapped one run of words for another ("PostgreSQL 16" -> "CockroachDB
+    # 24", "16" -> "17"), the directive says the same swap; one still naming the replaced
+    # option tells the agent to use what the user abandoned, and is dropped.
+    directive = old.why_it_matters
+    swap = swapped_span(old.content, new.content)
+    if swap is not None:
+        before, after = swap
+        directive = substitute(directive, before, after)
+        for name in sorted(chosen_names(directive, replaced), key=len, reverse=True):
+            directive = substitute(directive, name, after)
     return "" if chosen_names(directive, replaced) else directive
 
 

@@ -343,8 +343,15 @@ def test_a_supersession_rules_out_the_old_option_and_drops_its_directive() -> No
     # The old option's names are ruled out, not "also called"; the subject's name stays.
     assert new.aliases == ["primary db"]
     assert new.rejected_alternatives == ["postgresql", "postgres", "pg", "mysql"]
-    # No directive came with the update and the old one names PostgreSQL: it is dropped.
-    assert new.why_it_matters == ""
+    # No directive came with the update: the old one, naming PostgreSQL, says the same swap.
+    assert new.why_it_matters == "Design schemas and queries for CockroachDB 24."
+
+
+def test_a_version_bump_rewrites_the_directive_and_rules_nothing_out() -> None:
+    new = _superseded(_postgres(), "The team's primary database is PostgreSQL 17.")
+    assert new.why_it_matters == "Design schemas and queries for PostgreSQL 17."
+    assert new.aliases == ["postgresql", "postgres", "pg", "primary db"]
+    assert new.rejected_alternatives == ["mysql"]
 
 
 def test_a_supersession_takes_the_directive_and_ruled_out_names_of_the_turn() -> None:
@@ -398,3 +405,17 @@ def test_a_contradiction_proposes_the_turns_directive_not_the_old_one() -> None:
     )
     [c] = merge(extraction(belief_updates=[up]), [_postgres()]).conflicts
     assert c.proposed.why_it_matters == ""
+
+
+def test_yarn_to_pnpm_without_a_directive_or_names_from_the_turn() -> None:
+    old = existing(
+        "package_manager",
+        "The team uses yarn for packages.",
+        why_it_matters="Run installs and scripts with yarn.",
+        aliases=["yarn", "yarnpkg", "packages"],
+        rejected_alternatives=["npm"],
+    )
+    new = _superseded(old, "The team uses pnpm for packages.")
+    assert new.why_it_matters == "Run installs and scripts with pnpm."
+    assert new.aliases == ["packages"]
+    assert new.rejected_alternatives == ["yarn", "yarnpkg", "npm"]

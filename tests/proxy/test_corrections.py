@@ -27,6 +27,7 @@ from tests.proxy.test_extraction import (
 )
 
 OLD_DIRECTIVE = "Design schemas and queries for PostgreSQL 16."
+NEW_DIRECTIVE = "Design schemas and queries for CockroachDB 24."
 
 
 def postgres() -> Belief:
@@ -69,13 +70,15 @@ def test_a_correction_leaves_one_belief_stating_the_new_choice(
     wait_jobs(gateway, 1)
     [head] = [b for b in live(gateway) if b.canonical_name == "primary_database"]
     assert head.rejected_alternatives == ["postgresql", "postgres", "pg"]
-    assert head.aliases == [] and head.why_it_matters == ""
+    # The old directive, naming PostgreSQL, is rewritten for the swap the content made.
+    assert head.aliases == [] and head.why_it_matters == NEW_DIRECTIVE
 
     upstream.queue(extraction_reply(extraction()))
     chat(gateway, "How should I design the primary database schema for invoices?")
     sent = forwarded(upstream)
     assert "The team's primary database is CockroachDB 24." in sent
     assert "[ruled out: postgresql, postgres, pg]" in sent
+    assert f"| Why it matters: {NEW_DIRECTIVE}" in sent
     assert OLD_DIRECTIVE not in sent and "also called" not in sent
 
 
