@@ -49,8 +49,9 @@ def pointed_beliefs(
     store: BeliefStore, turn: Turn, output: ExtractionOutput, shown: Collection[str]
 ) -> list[Belief]:
     """Live beliefs the output's new beliefs point at that the prompt did not show: the same
-    canonical name, a name about the same subject (its last word: `billing_database` and
-    `primary_database`), or one of the proposal's names among the belief's own names.
+    canonical name, a name about the same subject (its first or last word: `primary_database`
+    and `billing_database` or `database_postgres`), or one of the proposal's names among the
+    belief's own names.
 
     "Billing now runs on CockroachDB" names no word of `primary_database` ("PostgreSQL 16"),
     so the turn's search misses it; what the model proposes for it does not.
@@ -70,9 +71,11 @@ def pointed_beliefs(
 
 
 class _Proposal:
+    """A proposed new belief's canonical name, subject words and other names."""
+
     def __init__(self, name: str, names: set[str]) -> None:
         self.name = name
-        self.subject = _subject(name)
+        self.subjects = _subjects(name)
         self.names = names
 
     @classmethod
@@ -87,15 +90,16 @@ class _Proposal:
     def points_at(self, canonical_name: str, names: set[str]) -> bool:
         if self.name and canonical_name == self.name:
             return True
-        if self.subject and _subject(canonical_name) == self.subject:
+        if self.subjects & _subjects(canonical_name):
             return True
         return bool(self.names & names)
 
 
-def _subject(canonical_name: str) -> str:
-    # The last word of a snake_case name is what it is about; "db" or "v2" say too little.
-    last = canonical_name.rsplit("_", 1)[-1]
-    return last if len(last) > 2 and not last.isdigit() else ""
+def _subjects(canonical_name: str) -> set[str]:
+    # A snake_case name leads or ends with what it is about (`database_postgres`,
+    # `primary_database`); "db" or "v2" say too little.
+    words = canonical_name.split("_")
+    return {w for w in (words[0], words[-1]) if len(w) > 2 and not w.isdigit()}
 
 
 def _by_ids(store: BeliefStore, ids: Iterable[str]) -> list[Belief]:
