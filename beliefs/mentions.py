@@ -13,15 +13,19 @@ from difflib import SequenceMatcher
 
 from beliefs.query import STOP_WORDS
 
-# A clause that rules out what follows it, up to the clause's end ("never in cups or ounces.")
-# or, for a move, up to where the new option starts ("from PostgreSQL to CockroachDB").
-_RULED_OUT = re.compile(
-    r"\b(?:(?:moved|moving|switched|switching|migrated|migrating|away)\s+from|off|instead\s+of|"
-    r"rather\s+than|no\s+longer(?:\s+\w+)?|not|never|no|avoid|without|replacing|replaced|"
-    r"replaces|dropped|dropping|abandoned|ditched|except)\b"
-    r"[^.;:!?,]*?(?=\s+(?:to|for|with|but|and\s+use)\b|[.;:!?,]|$)",
-    re.IGNORECASE,
+# A clause that rules out what follows it, up to the clause's end ("never in cups or ounces.",
+# "never deploy to Heroku"); a move rules out only what comes before its new option ("from
+# PostgreSQL to CockroachDB", "instead of yarn for installs").
+_NEGATION = (
+    r"\b(?:no\s+longer|not|never|no|avoid|without|except)\b"
+    r"[^.;:!?,]*?(?=\s+(?:but|and\s+use)\b|[.;:!?,]|$)"
 )
+_MOVE = (
+    r"\b(?:(?:moved|moving|switched|switching|migrated|migrating|away)\s+from|off|instead\s+of|"
+    r"rather\s+than|replacing|replaced|replaces|dropped|dropping|abandoned|ditched)\b"
+    r"[^.;:!?,]*?(?=\s+(?:to|for|with|by|but|and\s+use)\b|[.;:!?,]|$)"
+)
+_RULED_OUT = re.compile(f"{_NEGATION}|{_MOVE}", re.IGNORECASE)
 _WORD = re.compile(r"[\w.+#-]*\w", re.UNICODE)
 MAX_SWAPPED_WORDS = 2
 MAX_SPAN_WORDS = 4
