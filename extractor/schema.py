@@ -126,13 +126,11 @@ class BeliefUpdate(BaseModel):
     why_it_matters: str | None = Field(
         default=None,
         max_length=600,
-        description="For superseded and contradicted: the directive for the new content, one "
-        "imperative sentence; null keeps the old one only if it still fits.",
+        description="For superseded or contradicted: the new directive, one imperative sentence.",
     )
     rejected_alternatives: list[str] = Field(
         default_factory=list,
-        description="For superseded: the names of the option the user just replaced or ruled "
-        "out (1-2 words each).",
+        description="For superseded: the names of the option just replaced.",
     )
 
 
