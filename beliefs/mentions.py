@@ -17,7 +17,7 @@ from beliefs.query import STOP_WORDS
 # "never deploy to Heroku"); a move rules out only what comes before its new option ("from
 # PostgreSQL to CockroachDB", "instead of yarn for installs").
 _NEGATION = (
-    r"\b(?:no\s+longer|not|never|no|avoid|without|except)\b"
+    r"\b(?:no\s+longer|not|never|no|avoid|without|except|stopped|quit)\b"
     r"[^.;:!?,]*?(?=\s+(?:but|and\s+use)\b|[.;:!?,]|$)"
 )
 _MOVE = (
@@ -26,6 +26,16 @@ _MOVE = (
     r"[^.;:!?,]*?(?=\s+(?:to|for|with|by|but|and\s+use)\b|[.;:!?,]|$)"
 )
 _RULED_OUT = re.compile(f"{_NEGATION}|{_MOVE}", re.IGNORECASE)
+# The option a move names as its new one: "from yarn to pnpm", "CockroachDB instead of ...".
+_OPTION = r"([\w+#-]*\w(?:\.\w+)*(?:\s+\d[\w.]*)?)"
+_MOVED_TO = re.compile(
+    r"\b(?:from|off)\s+[^.;:!?,]*?\s+(?:to|for)\s+"
+    + _OPTION
+    + r"|"
+    + _OPTION
+    + r"\s+(?:instead\s+of|rather\s+than)\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[\w.+#-]*\w", re.UNICODE)
 MAX_SWAPPED_WORDS = 2
 MAX_SPAN_WORDS = 4
@@ -69,6 +79,12 @@ def swapped_span(old: str, new: str) -> tuple[str, str] | None:
     if i2 - i1 > MAX_SPAN_WORDS or j2 - j1 > MAX_SPAN_WORDS:
         return None
     return " ".join(a[i1:i2]), " ".join(b[j1:j2])
+
+
+def moved_to(text: str) -> str | None:
+    """The new option a sentence moves to ("Moved from yarn to pnpm." -> "pnpm"), if any."""
+    found = _MOVED_TO.search(text)
+    return None if found is None else next(g for g in found.groups() if g)
 
 
 def chosen_names(text: str, names: Iterable[str]) -> list[str]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from beliefs.mentions import (
     chosen_names,
     mentions,
+    moved_to,
     same_option,
     substitute,
     swapped_span,
@@ -73,13 +74,15 @@ def fitting_directive(old: Belief, new: Belief) -> str:
 
 def _still_fitting(old: Belief, new: Belief, replaced: Sequence[str]) -> str:
     # Where the content swapped one run of words for another ("PostgreSQL 16" -> "CockroachDB
-    # 24", "16" -> "17"), the directive says the same swap; one still naming the replaced
-    # option tells the agent to use what the user abandoned, and is dropped.
+    # 24", "16" -> "17") or says what it moved to ("from yarn to pnpm"), the directive says
+    # the same; one still naming the replaced option tells the agent to use what the user
+    # abandoned, and is dropped.
     directive = old.why_it_matters
     swap = swapped_span(old.content, new.content)
+    after = swap[1] if swap is not None else moved_to(new.content)
     if swap is not None:
-        before, after = swap
-        directive = substitute(directive, before, after)
+        directive = substitute(directive, swap[0], swap[1])
+    if after is not None:
         for name in sorted(chosen_names(directive, replaced), key=len, reverse=True):
             directive = substitute(directive, name, after)
     return "" if chosen_names(directive, replaced) else directive

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.mentions import chosen_names, same_option, swapped_span
+from beliefs.mentions import chosen_names, moved_to, same_option, swapped_span
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,11 @@ def test_a_swap_is_one_short_run_of_words_for_another() -> None:
         "CockroachDB 24",
     )
     assert swapped_span("Uses yarn for packages.", "Moved from yarn to pnpm.") is None
+
+
+def test_the_option_a_move_goes_to() -> None:
+    assert moved_to("Switched from PostgreSQL to CockroachDB 24 for everything.") == (
+        "CockroachDB 24"
+    )
+    assert moved_to("Uses CockroachDB instead of PostgreSQL.") == "CockroachDB"
+    assert moved_to("Deploys go to Fly.io.") is None

@@ -387,16 +387,25 @@ def test_a_directive_that_still_fits_is_kept() -> None:
     assert new.rejected_alternatives == ["postgresql"]
 
 
-def test_a_move_named_in_the_new_content_rules_the_old_option_out() -> None:
-    old = existing(
+def _yarn() -> Belief:
+    return existing(
         "package_manager",
         "Uses yarn for every package.",
         why_it_matters="Run installs with yarn.",
         aliases=["yarn"],
         rejected_alternatives=[],
     )
-    new = _superseded(old, "Moved from yarn to pnpm.")
-    assert (new.aliases, new.rejected_alternatives, new.why_it_matters) == ([], ["yarn"], "")
+
+
+def test_a_move_named_in_the_new_content_rules_the_old_option_out() -> None:
+    new = _superseded(_yarn(), "Moved from yarn to pnpm.")
+    assert (new.aliases, new.rejected_alternatives) == ([], ["yarn"])
+    assert new.why_it_matters == "Run installs with pnpm."  # the option it moved to
+
+
+def test_a_directive_naming_the_old_option_with_no_new_one_in_sight_is_dropped() -> None:
+    new = _superseded(_yarn(), "We stopped using yarn; packages are vendored into the repository.")
+    assert new.why_it_matters == "" and new.rejected_alternatives == ["yarn"]
 
 
 def test_a_contradiction_proposes_the_turns_directive_not_the_old_one() -> None:
