@@ -379,3 +379,25 @@ def test_a_remembered_statement_is_found_by_its_own_words(
         gateway, upstream, "how do we make payment retries safe? idempotency?", "alice"
     )
     assert statement in sent
+
+
+def test_a_session_scoped_by_url_receives_what_the_tools_at_its_scope_remembered(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gateway = make_gateway()
+    base = f"{gateway.url}/scope/domain:code"  # ANTHROPIC_BASE_URL, and the tools beside it
+    statement = "Every payment call must carry an idempotency key."
+    failed, _ = call(f"{base}/mcp", "remember", {"statement": statement})
+    assert not failed
+    reply = httpx.post(
+        f"{base}/v1/messages",
+        headers={"x-api-key": "sk-ant-client", "anthropic-version": "2023-06-01"},
+        json={
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 64,
+            "messages": [{"role": "user", "content": "Which key does a payment call need?"}],
+        },
+        timeout=10,
+    )
+    assert reply.status_code == 200, reply.text
+    assert statement in upstream.last("/v1/messages").body.decode()
