@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import anthropic
 import httpx
 import pytest
 from mcp import Client
@@ -389,15 +390,11 @@ def test_a_session_scoped_by_url_receives_what_the_tools_at_its_scope_remembered
     statement = "Every payment call must carry an idempotency key."
     failed, _ = call(f"{base}/mcp", "remember", {"statement": statement})
     assert not failed
-    reply = httpx.post(
-        f"{base}/v1/messages",
-        headers={"x-api-key": "sk-ant-client", "anthropic-version": "2023-06-01"},
-        json={
-            "model": "claude-sonnet-4-5",
-            "max_tokens": 64,
-            "messages": [{"role": "user", "content": "Which key does a payment call need?"}],
-        },
-        timeout=10,
-    )
-    assert reply.status_code == 200, reply.text
+    client = anthropic.Anthropic(base_url=base, api_key="sk-ant-client", max_retries=0)
+    with client:
+        client.messages.create(
+            model="claude-sonnet-4",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "Which key does a payment call need?"}],
+        )
     assert statement in upstream.last("/v1/messages").body.decode()
