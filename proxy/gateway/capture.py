@@ -49,4 +49,6 @@ class TurnCapture:
             content_encoding=outcome.content_encoding,
             injected_ids=[i for ids in (memory.layers.values() if memory else ()) for i in ids],
             created_at=datetime.now(UTC),
+            tools=request.turn.tools,
+            until_final=request.until_final,
         )
