@@ -60,7 +60,7 @@ async def handle_chat(
         tool_turn = placement.openai_ends_with_tool_result(messages)
         said = placement.openai_last_user_text(messages)
     turn = chat_turn(messages)
-    query = user_words(turn.words or said)  # the user's words, not the agent harness around them
+    query = user_words(turn.words)  # the user's words, not the agent harness around them
     last = messages[-1] if messages else None
     if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
         command = parse_command(placement.text_of(last.get("content")))

@@ -55,7 +55,7 @@ async def handle_responses(
     turn = responses_turn(body)
     memory: Memory | None = None
     if not (identity.incognito or identity.no_inject or not state.inject):
-        query = user_words(turn.words or shape.last_user_text(body))
+        query = user_words(turn.words)
         memory = await turn_memory(rt.memory, rt.loops, identity, turn, query, model)
         if memory is not None and memory.empty:
             memory = None

@@ -8,11 +8,14 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from beliefs.models import Belief
+from beliefs.store import BeliefStore
+from bench.crash_turns import Server, free_port
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy.conftest import Gateway
 from tests.proxy.gateway_reads import corpus, pending_turns
@@ -59,6 +62,19 @@ def claude_code_loop(request: dict[str, Any], names: list[str]) -> list[dict[str
         ]
         bodies.append(copy.deepcopy(body))
     return bodies
+
+
+def chat_tool_round(name: str, result: str) -> list[dict[str, Any]]:
+    """A Chat Completions tool call and its result, as the client sends them back."""
+    fn = {"name": name, "arguments": "{}"}
+    return [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_0", "type": "function", "function": fn}],
+        },
+        {"role": "tool", "tool_call_id": "call_0", "content": result},
+    ]
 
 
 def post(gw: Gateway, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
@@ -168,17 +184,10 @@ def test_a_chat_completions_loop_with_a_validation_retry_makes_one_job(
     upstream.queue(Chat(content="", tool_calls=[call("read_schema", 0)]), Chat(content="{bad"))
     upstream.queue(Chat(content='{"sql": "ALTER TABLE users"}'))
     headers = {"authorization": "Bearer sk-client"}
-    body = {"model": "gpt-4o-mini", "messages": messages}
+    tool = {"type": "function", "function": {"name": "read_schema", "parameters": {}}}
+    body = {"model": "gpt-4o-mini", "messages": messages, "tools": [tool]}
     post(gw, "/v1/chat/completions", body, headers)
-    fn = {"name": "read_schema", "arguments": "{}"}
-    messages += [
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [{"id": "call_0", "type": "function", "function": fn}],
-        },
-        {"role": "tool", "tool_call_id": "call_0", "content": "users(id, email)"},
-    ]
+    messages += chat_tool_round("read_schema", "users(id, email)")
     post(gw, "/v1/chat/completions", body, headers)
     retry = "Correct your JSON ONLY RESPONSE, based on the following errors:\nExpecting value"
     messages += [{"role": "assistant", "content": "{bad"}, {"role": "user", "content": retry}]
@@ -258,3 +267,31 @@ def test_a_loop_request_with_nothing_kept_searches_on_its_typed_message(
     sent = upstream.last("/responses").json["input"]
     assert "Tests run with pytest." in sent[at]["content"][-1]["text"]
     assert sent[at + 1 :] == loop["input"][at + 1 :]
+
+
+def test_the_final_answer_of_a_tool_loop_survives_kill_9_as_the_turns_one_job(
+    tmp_path: Path, upstream: FakeUpstream
+) -> None:
+    server = Server(tmp_path, free_port(), upstream.url)
+    server.start()
+    headers = {"X-Tenure-User": "crash", "X-Tenure-Scope": "project:crash"}
+    typed = "Deploy the billing service with Helm, as we always do."
+    tool = {"type": "function", "function": {"name": "helm", "parameters": {}}}
+    messages: list[Any] = [{"role": "user", "content": typed}]
+    body = {"model": "m", "messages": messages, "tools": [tool], "stream": True}
+    upstream.queue(Chat(content="", tool_calls=[call("helm", 0)]), Chat(content=FINAL))
+    url = f"{server.base}/v1/chat/completions"
+    assert httpx.post(url, json=body, headers=headers, timeout=10).status_code == 200
+    messages += chat_tool_round("helm", "deployed")
+    with httpx.stream("POST", url, json=body, headers=headers, timeout=10) as response:
+        request_id = response.headers["x-tenure-request-id"]
+        assert b"data: [DONE]" in response.read()
+    server.kill()  # at once: the final answer's job is on disk (the journal) already
+    server.start()  # folds the journal into the table
+    server.stop()
+    with BeliefStore.open(tmp_path / "tenure.duckdb", read_only=True) as store:
+        rows = store.execute("SELECT request_id, turn FROM jobs").fetchall()
+    assert [row[0] for row in rows] == [request_id]
+    turn = json.loads(rows[0][1])
+    assert (turn["user_message"], turn["assistant_message"]) == (typed, FINAL)
+    assert [c["function"]["name"] for c in turn["tool_calls"]] == ["helm"]
