@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
@@ -295,3 +296,25 @@ def test_the_final_answer_of_a_tool_loop_survives_kill_9_as_the_turns_one_job(
     turn = json.loads(rows[0][1])
     assert (turn["user_message"], turn["assistant_message"]) == (typed, FINAL)
     assert [c["function"]["name"] for c in turn["tool_calls"]] == ["helm"]
+
+
+@pytest.mark.parametrize("gateway_backend", ["postgresql"])
+def test_a_loop_request_on_another_replica_gets_the_block_its_turn_started_with(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    first_replica = make_gateway(beliefs=[*CORPUS, BELIEFS["codex"]], replica_id="a")
+    request = recorded("codex-session2")[0]
+    upstream.queue(Chat(content="", tool_calls=[call("exec", 0)]))
+    first, loop = codex_loop(request, ["exec"])
+    replay(first_replica, request, first)
+    first_replica.settle()
+    other = make_gateway(home=tmp_path / "b", replica_id="b")
+    other.on_store(
+        lambda store: store.update(
+            BELIEFS["codex"].id, {"content": "Tests run with pytest 8."}, actor="test"
+        )
+    )
+    replay(other, request, loop)
+    at = len(first["input"]) - 1
+    sent = [r.json["input"][at] for r in provider_copies(upstream, "/v1/responses")]
+    assert sent[0] == sent[1] and "Tests run with pytest." in json.dumps(sent[0])
