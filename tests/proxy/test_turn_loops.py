@@ -232,26 +232,32 @@ def test_subagent_requests_receive_memory_but_make_no_job(
     assert [t["user_message"] for t in pending_turns(gw)] == [prompt]
 
 
-def test_a_loop_request_after_a_restart_gets_the_block_its_turn_started_with(
-    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+@pytest.mark.parametrize(
+    ("gateway_backend", "moved"), [("duckdb", "restart"), ("postgresql", "replica")]
+)
+def test_a_loop_request_in_another_process_gets_the_block_its_turn_started_with(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream, tmp_path: Path, moved: str
 ) -> None:
-    gw = make_gateway(beliefs=[*CORPUS, BELIEFS["codex"]])
+    gw = make_gateway(beliefs=[*CORPUS, BELIEFS["codex"]], replica_id="a")
     request = recorded("codex-session2")[0]
     upstream.queue(Chat(content="", tool_calls=[call("exec", 0)]))
     first, loop = codex_loop(request, ["exec"])
     replay(gw, request, first)
     gw.settle()
-    gw.stop()
-    gw.store.close()
-    # Another process over the same store; the belief changed meanwhile: the loop still gets
-    # the block its turn started with, so the prefix the client cached holds.
-    again = make_gateway()
-    again.on_store(
+    if moved == "restart":  # the next process on the same DuckDB file
+        gw.stop()
+        gw.store.close()
+        other = make_gateway(replica_id="b")
+    else:  # a second replica on the same PostgreSQL database, beside the first
+        other = make_gateway(home=tmp_path / "b", replica_id="b")
+    # The belief changed meanwhile: the loop still gets the block its turn started with, so
+    # the prefix the client cached holds.
+    other.on_store(
         lambda store: store.update(
             BELIEFS["codex"].id, {"content": "Tests run with pytest 8."}, actor="test"
         )
     )
-    replay(again, request, loop)
+    replay(other, request, loop)
     at = len(first["input"]) - 1
     sent = [r.json["input"][at] for r in provider_copies(upstream, "/v1/responses")]
     assert sent[0] == sent[1] and "Tests run with pytest." in json.dumps(sent[0])
@@ -296,25 +302,3 @@ def test_the_final_answer_of_a_tool_loop_survives_kill_9_as_the_turns_one_job(
     turn = json.loads(rows[0][1])
     assert (turn["user_message"], turn["assistant_message"]) == (typed, FINAL)
     assert [c["function"]["name"] for c in turn["tool_calls"]] == ["helm"]
-
-
-@pytest.mark.parametrize("gateway_backend", ["postgresql"])
-def test_a_loop_request_on_another_replica_gets_the_block_its_turn_started_with(
-    make_gateway: Callable[..., Gateway], upstream: FakeUpstream, tmp_path: Path
-) -> None:
-    first_replica = make_gateway(beliefs=[*CORPUS, BELIEFS["codex"]], replica_id="a")
-    request = recorded("codex-session2")[0]
-    upstream.queue(Chat(content="", tool_calls=[call("exec", 0)]))
-    first, loop = codex_loop(request, ["exec"])
-    replay(first_replica, request, first)
-    first_replica.settle()
-    other = make_gateway(home=tmp_path / "b", replica_id="b")
-    other.on_store(
-        lambda store: store.update(
-            BELIEFS["codex"].id, {"content": "Tests run with pytest 8."}, actor="test"
-        )
-    )
-    replay(other, request, loop)
-    at = len(first["input"]) - 1
-    sent = [r.json["input"][at] for r in provider_copies(upstream, "/v1/responses")]
-    assert sent[0] == sent[1] and "Tests run with pytest." in json.dumps(sent[0])
