@@ -51,4 +51,5 @@ class TurnCapture:
             created_at=datetime.now(UTC),
             tools=request.turn.tools,
             until_final=request.until_final,
+            turn_key=request.turn.key(request.identity),
         )

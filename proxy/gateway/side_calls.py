@@ -7,8 +7,9 @@ beliefs again and count each as a reinforcement. `TASK_MARKERS` is the list to e
 matches the start of the last user message or of a system prompt part.
 
 Agents also send a user message again: a retry, a regenerate, a whole history replayed.
-`SeenMessages` remembers which user messages were handed to extraction, per user and agent,
-so each is extracted once; the assistant's new answer still is.
+`SeenMessages` remembers which typed messages were handed to extraction, per user and agent
+(by their turn's key: the words and their place in the conversation, so the same short reply
+typed later is a new message), so each is extracted once.
 """
 
 from __future__ import annotations

@@ -223,6 +223,7 @@ class CapturedTurn:
     created_at: datetime
     tools: tuple[str, ...] = ()  # the tools the turn's loop called before this request
     until_final: bool = False  # a reply that calls tools is not the turn's end: no job yet
+    turn_key: str | None = None  # the typed message and its place in the conversation
 
     def to_turn(self, seen: SeenMessages | None = None) -> Turn | None:
         """The extraction turn with injected memory and harness text stripped; None when the
@@ -240,7 +241,9 @@ class CapturedTurn:
         user_message = strip_harness(strip_injected(self.user_message))
         if not user_message.strip():
             return None
-        if seen is not None and not seen.first_time(self.user_id, self.agent_id, user_message):
+        # Once per typed message: "yes" typed again later is new, the same message resent is not.
+        once = self.turn_key or user_message
+        if seen is not None and not seen.first_time(self.user_id, self.agent_id, once):
             return None
         calls = [{"type": "function", "function": {"name": name}} for name in self.tools]
         return Turn(

@@ -302,3 +302,20 @@ def test_the_final_answer_of_a_tool_loop_survives_kill_9_as_the_turns_one_job(
     turn = json.loads(rows[0][1])
     assert (turn["user_message"], turn["assistant_message"]) == (typed, FINAL)
     assert [c["function"]["name"] for c in turn["tool_calls"]] == ["helm"]
+
+
+def test_the_same_words_typed_again_later_are_a_new_message_a_resend_is_not(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway()
+    headers = {"authorization": "Bearer sk-client"}
+    messages: list[Any] = [{"role": "user", "content": "Use pnpm, yes."}]
+    post(gw, "/v1/chat/completions", {"model": "m", "messages": messages}, headers)
+    messages += [
+        {"role": "assistant", "content": "Switching to pnpm."},
+        {"role": "user", "content": "Use pnpm, yes."},
+    ]
+    post(gw, "/v1/chat/completions", {"model": "m", "messages": messages}, headers)
+    post(gw, "/v1/chat/completions", {"model": "m", "messages": messages}, headers)  # a retry
+    gw.settle()
+    assert [t["user_message"] for t in pending_turns(gw)] == ["Use pnpm, yes."] * 2
