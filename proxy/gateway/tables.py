@@ -69,24 +69,6 @@ MCP_CALLS = Migration(
     ),
 )
 
-ACCESS_SHARED = Migration(
-    101,
-    "access shared by replicas: the session secret, revoked sessions, wrong-key attempts",
-    (
-        "CREATE TABLE access_secret (id INTEGER PRIMARY KEY, secret VARCHAR NOT NULL)",
-        "CREATE SEQUENCE access_events_seq START 1",
-        """
-        CREATE TABLE access_events (
-            seq BIGINT PRIMARY KEY DEFAULT nextval('access_events_seq'),
-            origin VARCHAR NOT NULL,
-            kind VARCHAR NOT NULL CHECK (kind IN ('revoked', 'failed')),
-            value VARCHAR NOT NULL,
-            "at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
-        )
-        """,
-    ),
-)
-
 TURN_MEMORY = Migration(
     120,
     "gateway: the memory placed for each typed message, reused by its tool loop",
@@ -106,4 +88,4 @@ TURN_MEMORY = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS, ACCESS_SHARED, TURN_MEMORY]
+MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS, TURN_MEMORY]
