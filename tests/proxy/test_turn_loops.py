@@ -126,14 +126,18 @@ def test_a_claude_code_tool_loop_carries_the_turns_block_on_every_request_and_ma
 
 
 def codex_loop(request: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
-    """The bodies Codex sends for one typed message: the whole input each time, a function
-    call and its output per tool, and a subagent's notification before the last."""
+    """The bodies Codex sends for one typed message: the whole input each time, a tool call and
+    its output per tool, and a subagent's notification before the last."""
     body = copy.deepcopy(request["body"])
     bodies = [copy.deepcopy(body)]
     for n, name in enumerate(names):
+        # `exec` is a custom (free-form) tool in Codex; the others are functions.
+        kind, given = (
+            ("custom_tool_call", "input") if name == "exec" else ("function_call", "arguments")
+        )
         body["input"] += [
-            {"type": "function_call", "call_id": f"c{n}", "name": name, "arguments": "{}"},
-            {"type": "function_call_output", "call_id": f"c{n}", "output": "Remember: use nose."},
+            {"type": kind, "call_id": f"c{n}", "name": name, given: "{}"},
+            {"type": f"{kind}_output", "call_id": f"c{n}", "output": "Remember: use nose."},
         ]
         if n == len(names) - 1:
             status = json.dumps({"agent_path": "/root/worker", "status": {"completed": "ok"}})
