@@ -16,6 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from proxy.gateway import placement, synthetic
 from proxy.gateway.authorship import subagent_marker
+from proxy.gateway.capture import note_turn
 from proxy.gateway.chat_commands import (
     SAVE_SQL,
     ChatCommand,
@@ -33,7 +34,7 @@ from proxy.gateway.replies import send_bytes, send_events
 from proxy.gateway.request import ChatRequest, Entry, read_request
 from proxy.gateway.request_body import check_chat
 from proxy.gateway.side_calls import is_task_call
-from proxy.gateway.turn_loop import chat_turn
+from proxy.gateway.turn_loop import chat_turn, earlier_turn
 from proxy.runtime import Runtime
 from proxy.security.grants import Grant, client_grant
 
@@ -91,6 +92,7 @@ async def handle_chat(
         extract = False  # a subagent's prompt is the parent model's text, not the user's
     request.extract, request.turn, request.until_final = extract, turn, True
     request.user_message = turn.words
+    note_turn(rt, request, *earlier_turn(messages, turn, responses=False))
     handoff = Handoff(rt, request)
     extra: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
     handoff.finish(await handoff.forward(receive, send, extra))

@@ -14,6 +14,7 @@ from starlette.types import Receive, Scope, Send
 
 from proxy.gateway import responses_body as shape
 from proxy.gateway.authorship import subagent_marker
+from proxy.gateway.capture import note_turn
 from proxy.gateway.chat import run_command
 from proxy.gateway.chat_commands import parse_command
 from proxy.gateway.forward import Header
@@ -26,7 +27,7 @@ from proxy.gateway.replies import send_bytes, send_events
 from proxy.gateway.request import Entry, read_request
 from proxy.gateway.responses_stream import response_events, response_reply
 from proxy.gateway.side_calls import is_task_call
-from proxy.gateway.turn_loop import chained, responses_turn
+from proxy.gateway.turn_loop import chained, earlier_turn, responses_turn
 from proxy.runtime import Runtime
 
 
@@ -75,6 +76,10 @@ async def handle_responses(
     request.extract, request.turn, request.user_message = extract, turn, turn.words
     # A chained request does not send its history again: its own reply ends its part of the turn.
     request.until_final = not chained(body)
+    items = body.get("input")
+    note_turn(
+        rt, request, *earlier_turn(items if isinstance(items, list) else [], turn, responses=True)
+    )
     handoff = Handoff(rt, request)
     extra_headers: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
     handoff.finish(await handoff.forward(receive, send, extra_headers))

@@ -119,3 +119,20 @@ def chained(body: dict[str, Any]) -> bool:
     """A Responses request chained by `previous_response_id` or `conversation`: it carries
     only its new items, so its turn's history is not sent again."""
     return bool(body.get("previous_response_id") or body.get("conversation"))
+
+
+def earlier_turn(items: list[Any], turn: TurnLoop, *, responses: bool) -> tuple[TurnLoop, str]:
+    """The typed message before `turn` (with its loop as the history shows it) and the last
+    answer it got there; `items`: the request's `messages`, or its `input` items."""
+    if not turn.at:
+        return NO_TURN, ""
+    before = items[: turn.at]
+    earlier = responses_turn({"input": before}) if responses else chat_turn(before)
+    if earlier.at is None:
+        return NO_TURN, ""
+    answers = [
+        text_of(item.get("content"))
+        for item in before[earlier.at + 1 :]
+        if isinstance(item, dict) and item.get("role") == "assistant"
+    ]
+    return earlier, next((answer for answer in reversed(answers) if answer), "")

@@ -245,7 +245,6 @@ class CapturedTurn:
         once = self.turn_key or user_message
         if seen is not None and not seen.first_time(self.user_id, self.agent_id, once):
             return None
-        calls = [{"type": "function", "function": {"name": name}} for name in self.tools]
         return Turn(
             request_id=self.request_id,
             user_id=self.user_id,
@@ -254,11 +253,17 @@ class CapturedTurn:
             model=self.model,
             user_message=user_message,
             assistant_message=strip_injected(reply.text),
-            tool_calls=calls + reply.tool_calls,
+            tool_calls=named_calls(self.tools) + reply.tool_calls,
             injected_ids=self.injected_ids,
             created_at=self.created_at,
             wire="anthropic" if self.wire == "anthropic" else "openai",
         )
+
+
+def named_calls(names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A loop's earlier tool calls, by name only (their arguments and results are the tools'
+    business, not what the user said)."""
+    return [{"type": "function", "function": {"name": name}} for name in names]
 
 
 def enqueue_turn(

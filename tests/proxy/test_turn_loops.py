@@ -324,3 +324,38 @@ def test_the_same_words_typed_again_later_are_a_new_message_a_resend_is_not(
     post(gw, "/v1/chat/completions", {"model": "m", "messages": messages}, headers)  # a retry
     gw.settle()
     assert [t["user_message"] for t in pending_turns(gw)] == ["Use pnpm, yes."] * 2
+
+
+def test_a_loop_cut_off_before_its_final_answer_still_hands_its_words_over_once(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(beliefs=[*CORPUS, BELIEFS["claude-code"]])
+    request = recorded("claude-code-session2")[-1]
+    headers = {**request["headers"], "authorization": "Bearer sk-client"}
+    upstream.queue(Chat(content="", tool_calls=[call("Bash", 0)]))
+    first, looped = claude_code_loop(request, ["Bash"])
+    post(gw, request["path"], first, headers)  # the reply calls a tool; the user interrupts
+    typed_again = "Stop: deploy to Fly.io instead."
+    looped["messages"].append({"role": "user", "content": [{"type": "text", "text": typed_again}]})
+    post(gw, request["path"], looped, headers)
+    post(gw, request["path"], looped, headers)  # a retry adds nothing
+    gw.settle()
+    turns = {t["user_message"]: t for t in pending_turns(gw)}
+    assert len(pending_turns(gw)) == 2
+    cut_off = turns["Write the Heroku deploy config for this app."]
+    assert [c["function"]["name"] for c in cut_off["tool_calls"]] == ["Bash"]
+    assert turns[typed_again]["assistant_message"] == "Hello from the stand-in provider."
+    # A process that never saw the earlier turn begin (a restart) does not extract it again.
+    known = {t["request_id"] for t in pending_turns(gw)}
+    gw.stop()
+    gw.store.close()
+    fresh = make_gateway()
+    typed_third = "And keep the Heroku config out of the repo."
+    looped["messages"] += [
+        {"role": "assistant", "content": [{"type": "text", "text": FINAL}]},
+        {"role": "user", "content": [{"type": "text", "text": typed_third}]},
+    ]
+    post(fresh, request["path"], looped, headers)
+    fresh.settle()
+    new = [t["user_message"] for t in pending_turns(fresh) if t["request_id"] not in known]
+    assert new == [typed_third]
