@@ -63,7 +63,8 @@ def check_tool_loop(
     app = str(gateway.workdir / "app.py")
     calls = {"codex": codex_exec(), "openai-agents": agents_read(app)}
     call = calls.get(client) or claude_read(app)
-    answered, replies = tool_loop(typed, call, "Read it; here is the config.")
+    answer = "Read it; here is the config."
+    answered, replies = tool_loop(typed, call, answer)
     upstream.queue(*replies)
     said = run(typed)
     jobs = gateway.settled_jobs(typed)
@@ -71,10 +72,13 @@ def check_tool_loop(
     first = blocks[0] if blocks else []
     same = len(answered) == 2 and all(b == first and len(b) == 1 for b in blocks)
     holds = bool(first) and expected in first[0]
-    passed = same and holds and len(jobs) == 1
+    # The one job holds the loop's final answer, not the reply that called the tool.
+    final = [job["turn"]["assistant_message"] == answer for job in jobs]
+    passed = same and holds and final == [True]
     detail = (
         f"loop requests={len(answered)} relevant blocks per request={[len(b) for b in blocks]} "
-        f"byte-identical={same} holds the fact={holds} jobs for the typed message={len(jobs)}"
+        f"byte-identical={same} holds the fact={holds} jobs for the typed message={len(jobs)} "
+        f"job holds the final answer={final}"
     )
     if len(answered) < 2:
         detail += f"; client said: {said[-200:]!r}"
