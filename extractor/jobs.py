@@ -19,7 +19,7 @@ from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.migrations import MIGRATIONS
-from extractor.redact import redact, redact_value
+from extractor.redact import redact, redact_record, redact_value
 from extractor.schema import Skipped
 from extractor.turn import Turn
 
@@ -87,7 +87,7 @@ def pending_job(turn: Turn, now: datetime | None = None) -> PendingJob:
         new_job_id(),
         storable(turn.user_id),
         turn.request_id,
-        json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
+        json.dumps(storable_value(redact_record(turn.model_dump(mode="json")))),
         now or utcnow(),
     )
 

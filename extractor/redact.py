@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 REDACTED = "[REDACTED]"
@@ -107,13 +108,17 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
-def _replacer(mixed: bool) -> Callable[[re.Match[str]], str]:
-    def replace(match: re.Match[str]) -> str:
+def _replacer(mixed: bool) -> Callable[[list[str] | None, re.Match[str]], str]:
+    def replace(found: list[str] | None, match: re.Match[str]) -> str:
         if "secret" not in match.re.groupindex:
+            if found is not None:
+                found.append(match.group(0))
             return REDACTED
         value = match.group("secret")
         if value.startswith(REDACTED) or (mixed and not _mixes(value)):
             return match.group(0)
+        if found is not None:
+            found.append(value)
         start, end = (i - match.start() for i in match.span("secret"))
         text = match.group(0)
         return text[:start] + REDACTED + text[end:]
@@ -131,14 +136,15 @@ _COMPILED = tuple((pattern, _replacer(mixed), triggers) for pattern, mixed, trig
 _ANY_TRIGGER = re.compile("|".join(re.escape(t) for _, _, triggers in _RULES for t in triggers))
 
 
-def redact(text: str) -> str:
-    """Replace every secret-looking span in `text` with `[REDACTED]`."""
+def redact(text: str, found: list[str] | None = None) -> str:
+    """Replace every secret-looking span in `text` with `[REDACTED]` (each one replaced is
+    appended to `found`, when given)."""
     lower = text.lower()
     if _ANY_TRIGGER.search(lower) is None:
         return text
     for pattern, replace, triggers in _COMPILED:
         if any(t in lower for t in triggers):
-            text = pattern.sub(replace, text)
+            text = pattern.sub(partial(replace, found), text)
             lower = text.lower()
     return text
 
@@ -148,7 +154,31 @@ def redact_value(value: Any, _redact: Callable[[str], str] = redact) -> Any:
     if isinstance(value, str):
         return _redact(value)
     if isinstance(value, dict):
-        return {_redact(str(k)): redact_value(v) for k, v in value.items()}
+        return {_redact(str(k)): redact_value(v, _redact) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(v) for v in value]
+        return [redact_value(v, _redact) for v in value]
     return value
+
+
+# A secret shorter than this found in one field is not hunted for in the others: a two-letter
+# password would mask every word holding those letters.
+MIN_SHARED_SECRET = 4
+
+
+def redact_record(value: Any) -> Any:
+    """`redact_value` over one record (a tool call's arguments, a belief, a turn), then every
+    secret found in any of its strings masked in all of them: a password recognised after
+    "password:" in one field is masked where another field repeats it bare."""
+    found: list[str] = []
+    redacted = redact_value(value, lambda text: redact(text, found))
+    # A value taken up to the next space may carry the sentence's closing punctuation.
+    bare = {s.rstrip(".,:!?)]}'\"") for s in found}
+    shared = sorted(
+        {s for s in bare if len(s) >= MIN_SHARED_SECRET and not s.startswith(REDACTED)},
+        key=len,
+        reverse=True,
+    )
+    if not shared:
+        return redacted
+    masked = re.compile("|".join(re.escape(s) for s in shared))
+    return redact_value(redacted, lambda text: masked.sub(REDACTED, text))
