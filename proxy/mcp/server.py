@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
 from beliefs.errors import BeliefError
+from extractor.redact import redact_record
 from proxy.errors import ProxyError
 from proxy.mcp.args import (
     ARGS,
@@ -115,7 +116,9 @@ class ToolServer:
     ) -> types.CallToolResult:
         caller = self.caller(ctx)
         name = params.name
-        arguments = dict(params.arguments or {})
+        # Secrets go no further than here: not into a belief, a search or the audit row, and a
+        # secret recognised in one argument is masked in every other that repeats it.
+        arguments = redact_record(dict(params.arguments or {}))
         if name not in ARGS:
             raise MCPError(
                 types.INVALID_PARAMS,
