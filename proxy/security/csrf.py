@@ -77,6 +77,53 @@ def foreign_host(headers: Headers) -> str | None:
     return f"this server answers as localhost or 127.0.0.1, not as {host!r}"
 
 
+# The content types a web page may send to another site without asking first (no CORS
+# preflight): a model call in one of them came from a page, not from an SDK.
+SIMPLE_CONTENT_TYPES = frozenset(
+    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
+)
+
+
+def refuse_browsers(headers: Headers, *, loopback_only: bool, model_call: bool) -> None:
+    """Refuse a proxy call a browser made for another site: a foreign `Host` on a loopback
+    bind (DNS rebinding), an `Origin` not this server's or `Sec-Fetch-Site: cross-site`, and a
+    model call (chat, messages, responses) in a simple content type. SDKs and agents send no
+    `Origin` and JSON bodies, so none of this touches them.
+
+    Raises:
+        ProxyError: 421 for the host, 403 for the origin, 415 for the content type.
+    """
+    headers = list(headers)
+    if loopback_only and (problem := foreign_host(headers)) is not None:
+        raise ProxyError(
+            421,
+            f"{problem}: a web page whose domain points here (DNS rebinding) must not reach "
+            "the model or the memory; clients on this machine use http://127.0.0.1 or "
+            "http://localhost, or set TENURE_HOST to serve other hosts with TENURE_API_KEY",
+            param="Host",
+            code="misdirected_request",
+        )
+    if (problem := cross_site(headers)) is not None:
+        raise ProxyError(
+            403,
+            f"{problem}: web pages may not call the model through the gateway; agents and "
+            "SDKs send no Origin header",
+            param="Origin",
+            code="cross_site_request",
+        )
+    if not model_call:
+        return
+    kind = next((v.decode("latin-1") for n, v in headers if n == b"content-type"), "")
+    if kind.split(";")[0].strip().lower() in SIMPLE_CONTENT_TYPES:
+        raise ProxyError(
+            415,
+            f"Content-Type {kind!r} is what a web page sends to another site without asking; "
+            "send the request body as JSON with Content-Type: application/json",
+            param="Content-Type",
+            code="unsupported_content_type",
+        )
+
+
 class BrowserGuard:
     """Refuses cross-site writes to the API and UI, API writes made with our cookies but
     without the CSRF header, and (on a loopback bind) API and page requests addressed to a
