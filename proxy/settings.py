@@ -46,6 +46,8 @@ class Settings(BaseModel):
     upstream_timeout: float = Field(default=600.0, gt=0)
     upstream_connect_timeout: float = Field(default=10.0, gt=0)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    read_timeout: float = Field(default=60.0, gt=0)
 
     default_user: str = "default"
     # A request that names no scope works in this one (and `user:universal`), so what is said

@@ -70,6 +70,8 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
     (`--workers`) leaves the home's server record to the parent."""
     import uvicorn  # the server is only needed by `tenure serve`
 
+    from proxy.cli.request_limits import limited_protocol
+
     if worker is not None:
         settings = settings.model_copy(
             update={"replica_id": f"{settings.replica_id or socket.gethostname()}-w{worker}"}
@@ -134,6 +136,7 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
             proxy_headers=False,  # nothing reads the client address; skip the header rewrite
             date_header=False,
             lifespan="on",
+            http=limited_protocol(settings.max_header_bytes, settings.read_timeout),
         )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
