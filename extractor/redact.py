@@ -7,7 +7,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from extractor.secret_rules import RULES, Check
+from extractor.credential_rules import CREDENTIAL_RULES
+from extractor.secret_rules import KNOWN_FORMATS, Check, trie_pattern
+
+RULES = KNOWN_FORMATS + CREDENTIAL_RULES
 
 REDACTED = "[REDACTED]"
 
@@ -39,30 +42,7 @@ _TRIGGERS = sorted({t for _, _, triggers in RULES for t in triggers}, key=len, r
 # Every trigger at each position in one scan: the longest found there stands for itself and
 # for the triggers that are its prefixes. Most strings of a turn (keys, roles, prose) hold
 # none, and the rest run only the rules whose triggers they hold.
-def _trie_pattern(words: list[str]) -> str:
-    """One regex alternation for `words` as a prefix tree ("a(?:ws|zure)"): the engine tries
-    a letter once instead of each of ~150 literals at every position of every string."""
-    tree: dict[str, Any] = {}
-    for word in words:
-        node = tree
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def pattern(node: dict[str, Any]) -> str:
-        ends = "" in node
-        branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        if ends:
-            return f"(?:{body})?" if len(branches) > 1 or len(body) > 1 else f"{body}?"
-        return body
-
-    return pattern(tree)
-
-
-_ANY_TRIGGER = re.compile("(?=(" + _trie_pattern(_TRIGGERS) + "))")
+_ANY_TRIGGER = re.compile("(?=(" + trie_pattern(_TRIGGERS) + "))")
 _PREFIXES = {t: frozenset(p for p in _TRIGGERS if t.startswith(p)) for t in _TRIGGERS}
 
 

@@ -148,6 +148,54 @@ SECRETS: tuple[Case, ...] = (
         "password for a thing", "the wifi password at the office: {s}", "Blue-Falcon-" + _digits(2)
     ),
     _case("passphrase", "the gpg passphrase {s}", "Kx9!mountain-" + _pick(_ALNUM, 6)),
+    _case("curl attached -u", "curl -uops:{s} https://ci/api", "Zq8-" + _pick(_ALNUM, 10)),
+    _case("httpie auth", "http -a admin:{s} POST :8000/api", _pick(_ALNUM, 12)),
+    _case("mongo -p", "mongo -u admin -p {s} --authenticationDatabase admin", _pick(_ALNUM, 14)),
+    _case("sqlcmd -P", "sqlcmd -S db01 -U sa -P {s} -Q 'select 1'", "Sa!" + _pick(_ALNUM, 10)),
+    _case("ldapsearch -w", "ldapsearch -x -D cn=admin -w {s} -b dc=corp", _pick(_ALNUM, 12)),
+    _case("7z -p", "7z x backup.7z -p{s}", _pick(_ALNUM, 12)),
+    _case("single-dash password flag", "influx -username admin -password {s}", _pick(_ALNUM, 12)),
+    _case("gpg --passphrase", "gpg --batch --passphrase {s} -d a.gpg", _pick(_ALNUM, 14)),
+    _case("vault login positional", "vault login {s}", "hvs." + _pick(_URLSAFE, 24)),
+    _case("sqlplus user/pw", "sqlplus scott/{s}@orcl", "T1ger" + _pick(_ALNUM, 6)),
+    _case("htpasswd -b", "htpasswd -b -c .htpasswd admin {s}", _pick(_ALNUM, 12)),
+    _case(
+        "echo into --password-stdin",
+        "echo {s} | docker login -u ci --password-stdin",
+        _pick(_ALNUM, 16),
+    ),
+    _case("echo into sudo -S", "echo '{s}' | sudo -S apt update", "Sud0-" + _pick(_ALNUM, 8)),
+    _case("netrc without login", "machine api.heroku.com password {s}", _pick(_HEX, 36)),
+    _case("pgpass line", "db.internal:5432:app:app_user:{s}", _pick(_ALNUM, 16)),
+    _case("wpa psk", 'network={{\n  ssid="Office"\n  psk="{s}"\n}}', "Lake" + _pick(_ALNUM, 10)),
+    _case(
+        "password was changed to",
+        "the root password was changed to {s} today",
+        "Kx7-" + _pick(_ALNUM, 8),
+    ),
+    _case("wireguard preshared key", "PresharedKey = {s}", _pick(_B64, 43) + "="),
+    _case("slack signing secret", "slack signing secret {s}", _pick(_HEX, 32)),
+    _case(
+        "teams webhook",
+        "post to {s}",
+        "https://corp.webhook.office.com/webhookb2/"
+        + _pick(_HEX, 32)
+        + "@"
+        + _pick(_HEX, 32)
+        + "/IncomingWebhook/"
+        + _pick(_HEX, 32)
+        + "/"
+        + _pick(_HEX, 32),
+    ),
+    _case("matrix access token", "matrix bot uses {s}", "syt_" + _pick(_ALNUM, 30)),
+    _case(
+        "mattermost hook",
+        "https://chat.corp/hooks/{s}",
+        _pick(string.ascii_lowercase + string.digits, 26),
+    ),
+    _case("plaid secret", "Plaid: {s}", _pick(_HEX, 30)),
+    _case("bare telegram token", "use {s} for alerts", f"{_digits(9)}:{_pick(_URLSAFE, 35)}"),
+    _case("vault legacy token bare", "token s.{s}", _pick(_ALNUM, 24)),
     # Other shapes
     _case(
         "pgp private key block",
@@ -213,4 +261,17 @@ NOT_SECRETS: tuple[str, ...] = (
     "the vercel deployment dpl_8d6Ff2LbYkD5cTQ2Lhx9 failed",
     "the keys live under /etc/ssl/private/server2024.key",
     "the stripe customer cus_NffrFeUfNV2Hib was charged twice",
+    "ping fe80:0:0:0:1 on the lan",
+    "the password policy requires v2 hashing with bcrypt12x",
+    "the password field uses argon2id now",
+    "cat log.txt | sudo tee /var/log/app.log",
+    "echo hello | wc -c",
+    "10:15:30 the build started",
+    "ssh -i ~/.ssh/id_ed25519 -p 2222 admin@10.0.0.5",
+    "zip -r backup.zip src",
+    "unzip -o archive.zip -d out",
+    "git log --format=%H -n 1",
+    "the user-agent is Mozilla/5.0 (X11; Linux x86_64)",
+    "python -m pip install --upgrade pip",
+    "npm publish --access public",
 )
