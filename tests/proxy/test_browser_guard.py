@@ -5,6 +5,11 @@ while SDKs and agents, which send no Origin and JSON bodies, are served as befor
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -150,3 +155,55 @@ def test_a_server_bound_beyond_loopback_answers_any_host_but_no_page(
     named = post(gateway, "/v1/chat/completions", {**key, "Host": "tenure.internal"})
     page = post(gateway, "/v1/chat/completions", {**key, "Origin": PAGE})
     assert named.status_code == 200 and page.status_code == 403
+
+
+PAGE_HTML = """<!doctype html><html><head><title>start</title></head><body><script>
+fetch("%s/v1/chat/completions", {method: "POST", mode: "no-cors",
+  headers: {"Content-Type": "text/plain"}, body: JSON.stringify(%s)})
+  .then(() => { document.title = "sent"; }, () => { document.title = "failed"; });
+</script></body></html>"""
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs chromium")
+def test_a_real_browser_page_on_another_origin_cannot_write_into_memory(
+    gateway: Gateway, upstream: FakeUpstream, tmp_path: Path
+) -> None:
+    page = PAGE_HTML % (gateway.url, json.dumps(BODIES["chat/completions"]))
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Page)  # another port: another origin
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        dom = subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                f"--user-data-dir={tmp_path / 'profile'}",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+                f"http://127.0.0.1:{site.server_address[1]}/",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+    finally:
+        site.shutdown()
+        site.server_close()
+    assert "<title>sent</title>" in dom  # the browser did send it (the reply is opaque)
+    gateway.settle(until=lambda: gateway.runtime.counters.requests >= 1)
+    assert not [r for r in upstream.requests if r.path.endswith("/chat/completions")]
+    assert pending_turns(gateway) == []
