@@ -43,13 +43,30 @@ MESSAGE = st.fixed_dictionaries(
     },
 )
 MESSAGES = st.lists(MESSAGE | JSON, min_size=1, max_size=3)
+# Tenure reads its identity keys from `metadata`: any shape of them.
+METADATA = (
+    st.dictionaries(
+        st.sampled_from(
+            ["tenure_user", "tenure_scope", "tenure_agent", "user_id", "agent_id", "x"]
+        ),
+        JSON | st.lists(st.sampled_from(["domain:code", "project:a", "", "!"]), max_size=2),
+        max_size=3,
+    )
+    | JSON
+)
 CHAT = st.fixed_dictionaries(
     {"model": st.just("gpt-4o"), "messages": MESSAGES},
-    optional={"stream": st.booleans(), "tools": JSON, "metadata": JSON, "user": JSON},
+    optional={
+        "stream": st.booleans(),
+        "stream_options": JSON,
+        "tools": JSON,
+        "metadata": METADATA,
+        "user": JSON,
+    },
 )
 MESSAGES_API = st.fixed_dictionaries(
     {"model": st.just("claude-sonnet-4-5"), "max_tokens": st.just(16), "messages": MESSAGES},
-    optional={"system": CONTENT, "stream": st.booleans(), "metadata": JSON},
+    optional={"system": CONTENT, "stream": st.booleans(), "metadata": METADATA, "tools": JSON},
 )
 ITEM = st.fixed_dictionaries(
     {},
@@ -64,7 +81,13 @@ ITEM = st.fixed_dictionaries(
 )
 RESPONSES = st.fixed_dictionaries(
     {"model": st.just("gpt-4o"), "input": st.text(max_size=20) | st.lists(ITEM | JSON, max_size=3)},
-    optional={"instructions": JSON, "stream": st.booleans(), "metadata": JSON},
+    optional={
+        "instructions": JSON,
+        "stream": st.booleans(),
+        "metadata": METADATA,
+        "previous_response_id": JSON,
+        "tools": JSON,
+    },
 )
 CASES = {"/v1/chat/completions": CHAT, "/v1/messages": MESSAGES_API, "/v1/responses": RESPONSES}
 
