@@ -98,8 +98,12 @@ def list_calls(
     for row in rows:
         item = dict(zip(names, row, strict=True))
         item["created_at"] = item["created_at"].isoformat()
-        item["arguments"] = json.loads(item["arguments"])
-        item["result"] = json.loads(item["result"])
+        # Redacted again as shown: rows written before arguments were redacted on the way in
+        # still hold what the caller typed.
+        shown = redact_record(
+            {"arguments": json.loads(item["arguments"]), "result": json.loads(item["result"])}
+        )
+        item["arguments"], item["result"] = shown["arguments"], shown["result"]
         out.append(item)
     return out
 

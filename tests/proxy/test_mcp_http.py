@@ -389,3 +389,23 @@ def test_no_secret_reaches_a_belief_or_the_audit_rows(
     for shown in (listed, page, json.dumps(stored), beliefs[0].model_dump_json()):
         assert key not in shown and password not in shown
     assert "[REDACTED]" in stored[0][0] and "[REDACTED]" in stored[1][0]
+
+
+def test_a_row_recorded_before_redaction_is_shown_redacted(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gateway = make_gateway()
+    key = "ghp_Q7vX2mLp9RtY4wKs8NdB3cFh6JzE1aUo5GiT"
+    arguments = json.dumps({"query": f"where is {key} used"})
+    gateway.rows(
+        "INSERT INTO mcp_calls (id, created_at, user_id, agent_id, scopes, transport, client, "
+        "tool, arguments, ok, outcome, belief_ids, result, duration_ms) VALUES "
+        "('mcp_old', current_timestamp, 'alice', NULL, [], 'http', NULL, 'recall', ?, true, "
+        "'0 hits', [], '{}', 1.0)",
+        [arguments],
+    )
+    with httpx.Client(base_url=gateway.url) as client:
+        listed = client.get("/api/mcp/calls", params={"user": "alice"}).json()
+        page = client.get("/audit").text
+    assert listed[0]["arguments"] == {"query": "where is [REDACTED] used"}
+    assert key not in page
