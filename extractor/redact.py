@@ -47,15 +47,26 @@ _PREFIXES = {t: frozenset(p for p in _TRIGGERS if t.startswith(p)) for t in _TRI
 
 
 def redact(text: str, found: list[str] | None = None) -> str:
-    """Replace every secret-looking span in `text` with `[REDACTED]` (each one replaced is
-    appended to `found`, when given)."""
+    """Replace every secret-looking span in `text` with `[REDACTED]`, and every other place
+    the text repeats one of them (each one replaced is appended to `found`, when given)."""
     held = {t for longest in _ANY_TRIGGER.findall(text.lower()) for t in _PREFIXES[longest]}
     if not held:
         return text
+    here: list[str] = []
     for pattern, replace, triggers in _COMPILED:
         if not triggers.isdisjoint(held):
-            text = pattern.sub(partial(replace, found), text)
+            text = pattern.sub(partial(replace, here), text)
+    if here:
+        # A model's raw reply is one string holding many fields: "password: X" in one and
+        # X bare in another.
+        text = _mask(text, _masker(here))
+        if found is not None:
+            found.extend(here)
     return text
+
+
+def _mask(text: str, masker: re.Pattern[str] | None) -> str:
+    return text if masker is None else masker.sub(REDACTED, text)
 
 
 def redact_value(value: Any, _redact: Callable[[str], str] = redact) -> Any:
@@ -74,12 +85,8 @@ def redact_value(value: Any, _redact: Callable[[str], str] = redact) -> Any:
 MIN_SHARED_SECRET = 4
 
 
-def redact_record(value: Any) -> Any:
-    """`redact_value` over one record (a tool call's arguments, a belief, a turn), then every
-    secret found in any of its strings masked in all of them: a password recognised after
-    "password:" in one field is masked where another field repeats it bare."""
-    found: list[str] = []
-    redacted = redact_value(value, lambda text: redact(text, found))
+def _masker(found: list[str]) -> re.Pattern[str] | None:
+    """One pattern for every secret found (longest first), or None when none is worth it."""
     # A value taken up to the next space may carry the sentence's closing punctuation.
     bare = {s.rstrip(".,:!?)]}'\"") for s in found}
     shared = sorted(
@@ -87,7 +94,16 @@ def redact_record(value: Any) -> Any:
         key=len,
         reverse=True,
     )
-    if not shared:
+    return re.compile("|".join(re.escape(s) for s in shared)) if shared else None
+
+
+def redact_record(value: Any) -> Any:
+    """`redact_value` over one record (a tool call's arguments, a belief, a turn), then every
+    secret found in any of its strings masked in all of them: a password recognised after
+    "password:" in one field is masked where another field repeats it bare."""
+    found: list[str] = []
+    redacted = redact_value(value, lambda text: redact(text, found))
+    masker = _masker(found)
+    if masker is None:
         return redacted
-    masked = re.compile("|".join(re.escape(s) for s in shared))
-    return redact_value(redacted, lambda text: masked.sub(REDACTED, text))
+    return redact_value(redacted, lambda text: _mask(text, masker))

@@ -84,3 +84,8 @@ def test_a_secret_found_in_one_field_is_masked_in_every_field_of_the_record() ->
 def test_a_short_secret_is_not_hunted_through_other_fields() -> None:
     masked = redact_record({"a": "pw: abc", "b": "abcdef alphabet"})
     assert masked == {"a": f"pw: {REDACTED}", "b": "abcdef alphabet"}
+
+
+def test_a_secret_is_masked_wherever_one_string_repeats_it() -> None:
+    raw = '{"content": "db password: Kx9-Hunter-7q", "aliases": ["Kx9-Hunter-7q"]}'
+    assert "Kx9-Hunter-7q" not in redact(raw)
