@@ -47,7 +47,9 @@ paystack, flutterwave, mollie, docusign, calendly, typeform, monday, clickup, fi
 loom, vimeo, youtube, twitter, facebook, instagram, linkedin, reddit, tiktok, webex,
 mattermost, rocket.chat, zulip, whatsapp, github, gitlab, bitbucket, jfrog, artifactory,
 nexus, quay, sonatype, openrouter, google, gcloud, microsoft, entra, keycloak, onelogin, duo,
-1password, bitwarden, lastpass
+1password, bitwarden, lastpass,
+wandb, weights & biases, langsmith, langfuse, tavily, firecrawl, browserbase, tailscale,
+pushover, nuget, gradle, maven, sonatype, terraform, ansible, nomad, consul
 """
 SERVICES = tuple(re.split(r"\s*,\s*", _SERVICE_NAMES.strip()))
 
@@ -61,7 +63,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
     (re.compile(r"\bsecret_[A-Za-z0-9]{40,}"), None, ("secret_",)),
     (re.compile(r"\bsyt_[A-Za-z0-9_]{20,}"), None, ("syt_",)),  # Matrix (Synapse)
     (re.compile(r"\boauth:[a-z0-9]{30}\b"), None, ("oauth:",)),  # Twitch chat
-    (re.compile(r"\bEAA[A-Za-z0-9]{80,}"), None, ("eaa",)),  # Facebook / WhatsApp Graph
+    (re.compile(r"\bEAA[A-Za-z0-9_\-]{56,}"), None, ("eaa",)),  # Facebook / WhatsApp Graph
     (re.compile(r"\bA{20,}[A-Za-z0-9%]{30,}"), None, ("aaaaaaaaaaaaaaaaaaaa",)),  # X bearer
     (
         re.compile(r"\bhttps://[a-z0-9.\-]*webhook\.office\.com/webhookb2/[^\s\"'<>]+"),
@@ -240,10 +242,10 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
     (
         re.compile(
             r"(?i)\b[a-z]*?(?:tokens?|keys?|secrets?|passwords?|passwd|passphrase|credentials?|"
-            r"auth|ssws)\b" + _GAP + _VALUE + _END
+            r"auth|ssws|pats?)\b" + _GAP + _VALUE + _END
         ),
         generated_after_a_name,
-        ("token", "key", "secret", "pass", "cred", "auth", "ssws"),
+        ("token", "key", "secret", "pass", "cred", "auth", "ssws", "pat"),
     ),
     # A service's name, then within the clause a generated-looking value
     (

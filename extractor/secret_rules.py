@@ -171,6 +171,42 @@ KNOWN_FORMATS: tuple[Rule, ...] = (
         ("shpat_", "shpca_", "shppa_", "shpss_"),
     ),
     (re.compile(r"\bdapi[a-f0-9]{32}"), None, ("dapi",)),
+    *(
+        (re.compile(pattern), None, triggers)
+        for pattern, triggers in (
+            # Developer platforms and AI providers, by their documented prefixes
+            (r"\bdckr_pat_[A-Za-z0-9_\-]{20,}", ("dckr_pat_",)),
+            (r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{40,}", (".atlasv1.",)),
+            (r"\bgl(?:sa|c)_[A-Za-z0-9_\-=+/]{20,}", ("glsa_", "glc_")),
+            (r"\bdp\.(?:st|sa|ct|pt|scim|audit)\.[A-Za-z0-9_\-.]{20,}", ("dp.",)),
+            (r"\bpul-[a-f0-9]{40}", ("pul-",)),
+            (r"\btskey-[a-z]+-[A-Za-z0-9\-]{20,}", ("tskey-",)),
+            (r"\bfm[12]_[A-Za-z0-9+/=_\-]{20,}", ("fm1_", "fm2_")),
+            # A short prefix, then one run holding a digit ("fw_update_notes" is prose)
+            (
+                r"\b(?:rnd|nfp|sbp|fw|xai|pplx|bkua|squ|sqp|sqa)[_\-](?=[A-Za-z]*[0-9])"
+                r"[A-Za-z0-9]{20,}",
+                ("rnd_", "nfp_", "sbp_", "fw_", "bkua_", "squ_", "sqp_", "sqa_", "xai-", "pplx-"),
+            ),
+            (r"\btvly-(?:dev-)?[A-Za-z0-9]{20,}", ("tvly-",)),
+            (r"\bsgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}", ("sgp_",)),
+            (r"\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}", ("re_",)),
+            (r"\blsv2_(?:pt|sk)_[A-Za-z0-9_]{20,}", ("lsv2_",)),
+            (r"\bfc-[a-f0-9]{32}", ("fc-",)),
+            (r"\bbb_live_[A-Za-z0-9_\-]{20,}", ("bb_live_",)),
+            (r"\bsk_[a-f0-9]{48}\b", ("sk_",)),
+            (r"\bSK[0-9a-f]{32}\b", ("sk",)),
+            (r"\bATBB[A-Za-z0-9_\-=]{20,}", ("atbb",)),
+            (r"\bGR1348941[A-Za-z0-9_\-]{20,}", ("gr1348941",)),
+            (r"\bCCIPAT_[A-Za-z0-9_]{20,}", ("ccipat_",)),
+            (r"\bAKCp[A-Za-z0-9]{60,}", ("akcp",)),
+            (r"\bCFPAT-[A-Za-z0-9_\-]{40,}", ("cfpat-",)),
+            (r"\bpat-(?:na|eu)[0-9]-[a-f0-9\-]{36}", ("pat-na", "pat-eu")),
+            (r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{60,}", ("00d",)),
+            (r"\bops_eyJ[A-Za-z0-9+/=_\-]{20,}", ("ops_eyj",)),
+            (r"\bsl\.[A-Za-z0-9_\-]{100,}", ("sl.",)),
+        )
+    ),
     # Telegram bot tokens, also inside an API URL (`/bot<token>/`)
     (
         re.compile(r"(?<![0-9])[0-9]{6,12}:(?P<secret>[A-Za-z0-9_\-]{30,})(?![A-Za-z0-9_\-])"),
@@ -182,8 +218,12 @@ KNOWN_FORMATS: tuple[Rule, ...] = (
         None,
         ("eyj",),
     ),
-    # "Bearer authentication" is prose: a token mixes letters and digits.
-    (re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)"), mixes, ("bearer",)),
+    # "Bearer authentication" is prose: a token is more than one word of letters.
+    (
+        re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)"),
+        lambda m: not m.group("secret").isalpha(),
+        ("bearer",),
+    ),
     (re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})"), None, ("basic",)),
     (re.compile(r"(?i)\bAccountKey=(?P<secret>[^;\s]+)"), None, ("accountkey=",)),
     (

@@ -196,6 +196,25 @@ SECRETS: tuple[Case, ...] = (
     _case("plaid secret", "Plaid: {s}", _pick(_HEX, 30)),
     _case("bare telegram token", "use {s} for alerts", f"{_digits(9)}:{_pick(_URLSAFE, 35)}"),
     _case("vault legacy token bare", "token s.{s}", _pick(_ALNUM, 24)),
+    _case(
+        "docker hub pat",
+        "docker login -u me --password-stdin <<< {s}",
+        "dckr_pat_" + _pick(_URLSAFE, 27),
+    ),
+    _case("tailscale auth key", "TS key {s}", "tskey-auth-" + _pick(_ALNUM, 30)),
+    _case("langsmith key", "langsmith {s}", "lsv2_pt_" + _pick(_HEX, 32) + "_" + _pick(_HEX, 10)),
+    _case(
+        "grafana service token",
+        "grafana sa {s}",
+        "glsa_" + _pick(_ALNUM, 32) + "_" + _pick(_HEX, 8),
+    ),
+    _case("square access token", "square: {s}", "EAAA" + _pick(_URLSAFE, 60)),
+    _case("twilio api key sid", "twilio api {s}", "SK" + _pick(_HEX, 32)),
+    _case("hubspot private app token", "hubspot {s}", "pat-na1-" + _uuid()),
+    _case("pushover token", "pushover token {s}", _pick(_ALNUM, 30)),
+    _case("nuget api key", "NuGet API key {s}", _pick(_LOWER, 46)),
+    _case("azure devops pat", "Azure DevOps PAT {s}", _pick(string.ascii_lowercase + "234567", 52)),
+    _case("bearer of words", "curl -H 'Authorization: Bearer {s}'", "gateway-secret"),
     # Other shapes
     _case(
         "pgp private key block",
@@ -274,4 +293,9 @@ NOT_SECRETS: tuple[str, ...] = (
     "the user-agent is Mozilla/5.0 (X11; Linux x86_64)",
     "python -m pip install --upgrade pip",
     "npm publish --access public",
+    "the fw_update_notes file lists the changes",
+    "SK hynix makes memory chips",
+    "a pat on the back for the team",
+    "re_validate_everything_in_the_batch is slow",
+    "the Azure DevOps pipeline run 20260104.3 passed",
 )
