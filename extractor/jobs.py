@@ -19,7 +19,7 @@ from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.migrations import MIGRATIONS
-from extractor.redact import redact, redact_record, redact_value
+from extractor.redact import redact, redact_record
 from extractor.schema import Skipped
 from extractor.turn import Turn
 
@@ -320,7 +320,7 @@ class JobQueue:
         done = (
             job_id,
             json.dumps(list(written_ids)),
-            json.dumps([redact_value(s.model_dump()) for s in skipped]),
+            json.dumps(redact_record([s.model_dump() for s in skipped])),
             utcnow(),
         )
         self.store.defer("jobs.complete", self._complete_many, done)
@@ -363,14 +363,16 @@ class JobQueue:
         self._holding.discard(job_id)
         now = utcnow()
         status = "pending" if retry_at is not None else "failed"
+        # One record: the error often quotes the reply it could not read.
+        kept = redact_record({"error": error, "raw": raw_output})
         self.store.execute(
             "UPDATE jobs SET status = ?, last_error = ?, raw_output = coalesce(?, raw_output), "
             "next_attempt_at = ?, claimed_by = NULL, updated_at = ?, finished_at = ? "
             "WHERE id = ? AND status = 'running'",
             [
                 status,
-                redact(error)[:4000],
-                redact(raw_output) if raw_output is not None else None,
+                kept["error"][:4000],
+                kept["raw"],
                 retry_at,
                 now,
                 None if retry_at is not None else now,

@@ -176,3 +176,13 @@ def test_a_secret_is_masked_in_every_field_of_the_stored_turn(
     turn = make_turn("db password: Kx9-Hunter-7q", assistant_message="Using Kx9-Hunter-7q.")
     queue.enqueue(turn)
     assert "Kx9-Hunter-7q" not in str(store.execute("SELECT turn FROM jobs").fetchall())
+
+
+def test_a_failed_jobs_error_and_reply_are_redacted_together(
+    queue: JobQueue, store: BeliefStore
+) -> None:
+    job_id = queue.enqueue(make_turn())
+    assert queue.claim() is not None
+    raw = '{"content": "db password: Kx9-Hunter-7q"'
+    queue.fail(job_id, "unreadable reply near 'Kx9-Hunter-7q'", raw_output=raw)
+    assert "Kx9-Hunter-7q" not in str(store.execute("SELECT * FROM jobs").fetchall())
