@@ -88,8 +88,9 @@ SIMPLE_CONTENT_TYPES = frozenset(
 def refuse_browsers(headers: Headers, *, loopback_only: bool, model_call: bool) -> None:
     """Refuse a proxy call a browser made for another site: a foreign `Host` on a loopback
     bind (DNS rebinding), an `Origin` not this server's or `Sec-Fetch-Site: cross-site`, and a
-    model call (chat, messages, responses) in a simple content type. SDKs and agents send no
-    `Origin` and JSON bodies, so none of this touches them.
+    model call (chat, messages, responses) a browser sent in a simple content type. SDKs and
+    agents send no `Origin` and JSON bodies, so none of this touches them; scripts that post
+    JSON as form data (`curl -d`, Python's urllib) are no browser either and pass.
 
     Raises:
         ProxyError: 421 for the host, 403 for the origin, 415 for the content type.
@@ -112,17 +113,28 @@ def refuse_browsers(headers: Headers, *, loopback_only: bool, model_call: bool) 
             param="Origin",
             code="cross_site_request",
         )
-    if not model_call:
+    if not model_call or not _from_a_browser(headers):
         return
     kind = next((v.decode("latin-1") for n, v in headers if n == b"content-type"), "")
     if kind.split(";")[0].strip().lower() in SIMPLE_CONTENT_TYPES:
         raise ProxyError(
             415,
-            f"Content-Type {kind!r} is what a web page sends to another site without asking; "
-            "send the request body as JSON with Content-Type: application/json",
+            f"Content-Type {kind!r} from a browser is what a web page sends to another site "
+            "without asking; send the request body as JSON with Content-Type: application/json",
             param="Content-Type",
             code="unsupported_content_type",
         )
+
+
+def _from_a_browser(headers: list[tuple[bytes, bytes]]) -> bool:
+    """A browser's marks: `Origin` or `Sec-Fetch-*` (every current browser sends them on a
+    cross-origin write), or a browser's `User-Agent` (older ones sent neither)."""
+    for name, value in headers:
+        if name == b"origin" or name.startswith(b"sec-fetch-"):
+            return True
+        if name == b"user-agent" and value.startswith(b"Mozilla/"):
+            return True
+    return False
 
 
 class BrowserGuard:

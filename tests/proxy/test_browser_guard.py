@@ -40,6 +40,7 @@ PATHS = [
     "/user/bob/scope/project:web/v1/responses",
 ]
 PAGE = "http://evil.example"
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0"
 
 
 def body_for(path: str) -> bytes:
@@ -76,9 +77,18 @@ def test_a_cross_site_no_cors_write_is_refused(
         ({"Origin": PAGE, "Content-Type": "application/json"}, 403, "Origin"),
         ({"Origin": "null", "Content-Type": "application/json"}, 403, "Origin"),
         ({"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, 403, "Origin"),
-        ({"Content-Type": "text/plain"}, 415, "Content-Type"),
-        ({"Content-Type": "application/x-www-form-urlencoded"}, 415, "Content-Type"),
-        ({"Content-Type": "multipart/form-data; boundary=x"}, 415, "Content-Type"),
+        ({"Content-Type": "text/plain", "User-Agent": BROWSER}, 415, "Content-Type"),
+        ({"Content-Type": "text/plain", "Sec-Fetch-Mode": "no-cors"}, 415, "Content-Type"),
+        (
+            {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": BROWSER},
+            415,
+            "Content-Type",
+        ),
+        (
+            {"Content-Type": "multipart/form-data; boundary=x", "User-Agent": BROWSER},
+            415,
+            "Content-Type",
+        ),
         ({"Host": "evil.example", "Content-Type": "application/json"}, 421, "Host"),
         ({"Host": "evil.example:5757", "Content-Type": "application/json"}, 421, "Host"),
     ],
@@ -118,6 +128,10 @@ def test_a_rebinding_page_cannot_read_through_the_passthrough(
         {"Content-Type": "application/octet-stream"},
         {"Host": "localhost", "Content-Type": "application/json"},
         {"Sec-Fetch-Site": "none", "Content-Type": "application/json"},
+        # JSON posted as form data by scripts: `curl -d`, Python's urllib without a header
+        {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "curl/8.5.0"},
+        {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "Python-urllib/3.12"},
+        {"Content-Type": "text/plain"},
     ],
 )
 @pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages", "/v1/responses"])
