@@ -50,6 +50,8 @@ class Settings(BaseModel):
     upstream_connect_timeout: float = Field(default=10.0, gt=0)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Web apps (origins) trusted to call the model paths from a browser; no web page may else.
+    allowed_origins: tuple[str, ...] = ()
     read_timeout: float = Field(default=60.0, gt=0)
 
     default_user: str = "default"
@@ -132,6 +134,19 @@ class Settings(BaseModel):
                 )
         return scopes
 
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        origins = tuple(o.strip().lower().rstrip("/") for o in value)
+        for origin in origins:
+            scheme, sep, rest = origin.partition("://")
+            if not sep or not scheme or not rest or "/" in rest:
+                raise ValueError(
+                    f"{origin!r} is not an origin: write scheme://host[:port], "
+                    "e.g. https://chat.example.com"
+                )
+        return origins
+
     @field_validator("upstream_url", "anthropic_upstream_url", "extract_api_base")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
@@ -204,7 +219,7 @@ class Settings(BaseModel):
             raise SettingsError(_describe(exc)) from None
 
 
-_LIST_KEYS = ("default_scopes", "inject_scopes")
+_LIST_KEYS = ("default_scopes", "inject_scopes", "allowed_origins")
 
 
 def _split_list(raw: str) -> tuple[str, ...]:

@@ -97,11 +97,16 @@ class ProxyEndpoint:
         try:
             url_user, path = split_user(scope["path"])
             url_scope, rest = split_path(path)
-            refuse_browsers(
-                scope["headers"],
-                loopback_only=is_loopback(runtime.settings.host),
-                model_call=rest in MODEL_CALLS,
-            )
+            try:
+                refuse_browsers(
+                    scope["headers"],
+                    loopback_only=is_loopback(runtime.settings.host),
+                    model_call=rest in MODEL_CALLS,
+                    allowed_origins=runtime.settings.allowed_origins,
+                )
+            except ProxyError:
+                counters.browser_requests_refused += 1
+                raise
             if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
                 entry = Entry(
                     wire="openai" if rest == "chat/completions" else "anthropic",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -85,7 +85,13 @@ SIMPLE_CONTENT_TYPES = frozenset(
 )
 
 
-def refuse_browsers(headers: Headers, *, loopback_only: bool, model_call: bool) -> None:
+def refuse_browsers(
+    headers: Headers,
+    *,
+    loopback_only: bool,
+    model_call: bool,
+    allowed_origins: Collection[str] = (),
+) -> None:
     """Refuse a proxy call a browser made for another site: a foreign `Host` on a loopback
     bind (DNS rebinding), an `Origin` not this server's or `Sec-Fetch-Site: cross-site`, and a
     model call (chat, messages, responses) a browser sent in a simple content type. SDKs and
@@ -105,11 +111,12 @@ def refuse_browsers(headers: Headers, *, loopback_only: bool, model_call: bool) 
             param="Host",
             code="misdirected_request",
         )
-    if (problem := cross_site(headers)) is not None:
+    if (problem := cross_site(headers)) is not None and not _trusted(headers, allowed_origins):
         raise ProxyError(
             403,
-            f"{problem}: web pages may not call the model through the gateway; agents and "
-            "SDKs send no Origin header",
+            f"{problem}: web pages may not call the model through the gateway (agents and "
+            "SDKs send no Origin header); to let a web app you trust call it, add its origin "
+            "to TENURE_ALLOWED_ORIGINS",
             param="Origin",
             code="cross_site_request",
         )
@@ -124,6 +131,15 @@ def refuse_browsers(headers: Headers, *, loopback_only: bool, model_call: bool) 
             param="Content-Type",
             code="unsupported_content_type",
         )
+
+
+def _trusted(headers: list[tuple[bytes, bytes]], allowed: Collection[str]) -> bool:
+    """The `Origin` is one the operator listed, or an app's own scheme (`app://`,
+    `tauri://`, `vscode-webview://`): no page on the web can take either."""
+    origin = next((v.decode("latin-1").lower() for n, v in headers if n == b"origin"), None)
+    if origin is None or origin == "null":
+        return False
+    return origin in allowed or urlsplit(origin).scheme not in ("http", "https")
 
 
 def _from_a_browser(headers: list[tuple[bytes, bytes]]) -> bool:

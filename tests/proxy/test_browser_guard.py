@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from proxy.settings import Settings, SettingsError
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway, no_request_to
 from tests.proxy.gateway_reads import pending_turns
@@ -109,6 +110,13 @@ def test_each_browser_mark_is_refused_in_the_protocols_error_format(
     if path.endswith("/messages"):
         assert error["type"] == "error"  # Anthropic's envelope
     assert error["error"]["param"] == param and error["error"]["message"]
+
+
+def test_refusals_are_counted_on_healthz(gateway: Gateway) -> None:
+    post(gateway, "/v1/chat/completions", {"Origin": PAGE, "Content-Type": "application/json"})
+    post(gateway, "/v1/chat/completions", {"Content-Type": "application/json"})
+    health = httpx.get(gateway.url + "/healthz", timeout=10).json()
+    assert health["counters"]["browser_requests_refused"] == 1
 
 
 def test_a_rebinding_page_cannot_read_through_the_passthrough(
@@ -221,3 +229,32 @@ def test_a_real_browser_page_on_another_origin_cannot_write_into_memory(
     gateway.settle(until=lambda: gateway.runtime.counters.requests >= 1)
     assert not [r for r in upstream.requests if r.path.endswith("/chat/completions")]
     assert pending_turns(gateway) == []
+
+
+@pytest.mark.parametrize(
+    ("origin", "status"),
+    [
+        ("https://chat.example.com", 200),  # listed in TENURE_ALLOWED_ORIGINS
+        ("app://obsidian.md", 200),  # an app's own scheme: no web page has it
+        ("vscode-webview://1a2b3c", 200),
+        ("http://localhost:3000", 403),  # a local page on another port is another site
+        ("https://chat.example.com.evil.example", 403),
+        ("null", 403),
+    ],
+)
+def test_allowed_origins_and_app_schemes_are_served(
+    make_gateway: Any, origin: str, status: int
+) -> None:
+    gateway = make_gateway(allowed_origins=("https://chat.example.com",))
+    headers = {"Origin": origin, "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}
+    resp = post(gateway, "/v1/chat/completions", headers)
+    assert resp.status_code == status, resp.text
+    if status == 403:
+        assert "TENURE_ALLOWED_ORIGINS" in resp.json()["error"]["message"]
+
+
+def test_an_allowed_origin_that_is_no_origin_is_refused_by_name() -> None:
+    with pytest.raises(SettingsError, match=r"TENURE_ALLOWED_ORIGINS.*scheme://host"):
+        Settings.load(environ={"TENURE_ALLOWED_ORIGINS": "chat.example.com"})
+    loaded = Settings.load(environ={"TENURE_ALLOWED_ORIGINS": "https://A.example/, app://x"})
+    assert loaded.allowed_origins == ("https://a.example", "app://x")
