@@ -102,7 +102,9 @@ def refuse_browsers(
         ProxyError: 421 for the host, 403 for the origin, 415 for the content type.
     """
     headers = list(headers)
-    if loopback_only and (problem := foreign_host(headers)) is not None:
+    # No Host at all is an HTTP/1.0 script's request: a browser always names the host.
+    named = any(name == b"host" for name, _ in headers)
+    if loopback_only and named and (problem := foreign_host(headers)) is not None:
         raise ProxyError(
             421,
             f"{problem}: a web page whose domain points here (DNS rebinding) must not reach "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -148,6 +149,20 @@ def test_clients_without_browser_marks_are_served(
 ) -> None:
     resp = post(gateway, path, headers)
     assert resp.status_code == 200, resp.text
+
+
+def test_an_http_1_0_request_without_a_host_is_served(gateway: Gateway) -> None:
+    body = body_for("/v1/chat/completions")
+    request = (
+        b"POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    with socket.create_connection(("127.0.0.1", gateway.port), timeout=30) as sock:
+        sock.sendall(request)
+        answer = b""
+        while data := sock.recv(65536):
+            answer += data
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
 
 
 def test_a_page_of_this_server_is_not_cross_site(gateway: Gateway) -> None:
