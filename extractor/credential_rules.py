@@ -196,6 +196,16 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
         given,
         ("stdin", "sudo", "chpasswd"),
     ),
+    # … or given as a here-string: `sudo -S <<< pw`, `--password-stdin <<< pw`
+    (
+        re.compile(
+            r"(?:--password-stdin|\bsudo\s+-S|\bchpasswd|--stdin)\b[^\n|]*?<<<\s*" + _FLAG_VALUE
+        ),
+        given,
+        ("stdin", "sudo", "chpasswd"),
+    ),
+    # .npmrc's `_auth=` (base64 user:password)
+    (re.compile(r"(?m)^\s*_auth\s*=\s*['\"]?(?P<secret>[^\s'\"]+)"), given, ("_auth",)),
     # .netrc (`machine m login l password p`, on one line or several), .pgpass
     # (`host:port:db:user:password`), wpa_supplicant `psk=`, Wi-Fi QR codes, `pass=`
     (

@@ -215,6 +215,8 @@ SECRETS: tuple[Case, ...] = (
     _case("nuget api key", "NuGet API key {s}", _pick(_LOWER, 46)),
     _case("azure devops pat", "Azure DevOps PAT {s}", _pick(string.ascii_lowercase + "234567", 52)),
     _case("bearer of words", "curl -H 'Authorization: Bearer {s}'", "gateway-secret"),
+    _case("here-string into sudo", "sudo -S whoami <<< '{s}'", "Rk4-" + _pick(_ALNUM, 9)),
+    _case("npmrc _auth", "_auth={s}\nalways-auth=true", _pick(_B64, 28) + "=="),
     # Other shapes
     _case(
         "pgp private key block",
