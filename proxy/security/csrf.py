@@ -113,7 +113,12 @@ def refuse_browsers(
             param="Host",
             code="misdirected_request",
         )
-    if (problem := cross_site(headers)) is not None and not _trusted(headers, allowed_origins):
+    problem = cross_site(headers)
+    if problem is None and (b"sec-fetch-site", b"same-site") in headers:
+        # A page on another port of this machine: the same site, another origin. A GET
+        # from it carries no Origin.
+        problem = "the request comes from another origin (Sec-Fetch-Site: same-site)"
+    if problem is not None and not _trusted(headers, allowed_origins):
         raise ProxyError(
             403,
             f"{problem}: web pages may not call the model through the gateway (agents and "

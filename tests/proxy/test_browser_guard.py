@@ -79,6 +79,7 @@ def test_a_cross_site_no_cors_write_is_refused(
         ({"Origin": PAGE, "Content-Type": "application/json"}, 403, "Origin"),
         ({"Origin": "null", "Content-Type": "application/json"}, 403, "Origin"),
         ({"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, 403, "Origin"),
+        ({"Sec-Fetch-Site": "same-site", "Content-Type": "application/json"}, 403, "Origin"),
         ({"Content-Type": "text/plain", "User-Agent": BROWSER}, 415, "Content-Type"),
         ({"Content-Type": "text/plain", "Sec-Fetch-Mode": "no-cors"}, 415, "Content-Type"),
         (
