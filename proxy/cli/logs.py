@@ -50,6 +50,9 @@ def configure_logging(settings: Settings) -> None:
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
+    # psycopg's pool warns at every reconnect attempt while PostgreSQL is away; the writer and
+    # the change feed say so once each, and again when it is back.
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     quiet = settings.litellm_log_level == "off"
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)

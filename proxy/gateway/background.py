@@ -28,6 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from beliefs.connection import store_refused
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from extractor.jobs import JobQueue, PendingJob, pending_job
@@ -118,15 +119,28 @@ class StoreWriter:
         self._max_kept = max(1, max_kept)
         self._retry_s = retry_s
         self._retry_wait = retry_s
+        self._retry_at = 0.0  # time.monotonic() when kept writes are tried again
+        self._retrying = 0  # kept writes in the write under way
         self._health = WriteHealth()
+        # Extraction jobs not in the store yet (queued, journaled, kept): id(item) -> created.
+        self._jobs_waiting: dict[int, float] = {}
 
     @property
     def pending(self) -> int:
         return self._queue.qsize() + len(self._kept) + len(self._held) + len(self._journaling)
 
     def health(self) -> WriteHealth:
-        self._health.kept = len(self._kept)
+        self._health.kept = len(self._kept) + self._retrying
         return self._health
+
+    def jobs_waiting(self) -> tuple[int, float]:
+        """Extraction jobs in memory, not in the store yet (queued, journaled and waiting to
+        share a commit, kept while the store refuses writes): how many, and the oldest one's
+        age in seconds (0 when none)."""
+        if not self._jobs_waiting:
+            return 0, 0.0
+        oldest = next(iter(self._jobs_waiting.values()))  # insertion order is age order
+        return len(self._jobs_waiting), max(0.0, time.time() - oldest)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name="tenure-store-writer")
@@ -146,7 +160,7 @@ class StoreWriter:
     def submit_job(self, turn: Callable[[], Turn | None]) -> None:
         """Queue an extraction job; `turn()` runs on the store thread (parsing the captured
         exchange off the request path) and the jobs of a batch go in one INSERT."""
-        self._queue.put_nowait(_Item("job", turn=turn))
+        self._queue.put_nowait(self._job(_Item("job", turn=turn)))
 
     async def commit_job(self, turn: Callable[[], Turn | None]) -> bool:
         """Write an extraction job now, with whatever else is queued, and wait for the commit.
@@ -156,7 +170,7 @@ class StoreWriter:
         the wait leaves the write queued.
         """
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        item = _Item("job", turn=turn, done=done)
+        item = self._job(_Item("job", turn=turn, done=done))
         if self._journal_task is not None:
             self._journaling.append(item)
             self._journal_wake.set()
@@ -164,6 +178,10 @@ class StoreWriter:
             self._queue.put_nowait(item)
             self._hurry.set()
         return await asyncio.shield(done)
+
+    def _job(self, item: _Item) -> _Item:
+        self._jobs_waiting[id(item)] = time.time()
+        return item
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is written or kept for a retry (tests)."""
@@ -270,20 +288,39 @@ class StoreWriter:
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             queued = len(batch)
+            urgent = any(item is None or item is _FLUSH for item in batch)
             items = self._with_held(
                 [item for item in batch if item is not None and not _marker(item)],
-                now=first is _RETRY or any(item is None or item is _FLUSH for item in batch),
+                now=first is _RETRY or urgent,
             )
-            retried = list(self._kept)
-            self._kept.clear()
             try:
-                if items or retried:
-                    await self._write(retried + items)
+                if self._kept and not urgent and time.monotonic() < self._retry_at:
+                    self._keep_until_retry(items)
+                else:
+                    retried = list(self._kept)
+                    self._kept.clear()
+                    self._retrying = len(retried)
+                    if items or retried:
+                        await self._write(retried + items)
             finally:
+                self._retrying = 0
                 for _ in range(queued):
                     self._queue.task_done()
             if any(item is None for item in batch):
                 return
+
+    def _keep_until_retry(self, items: list[_Item]) -> None:
+        """While the store refuses writes, new ones join the kept ones until the next try is
+        due (the backoff holds under load); a reply waiting for its job is told at once."""
+        for item in items:
+            if item.done is not None and not item.done.done():
+                item.done.set_result(False)
+        self._kept.extend(items)
+        self._trim_kept()
+
+    def _trim_kept(self) -> None:
+        while len(self._kept) > self._max_kept:
+            self._lose(self._kept.popleft(), "more writes waiting than can be kept")
 
     def _with_held(self, items: list[_Item], *, now: bool) -> list[_Item]:
         """`items` with the injection records taken out to wait for a later commit, or with
@@ -306,7 +343,7 @@ class StoreWriter:
     async def _next(self) -> _Item | None:
         """The next queued item; `_RETRY` when kept writes are due for another try or held
         records for their commit."""
-        waits = [self._retry_wait] if self._kept else []
+        waits = [self._retry_at - time.monotonic()] if self._kept else []
         if self._held:
             waits.append(self._held_since + self._record_linger - time.monotonic())
         if not waits:
@@ -327,6 +364,8 @@ class StoreWriter:
         for item, error, keep in results:
             if item.done is not None and not item.done.done():
                 item.done.set_result(not error)
+            if not error or not keep:
+                self._jobs_waiting.pop(id(item), None)
             if not error:
                 if item.label == "injection":
                     self._counters.records_written += 1
@@ -349,16 +388,17 @@ class StoreWriter:
                     _first_error(results),
                 )
             health.ok, health.reason = False, _first_error(results)
+            self._retry_at = time.monotonic() + self._retry_wait
             self._retry_wait = min(self._retry_wait * 2, RETRY_MAX_S)
             self._kept.extend(refused)
-            while len(self._kept) > self._max_kept:
-                self._lose(self._kept.popleft(), "more writes waiting than can be kept")
+            self._trim_kept()
         elif not health.ok and not self._kept:
             log.warning("the store takes writes again; every kept write is written")
             health.ok, health.reason, health.failing_since = True, "", None
             self._retry_wait = self._retry_s
 
     def _lose(self, item: _Item, error: str) -> None:
+        self._jobs_waiting.pop(id(item), None)
         self._counters.writes_lost += 1
         self._health.lost += 1
         log.error("LOST a %s write (%d lost since start): %s", item.label, self._health.lost, error)
@@ -386,17 +426,6 @@ def _first_error(results: list[tuple[_Item, str, bool]]) -> str:
     return next((error for _, error, keep in results if error and keep), "")
 
 
-def _store_refused(exc: BaseException) -> bool:
-    """The store could not write (disk full, file too large, unwritable, invalidated by an
-    earlier I/O error) rather than the write being wrong: worth keeping and trying again."""
-    if isinstance(exc, OSError | MemoryError):
-        return True
-    name = type(exc).__name__
-    if name == "TransactionException":  # DuckDB: "Failed to commit: Could not write file …"
-        return "commit" in str(exc).lower() or "write" in str(exc).lower()
-    return name in ("IOException", "OutOfMemoryException", "FatalException", "InternalException")
-
-
 def _apply_folding(
     store: BeliefStore, jobs: JobQueue | None, journal: JobJournal | None, items: list[_Item]
 ) -> list[tuple[_Item, str, bool]]:
@@ -419,11 +448,11 @@ def _apply(
             _write(store, jobs, items)
         return [(item, "", False) for item in items]
     except Exception as exc:
-        if len(items) == 1 or _store_refused(exc):
+        if len(items) == 1 or store_refused(exc):
             # The store refuses writes as such: trying each alone would only fail again.
-            if not _store_refused(exc):
+            if not store_refused(exc):
                 log.exception("background %s write failed", items[0].label)
-            return [(item, _describe(exc), _store_refused(exc)) for item in items]
+            return [(item, _describe(exc), store_refused(exc)) for item in items]
     results = []
     for item in items:
         try:
@@ -431,9 +460,9 @@ def _apply(
                 _write(store, jobs, [item])
             results.append((item, "", False))
         except Exception as exc:
-            if not _store_refused(exc):
+            if not store_refused(exc):
                 log.exception("background %s write failed", item.label)
-            results.append((item, _describe(exc), _store_refused(exc)))
+            results.append((item, _describe(exc), store_refused(exc)))
     return results
 
 

@@ -10,6 +10,7 @@ import logging
 import secrets
 from datetime import datetime, timedelta
 
+from beliefs.connection import store_refused
 from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -107,9 +108,16 @@ class SharedAccess:
         self._apply(self._seq)
 
     async def _follow(self) -> None:
+        away = False
         while True:
             await asyncio.sleep(POLL_S)
             try:
                 await self.thread.run(self._catch_up)
-            except Exception:
-                log.exception("reading the other replicas' logouts and wrong keys failed")
+            except Exception as exc:
+                if not store_refused(exc):
+                    log.exception("reading the other replicas' logouts and wrong keys failed")
+                elif not away:  # PostgreSQL is away: said once, read again when it is back
+                    log.warning("cannot read the other replicas' logouts (%s); retrying", exc)
+                away = True
+            else:
+                away = False
