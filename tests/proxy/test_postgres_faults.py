@@ -129,7 +129,16 @@ def pair(
 ) -> Iterator[Pair]:
     """Two replicas on a new database, under load (ten turns answered already)."""
     url = own_postgres.new_database()
-    procs, bases = start_pair(tmp_path, url, upstream_server.url)
+    # An extraction worker on each, its model unreachable: the jobs stay in the table to be
+    # counted, while the worker still reads the store every second.
+    procs, bases = start_pair(
+        tmp_path,
+        url,
+        upstream_server.url,
+        TENURE_EXTRACT_WORKERS="1",
+        TENURE_EXTRACT_API_BASE="http://127.0.0.1:9/v1",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
     load = Load([bases["a"], bases["b"]])
     load.start()
     try:
@@ -176,6 +185,10 @@ def test_postgresql_stopped_under_load_loses_no_turn_and_both_replicas_recover(
             assert "PostgreSQL" in " ".join(body["reasons"]), body
             # The turns the store has not taken yet are the backlog, counted from memory.
             assert body["jobs"]["pending"] >= body["jobs"]["in_memory"] > 0, body
+            # Extraction notices too, and waits (said once in the log, no traceback).
+            eventually(
+                lambda base=base: health(base)[1]["extractor"]["waiting_for_store"], timeout=60
+            )
     finally:
         own_postgres.resume()
     pair.load.more(10)
