@@ -28,6 +28,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import tenacity
+
 from beliefs.connection import store_refused
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -117,8 +119,12 @@ class StoreWriter:
         self._hurry = asyncio.Event()
         self._kept: deque[_Item] = deque()
         self._max_kept = max(1, max_kept)
-        self._retry_s = retry_s
-        self._retry_wait = retry_s
+        # Doubling from retry_s to RETRY_MAX_S, with jitter: replicas that lost one database
+        # together do not all come back at the same instant.
+        self._backoff = tenacity.wait_exponential_jitter(
+            multiplier=retry_s, max=RETRY_MAX_S, jitter=retry_s
+        )
+        self._refusals = 0  # refused writes in a row
         self._retry_at = 0.0  # time.monotonic() when kept writes are tried again
         self._retrying = 0  # kept writes in the write under way
         self._health = WriteHealth()
@@ -388,14 +394,16 @@ class StoreWriter:
                     _first_error(results),
                 )
             health.ok, health.reason = False, _first_error(results)
-            self._retry_at = time.monotonic() + self._retry_wait
-            self._retry_wait = min(self._retry_wait * 2, RETRY_MAX_S)
+            self._refusals += 1
+            state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
+            state.attempt_number = self._refusals
+            self._retry_at = time.monotonic() + self._backoff(state)
             self._kept.extend(refused)
             self._trim_kept()
         elif not health.ok and not self._kept:
             log.warning("the store takes writes again; every kept write is written")
             health.ok, health.reason, health.failing_since = True, "", None
-            self._retry_wait = self._retry_s
+            self._refusals = 0
 
     def _lose(self, item: _Item, error: str) -> None:
         self._jobs_waiting.pop(id(item), None)
