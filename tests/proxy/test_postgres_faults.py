@@ -17,7 +17,7 @@ import pytest
 
 from tests.fakes.upstream import FakeUpstream
 from tests.postgres_server import PostgresServer, postgres_bin
-from tests.proxy.test_replicas import ALICE, Procs, eventually, start_pair
+from tests.proxy.test_replicas import ALICE, KEY, Procs, eventually, logged_in, start_pair
 
 MARK = re.compile(r"turn-\d{5}")
 
@@ -200,3 +200,30 @@ def test_postgresql_stopped_under_load_loses_no_turn_and_both_replicas_recover(
 def _refusing(base: str) -> tuple[int, dict[str, Any]] | None:
     code, body = health(base)
     return (code, body) if not body["writes"]["ok"] else None
+
+
+def test_a_logout_while_postgresql_is_stopped_ends_the_session_on_the_other_replica(
+    tmp_path: Path, own_postgres: PostgresServer, upstream_server: FakeUpstream
+) -> None:
+    procs, bases = start_pair(
+        tmp_path, own_postgres.new_database(), upstream_server.url, TENURE_API_KEY=KEY
+    )
+    a, b = bases["a"], bases["b"]
+    try:
+        jar, token = logged_in(a)
+        assert httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 200
+        own_postgres.halt()
+        try:
+            out = httpx.post(f"{a}/logout", data={"csrf_token": token}, cookies=jar, timeout=30)
+            assert out.status_code == 303
+            # The logout waits on replica a until the store is back: b has not heard of it.
+            eventually(lambda: not health(a)[1]["writes"]["ok"] or health(a)[0] == 503, 60)
+        finally:
+            own_postgres.resume()
+        eventually(
+            lambda: httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 401,
+            timeout=60,
+        )
+    finally:
+        for proc in procs.values():
+            _stopped(proc)
