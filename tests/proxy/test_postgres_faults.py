@@ -138,6 +138,9 @@ def pair(
         TENURE_EXTRACT_WORKERS="1",
         TENURE_EXTRACT_API_BASE="http://127.0.0.1:9/v1",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
+        # Few writes kept in memory: past them the jobs wait in the journal only, and must
+        # still reach the table once the store is back, without a restart.
+        TENURE_WRITE_KEEP_MAX="8",
     )
     load = Load([bases["a"], bases["b"]])
     load.start()
@@ -177,7 +180,7 @@ def test_postgresql_stopped_under_load_loses_no_turn_and_both_replicas_recover(
 ) -> None:
     own_postgres.halt()
     try:
-        pair.load.more(10)  # answered while the store is away
+        pair.load.more(40)  # answered while the store is away: more than the writes kept
         for base in (pair.a, pair.b):
             # Refused writes are kept for another try and said: turns keep coming meanwhile.
             code, body = eventually(lambda base=base: _refusing(base), timeout=60)
