@@ -68,7 +68,7 @@ def start_tenure(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # start-up alone; a loaded machine is slow to import
     while True:
         try:
             health = httpx.get(f"http://127.0.0.1:{port}/healthz")
