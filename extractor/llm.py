@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from extractor.errors import ExtractionOutputInvalid, ModelRefused
+from extractor.errors import ExtractionOutputInvalid, ModelRefused, ModelUnauthorized
 from extractor.modes import ModeBook
 from extractor.repair import json_error
 
@@ -249,6 +249,9 @@ def _classify(exc: Exception) -> Exception:
             "the model's reply is a JSON document but not a chat completion", raw_output=text
         )
     status = getattr(exc, "status_code", None)
+    unauthorized = _unauthorized(exc, status)
+    if unauthorized is not None:
+        return unauthorized
     if isinstance(status, int) and status in REFUSAL_STATUSES:
         body = getattr(exc, "body", None)
         detail = json.dumps(body, ensure_ascii=False) if body is not None else ""
@@ -258,3 +261,15 @@ def _classify(exc: Exception) -> Exception:
             detail=f"{detail} {text}",
         )
     return exc
+
+
+def _unauthorized(exc: Exception, status: object) -> ModelUnauthorized | None:
+    """A rejected key is a setting to fix, not an outage: named at once, never retried."""
+    if status not in (401, 403):
+        return None
+    return ModelUnauthorized(
+        f"the model server rejected the extraction call's key ({status}: {str(exc)[:300]}); "
+        "extraction never sends a client's key: set TENURE_EXTRACT_API_KEY, or "
+        "TENURE_UPSTREAM_API_KEY when extraction uses the upstream, to a key it accepts, "
+        "restart, then retry the failed jobs"
+    )

@@ -115,6 +115,9 @@ class ExtractionWorkers:
         # second off the request path); 0 = unbounded.
         self._backlog_max = backlog_max
         self._bounded_at = 0.0
+        # The last configuration fact the model's server reported (a rejected key, a context
+        # too small): memory cannot form until a setting changes; cleared by a good call.
+        self.config_fault: str | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -152,6 +155,7 @@ class ExtractionWorkers:
             "workers": self.concurrency if running else 0,
             "in_flight": len(self._calls),
             "models": self.llm.modes.snapshot(),
+            "config_fault": self.config_fault,
         }
 
     async def run_once(self) -> int:
@@ -266,15 +270,24 @@ class ExtractionWorkers:
         except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
+            self._misconfigured(exc)
             return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
             error = _describe(exc)
             self.breaker.record_failure(error)
             return self._outcome(job, model, started, error=error)
         self.breaker.record_success()
+        self.config_fault = None
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
+
+    def _misconfigured(self, exc: ModelMisconfigured) -> None:
+        """Say a configuration fault at once, and once, rather than at each job it parks."""
+        fault = redact(exc.message)
+        if fault != self.config_fault:
+            log.error("extraction cannot work as configured; memory will not form: %s", fault)
+        self.config_fault = fault
 
     def _outcome(
         self,

@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
@@ -121,6 +122,7 @@ class Runtime:
             llm = own_llm = chat_model_for(settings)
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
+            warn_if_keyless(settings)
             workers = ExtractionWorkers(
                 thread,
                 jobs,
@@ -263,6 +265,21 @@ def chat_model_for(settings: Settings) -> LiteLLMChatModel:
         api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),
         timeout=settings.extract_timeout,
         routes=routes if own else None,
+    )
+
+
+def warn_if_keyless(settings: Settings) -> None:
+    """Extraction never uses a client's key: without one of its own, a provider that wants a
+    key refuses every call and memory never forms. A server on this machine may need none."""
+    base = settings.extract_api_base or settings.upstream_url
+    local = urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1")
+    own = settings.extract_model is None  # else LiteLLM may read the provider's own variable
+    if settings.extract_api_key or settings.upstream_api_key or local or not own:
+        return
+    log.warning(
+        "extraction calls %s without a key (a client's key is never kept): set "
+        "TENURE_UPSTREAM_API_KEY or TENURE_EXTRACT_API_KEY, or memory will not form",
+        base,
     )
 
 
