@@ -93,15 +93,17 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
     def remote(client: ApiClient) -> Any:
         return client.send("PUT", "/api/persona", {"text": text}, user=user)
 
-    return _print(args, _with_store(settings, local, remote))
+    return _print(args, _with_store(settings, local, remote, create=True))
 
 
 def _with_store(
     settings: Settings,
     local: Callable[[BeliefStore], dict[str, Any]],
     remote: Callable[[ApiClient], Any],
+    *,
+    create: bool = False,
 ) -> dict[str, Any]:
-    result: dict[str, Any] = with_backend(settings, local, remote, timeout=120)
+    result: dict[str, Any] = with_backend(settings, local, remote, timeout=120, create=create)
     return result
 
 

@@ -89,7 +89,7 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     def remote(api: ApiClient) -> Rule:
         return _rules([api.send("POST", "/api/rules", changes)])[0]
 
-    rule = with_backend(settings, lambda store: create_rule(store, rule), remote)
+    rule = with_backend(settings, lambda store: create_rule(store, rule), remote, create=True)
     _print(rule)
     print(f"added rule {rule.id} for {rule.pattern}")
     return 0

@@ -98,10 +98,12 @@ def _backend(
     args: argparse.Namespace,
     local: Callable[[BeliefStore], T],
     remote: Callable[[ApiClient], T] | str,
+    *,
+    create: bool = False,
 ) -> T:
     """The database, or the API of the server holding it (see `backend.with_backend`)."""
     read_only = bool(getattr(args, "read_only", False))
-    return with_backend(settings, local, remote, read_only=read_only)
+    return with_backend(settings, local, remote, read_only=read_only, create=create)
 
 
 _API_NAMES = {"user_id": "user", "agent_id": "agent"}  # store.list's names as the API's
@@ -144,7 +146,9 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         answer = api.send("POST", "/api/import", text="\n".join(to_jsonl(beliefs)) + "\n")
         return int(answer["imported"])
 
-    count = _backend(settings, args, lambda store: store.import_beliefs(beliefs), remote)
+    count = _backend(
+        settings, args, lambda store: store.import_beliefs(beliefs), remote, create=True
+    )
     _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
     return 0
 
