@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from beliefs.errors import BeliefError
-from proxy.settings import Settings, SettingsError
+from proxy.settings import Settings, SettingsError, unknown_variables
 
 # Each module exposes `register(subparsers)`; add new command groups here.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -54,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(handler(args, Settings.load()))
+        settings = Settings.load()
+        for warning in unknown_variables(os.environ, settings):
+            print(f"warning: {warning}", file=sys.stderr)
+        return int(handler(args, settings))
     except (BeliefError, SettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
