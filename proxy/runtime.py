@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
+from beliefs.errors import BeliefError
 from beliefs.lexicon import warm as warm_lexicon
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
@@ -221,7 +222,10 @@ async def start_when_loaded(
     if llm is not None:
         llm.warm_up()
     if semantic and store.index.semantic is None:
-        await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+        try:
+            await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+        except BeliefError as exc:  # name recall still works; extraction must still start
+            log.error("semantic recall is off: %s", exc.message)
     if workers is not None:
         await workers.start()
     scheduler.start()

@@ -10,6 +10,7 @@ import socket
 import sys
 from types import FrameType
 
+from beliefs.encoder import packaged_model_dir
 from beliefs.errors import StoreLocked
 from beliefs.postgres import redacted
 from beliefs.store import BeliefStore
@@ -56,9 +57,12 @@ def serve(settings: Settings, workers: int = 1) -> None:
 
     Raises:
         SettingsError: the bind address is refused or the port is taken.
+        BeliefError: TENURE_SEMANTIC is set and the model package is not installed.
         StoreLocked: another process holds the database.
     """
     check_bind(settings.host, settings.api_key)
+    if settings.semantic:  # refused now, as the CLI's own commands do, not ignored in silence
+        packaged_model_dir()
     configure_logging(settings)
     # The store thread holds the GIL in short bursts; let the event loop take it back sooner
     # than the default 5 ms so those bursts do not show up in the proxy's tail latency.

