@@ -27,13 +27,36 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module registers each command: a command imports its own module only (start-up is
+# mostly imports); help and unknown commands register them all. A test keeps this in step.
+COMMANDS: dict[str, str] = {
+    "import": "proxy.cli.store",
+    "export": "proxy.cli.store",
+    "verify": "proxy.cli.store",
+    "beliefs": "proxy.cli.store",
+    "serve": "proxy.cli.serve",
+    "context": "proxy.cli.context",
+    "eval": "proxy.cli.evaluate",
+    "compact": "proxy.cli.compact",
+    "persona": "proxy.cli.persona",
+    "rules": "proxy.cli.rules",
+    "jobs": "proxy.cli.jobs",
+    "mcp": "proxy.cli.mcp",
+    "eval-extract": "proxy.cli.eval_extract",
+    "db": "proxy.cli.db",
+}
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with `argv` naming a command, only that command's module is imported."""
     parser = argparse.ArgumentParser(
         prog="tenure",
         description="Belief memory for LLM agents: data lives in TENURE_HOME (default ~/.tenure).",
     )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    first = next((arg for arg in argv or () if not arg.startswith("-")), None)
+    wanted = COMMANDS.get(first or "")
+    for name in (wanted,) if wanted else COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
 
@@ -44,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # copy it ships with; nothing of ours may reach the network except the upstream. Set before
     # any command can import it (an explicit choice in the environment is kept).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse reports usage errors and --help this way
