@@ -14,6 +14,7 @@ from compaction import RUN_COUNTS
 from proxy.api import beliefs as belief_api
 from proxy.api.compaction import compaction_runs, get_persona
 from proxy.api.jobs import get_job, list_conflicts, list_jobs
+from proxy.api.openapi import describe
 from proxy.api.routes import health, list_injections
 from proxy.mcp.audit import calls
 from proxy.runtime import Runtime
@@ -123,6 +124,10 @@ class Pages:
 
     async def favicon(self, request: Request) -> Response:
         return RedirectResponse("/static/favicon.svg", status_code=301)
+
+    async def api(self, request: Request) -> Response:
+        """The API's endpoints as a page; the raw OpenAPI document is one link away."""
+        return self._page(request, "api.html", active="api", doc=describe(request.app.routes))
 
     async def beliefs(self, request: Request) -> Response:
         rt: Runtime = request.app.state.runtime

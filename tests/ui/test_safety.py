@@ -194,7 +194,7 @@ def test_the_login_page_shows_no_navigation_and_no_log_out(make_ui: Callable[...
     ui = make_ui(api_key="sk-local-secret")
     page = ui.client.get("/login").text
     assert "Log in" in page and 'action="/logout"' not in page and "Log out" not in page
-    assert 'href="/audit"' not in page and 'href="/api/openapi.json"' not in page
+    assert 'href="/audit"' not in page and 'href="/api-reference"' not in page
     signed_in = ui.client.post(
         "/login",
         data={"csrf_token": ui.csrf("/login"), "key": "sk-local-secret", "next": "/beliefs"},
