@@ -123,7 +123,8 @@ def differences(source: BeliefDatabase, dest: BeliefDatabase) -> list[str]:
         b = sorted(_canonical(r) for r in _rows(dest, table, columns))
         if a != b:
             out.append(
-                f"{table}: {_row_count(len(a))} in the source, {len(b)} in the copy, or values differ"
+                f"{table}: {_row_count(len(a))} in the source, {len(b)} in the copy, or values "
+                "differ"
             )
     return out
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from beliefs.errors import reason
 from beliefs.models import SCOPE_PATTERN
 from beliefs.postgres import is_postgres_url, redacted
 
@@ -244,6 +245,6 @@ def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
         if key == "database_url" and isinstance(value, str):
             value = redacted(value)
         # pydantic prefixes a validator's own message with "Value error, "
-        message = str(err["msg"]).removeprefix("Value error, ")
+        message = reason(err)
         lines.append(f"setting {key} ({where}) = {value!r}: {message}")
     return "; ".join(lines)

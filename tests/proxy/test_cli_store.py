@@ -200,6 +200,11 @@ def _bad_files() -> list[tuple[str, str, str]]:
         ),
         ("in-store", json.dumps([first]), "id: already in the store"),
         (
+            "scope",
+            json.dumps([{**first, "_id": "b-new", "canonical_name": "fresh", "scope": ["code"]}]),
+            "entry 0 (id b-new): field scope: scope 'code' is not one of",  # no "Value error, "
+        ),
+        (
             "dangling",
             json.dumps(
                 [
