@@ -157,6 +157,7 @@ class ModelScore(Tally):
     completion_tokens_per_job: float = 0.0
     calls_per_job: float = 0.0
     modes: dict[str, int] = field(default_factory=dict)
+    canary: str = ""  # the verdict on the turn with a known answer, asked before the first job
     details: list[ConversationScore] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:

@@ -36,6 +36,8 @@ contradicted), naming it by belief_id AND canonical_name.
 - superseded: the user clearly replaced an earlier belief (switched tools, changed their mind); \
 give new_content. contradicted: the turn conflicts with a known belief and it is unclear which \
 holds.
+- A superseded update also gives why_it_matters for the new choice and, in \
+rejected_alternatives, the option it replaced.
 - why_it_matters: ONE imperative sentence telling a future assistant what to do differently \
 because of this belief.
 - aliases: short forms (1-2 words) the user may use later for the same subject. \

@@ -123,6 +123,15 @@ class BeliefUpdate(BaseModel):
     reason: str | None = Field(
         default=None, max_length=500, description="Why, in a few words, quoting the turn."
     )
+    why_it_matters: str | None = Field(
+        default=None,
+        max_length=600,
+        description="For superseded or contradicted: the new directive, one imperative sentence.",
+    )
+    rejected_alternatives: list[str] = Field(
+        default_factory=list,
+        description="For superseded: the names of the option just replaced.",
+    )
 
 
 class EntityUpdate(BaseModel):

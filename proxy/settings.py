@@ -40,6 +40,9 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=5757, ge=1, le=65535)
     api_key: str | None = None
+    # What `tenure` commands and `tenure mcp` send to a running server that has no
+    # TENURE_API_KEY but access tokens (an operator token from `tenure tokens create`).
+    token: str | None = Field(default=None, repr=False)
 
     upstream_url: str = "https://api.openai.com/v1"
     upstream_api_key: str | None = None
@@ -94,6 +97,7 @@ class Settings(BaseModel):
     extract_output_mode: Literal["auto", "json_schema", "json_object", "tools", "text"] = "auto"
     extract_schema: Literal["full", "light"] = "full"
     extract_rules_in: Literal["auto", "system", "user"] = "auto"
+    extract_canary: bool = True  # a turn with a known answer before each model's first job
 
     # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
     # Tenure users here, else ignored unless trusted (see proxy/gateway/identity.py).

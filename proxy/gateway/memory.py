@@ -106,7 +106,8 @@ class MemoryBuilder:
                 model=model,
             )
             # Read before assembling: a write landing meanwhile must not be cached as seen.
-            key = (request, persona, covers, self._store.index.user_version(identity.user_id))
+            version = self._store.index.user_version(identity.user_id)
+            key = (request, persona, covers, version, self._store.contested.version)
             memory = self._recent.get(key, self._store.rules)
             if memory is None:
                 rules = self._store.rules
