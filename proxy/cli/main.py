@@ -11,25 +11,9 @@ from collections.abc import Sequence
 from beliefs.errors import BeliefError
 from proxy.settings import Settings, SettingsError, unknown_variables
 
-# Each module exposes `register(subparsers)`; add new command groups here.
-COMMAND_MODULES: tuple[str, ...] = (
-    "proxy.cli.store",
-    "proxy.cli.serve",
-    "proxy.cli.context",
-    "proxy.cli.evaluate",
-    "proxy.cli.compact",
-    "proxy.cli.persona",
-    "proxy.cli.rules",
-    "proxy.cli.jobs",
-    "proxy.cli.mcp",
-    "proxy.cli.eval_extract",
-    "proxy.cli.db",
-    "proxy.cli.tokens",
-)
-
-
-# Which module registers each command: a command imports its own module only (start-up is
-# mostly imports); help and unknown commands register them all. A test keeps this in step.
+# Which module registers each command (each exposes `register(subparsers)`; add new commands
+# here). A command imports only its own module, as start-up is mostly imports; help and unknown
+# commands register them all. A test checks each module registers exactly the names given here.
 COMMANDS: dict[str, str] = {
     "import": "proxy.cli.store",
     "export": "proxy.cli.store",
@@ -45,7 +29,9 @@ COMMANDS: dict[str, str] = {
     "mcp": "proxy.cli.mcp",
     "eval-extract": "proxy.cli.eval_extract",
     "db": "proxy.cli.db",
+    "tokens": "proxy.cli.tokens",
 }
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
