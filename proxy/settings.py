@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from beliefs.errors import reason
 from beliefs.models import SCOPE_PATTERN
-from beliefs.postgres import is_postgres_url, redacted
 
 
 class SettingsError(Exception):
@@ -143,6 +142,8 @@ class Settings(BaseModel):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str | None) -> str | None:
+        from beliefs.postgres import is_postgres_url  # psycopg's import: only with a URL
+
         if value is not None and not is_postgres_url(value):
             raise ValueError(
                 "is not a postgresql:// URL (e.g. postgresql://user:password@host:5432/tenure); "
@@ -247,6 +248,8 @@ def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
             continue
         value = err.get("input")
         if key == "database_url" and isinstance(value, str):
+            from beliefs.postgres import redacted
+
             value = redacted(value)
         # pydantic prefixes a validator's own message with "Value error, "
         message = reason(err)

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 from proxy.cli.main import COMMAND_MODULES, COMMANDS
+from tests.fakes.upstream import FakeUpstream
+from tests.proxy.test_cli_server import start_tenure, stop_tenure
 
 
 def test_the_command_table_names_each_commands_module() -> None:
@@ -35,15 +37,14 @@ NOT_NEEDED = (
 )
 
 
-def test_beliefs_list_imports_neither_the_gateway_nor_the_models(tmp_path: Path) -> None:
+def imported_by_beliefs_list(home: Path) -> list[str]:
+    """The modules `tenure beliefs list` imported, run in a process of its own on `home`."""
     code = (
         "import json, sys\n"
         "from proxy.cli.main import main\n"
-        "main(['beliefs', 'list'])\n"
+        "assert main(['beliefs', 'list']) == 0\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    home = tmp_path / "home"
-    home.mkdir()
     done = subprocess.run(
         [sys.executable, "-c", code],
         env={**os.environ, "TENURE_HOME": str(home)},
@@ -51,7 +52,27 @@ def test_beliefs_list_imports_neither_the_gateway_nor_the_models(tmp_path: Path)
         text=True,
         check=True,
     )
-    loaded = json.loads(done.stdout.splitlines()[-1])
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
     assert "proxy.cli.store" in loaded
-    extra = [m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in NOT_NEEDED)]
-    assert extra == []
+    return loaded
+
+
+def among(loaded: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in loaded if any(m == n or m.startswith(f"{n}.") for n in names)]
+
+
+def test_beliefs_list_imports_neither_the_gateway_nor_the_models(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    assert among(imported_by_beliefs_list(home), NOT_NEEDED) == []
+
+
+def test_through_a_running_server_it_imports_no_database_driver(
+    tmp_path: Path, upstream_server: FakeUpstream
+) -> None:
+    proc, _ = start_tenure(tmp_path / "home", upstream_server.url)
+    try:
+        loaded = imported_by_beliefs_list(tmp_path / "home")
+    finally:
+        stop_tenure(proc)
+    assert among(loaded, ("duckdb", "psycopg", "psycopg_pool", "beliefs.store")) == []

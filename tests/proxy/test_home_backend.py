@@ -31,17 +31,21 @@ def test_a_shell_without_the_url_is_sent_to_the_homes_postgresql(
 ) -> None:
     url = postgres.new_database()
     home = tmp_path / "home"
+    monkeypatch.setenv("TENURE_HOME", str(home))
+    monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
     proc, _ = start_tenure(home, upstream_server.url, TENURE_DATABASE_URL=url)
     try:
-        monkeypatch.setenv("TENURE_HOME", str(home))
-        monkeypatch.delenv("TENURE_DATABASE_URL", raising=False)
-        assert main(["verify"]) == 1
-        err = capsys.readouterr().err
-        assert f"the memory of {home} is in PostgreSQL ({url})" in err
-        assert "set TENURE_DATABASE_URL" in err
-        assert not (home / "tenure.duckdb").exists()  # no empty DuckDB memory beside it
-        monkeypatch.setenv("TENURE_DATABASE_URL", url)
+        # while the server runs, the shell uses that database through it
         assert main(["verify"]) == 0
+        assert "using its API" in capsys.readouterr().err
     finally:
         said = stop_tenure(proc)
     assert f"database {url}" in said and "data in" not in said
+    # stopped, the shell is told where the memory is, instead of reading an empty DuckDB file
+    assert main(["verify"]) == 1
+    err = capsys.readouterr().err
+    assert f"the memory of {home} is in PostgreSQL ({url})" in err
+    assert "set TENURE_DATABASE_URL" in err
+    assert not (home / "tenure.duckdb").exists()
+    monkeypatch.setenv("TENURE_DATABASE_URL", url)
+    assert main(["verify"]) == 0
