@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from proxy.cli.jobs import _pickup
 from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
 from tests.fakes.upstream import FakeUpstream, Raw
 from tests.proxy.conftest import Gateway
@@ -79,6 +80,9 @@ def test_status_gives_a_waiting_job_the_breakers_time_not_its_own(
     )
     # the job's own backoff (seconds) is not shown: it waits for the breaker, an hour away
     assert len(shown) == 1 and shown[0] - own >= timedelta(minutes=50), (shown, own)
+    # nor does `tenure jobs retry` promise a pickup "within a second"
+    said = _pickup(httpx.get(f"{gateway.url}/healthz", timeout=10).json()["extractor"])
+    assert "breaker open" in said and "within a second" not in said
 
 
 def test_a_base_model_is_shown_unfit_and_its_empty_jobs_suspect(
