@@ -159,6 +159,10 @@ class PgConnection:
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = url
         try:
+            # The pool retries a refused first connection until its timeout, then reports only
+            # the timeout; one direct attempt names the cause (a wrong password, no such
+            # database) at once.
+            psycopg.connect(url, connect_timeout=10).close()
             self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
                 url,
                 min_size=1,
@@ -172,7 +176,8 @@ class PgConnection:
             self.pool.open(wait=True, timeout=10)
         except (psycopg.Error, Exception) as exc:
             raise BeliefError(
-                f"cannot connect to the PostgreSQL database {redacted(url)}: {exc}; check "
+                f"cannot connect to the PostgreSQL database {redacted(url)}: "
+                f"{str(exc).strip().replace(url, redacted(url))}; check "
                 "TENURE_DATABASE_URL and that the server is running"
             ) from None
         self.read_only = read_only

@@ -119,6 +119,9 @@ class ExtractionWorkers:
         # second off the request path); 0 = unbounded.
         self._backlog_max = backlog_max
         self._bounded_at = 0.0
+        # The last configuration fact the model's server reported (a rejected key, a context
+        # too small): memory cannot form until a setting changes; cleared by a good call.
+        self.config_fault: str | None = None
         # Models whose canary was asked (per process; an outage leaves a model out to ask again).
         self._canaries: dict[str, asyncio.Lock] = {}
         self._canaried: set[str] = set()
@@ -160,6 +163,7 @@ class ExtractionWorkers:
             "in_flight": len(self._calls),
             "waiting_for_store": self._store_away,
             "models": self.llm.modes.snapshot(),
+            "config_fault": self.config_fault,
         }
 
     async def run_once(self) -> int:
@@ -287,6 +291,7 @@ class ExtractionWorkers:
         except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
+            self._misconfigured(exc)
             return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
             error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
@@ -298,11 +303,19 @@ class ExtractionWorkers:
             raw = getattr(exc, "raw_output", None)
             return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
+        self.config_fault = None
         async with self._lease_kept(job.id):
             result = await self._look_again(job, touched, result, model)
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
+
+    def _misconfigured(self, exc: ModelMisconfigured) -> None:
+        """Say a configuration fault at once, and once, rather than at each job it parks."""
+        fault = redact(exc.message)
+        if fault != self.config_fault:
+            log.error("extraction cannot work as configured; memory will not form: %s", fault)
+        self.config_fault = fault
 
     @contextlib.asynccontextmanager
     async def _lease_kept(self, job_id: str) -> AsyncIterator[None]:

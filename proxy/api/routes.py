@@ -157,6 +157,9 @@ async def health(rt: Runtime) -> dict[str, Any]:
         breaker = {"error": "breaker state unavailable"}
     if breaker is not None:
         body["extractor"] = breaker
+        if breaker.get("config_fault"):  # the proxy still answers: 200, yet memory is not forming
+            body["status"] = "degraded"
+            reasons.append(f"extraction is misconfigured: {breaker['config_fault']}")
     body["compaction"] = rt.scheduler.state()
     body["replica"] = await replica_health(rt)
     return body

@@ -230,3 +230,17 @@ def test_retrieval_past_its_time_limit_sends_what_it_found_in_time(
     assert seed.TABS.content in sent and seed.POSTGRES.content in sent
     assert resp.headers["x-tenure-injected"] == "2"
     assert httpx.get(gw.url + "/healthz").json()["counters"]["retrieval_timeouts"] == 1
+
+
+def test_pinning_is_not_an_edit(gw: Gateway) -> None:
+    """A pin changes delivery: unpinned again, the belief is no more the user's than before."""
+    url = f"{gw.url}/api/beliefs/b-postgres-17"
+    assert httpx.get(url).json()["user_edited"] is False
+    for pinned in (True, False):
+        resp = httpx.patch(url, json={"pinned": pinned})
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["user_edited"] is False
+    events = [e["event"] for e in httpx.get(f"{url}/history").json()]
+    assert events[-2:] == ["pinned", "unpinned"]
+    resp = httpx.patch(url, json={"content": "Billing runs PostgreSQL 17.2."})
+    assert resp.json()["user_edited"] is True
