@@ -699,13 +699,21 @@ class BeliefDatabase:
 
 
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+# "lock" as a word: a damaged file's message speaks of a "block" and is no lock
+_LOCKED = re.compile(r"\block\b", re.IGNORECASE)
+_DAMAGED = re.compile(r"corrupt|checksum|not a valid DuckDB database", re.IGNORECASE)
 
 
 def open_error(path: Path, exc: duckdb.Error, *, read_only: bool) -> BeliefError:
     """Turn DuckDB's open failure into a message that names the holder and what to do."""
     text = str(exc)
     match = _HOLDER.search(text)
-    if match is None and "lock" not in text.lower():
+    if match is None and _DAMAGED.search(text):
+        return BeliefError(
+            f"the belief database {path} is damaged ({text}); move it aside and restore a "
+            "copy, or start afresh and `tenure import` an export"
+        )
+    if match is None and not _LOCKED.search(text):
         return BeliefError(f"cannot open the belief database {path}: {text}")
     holder = f"process {match['pid']} ({match['program']})" if match else "another process"
     if read_only:

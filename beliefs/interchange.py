@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from beliefs.errors import ImportRejected
+from beliefs.errors import ImportRejected, reason
 from beliefs.models import Belief, HistoryEvent
 
 Format = Literal["tenure", "jsonl"]
@@ -138,7 +138,7 @@ def _validate_all(
                 field = ".".join(str(p) for p in err["loc"]) or "entry"
                 got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
                 problems.append(
-                    f"{where}{_ident(data.get('id'))}: field {field}: {err['msg']}{got}"
+                    f"{where}{_ident(data.get('id'))}: field {field}: {reason(err)}{got}"
                 )
             continue
         beliefs.append(_utc(belief))

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from beliefs.chains import chain_of, check_supersede
 from beliefs.database import BeliefDatabase
-from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief
+from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief, reason
 from beliefs.invariants import clash_with, import_issues, verify_beliefs
 from beliefs.models import (
     Belief,
@@ -505,7 +505,7 @@ def _validated(data: dict[str, Any], belief_id: str) -> Belief:
     except ValidationError as exc:
         errors = exc.errors()
         reasons = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in errors
+            f"{'.'.join(str(p) for p in err['loc'])}: {reason(err)}" for err in errors
         )
         first = errors[0]["loc"][0] if errors and errors[0]["loc"] else None
         raise InvalidBelief(

@@ -68,6 +68,10 @@ class OutputModeUnavailable(ModelMisconfigured):
     """Every structured-output mode the settings allow was refused by the model."""
 
 
+class ModelUnauthorized(ModelMisconfigured):
+    """The model server rejected the call's key (401/403): a missing or wrong key, no outage."""
+
+
 class ContextWindowTooSmall(ModelMisconfigured):
     """The server's context window cannot hold the extraction prompt and the reply budget."""
 

@@ -19,7 +19,7 @@ from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.migrations import MIGRATIONS
-from extractor.redact import redact, redact_value
+from extractor.redact import redact, redact_record
 from extractor.schema import Skipped
 from extractor.turn import Turn
 
@@ -89,7 +89,7 @@ def pending_job(turn: Turn, now: datetime | None = None) -> PendingJob:
         new_job_id(),
         storable(turn.user_id),
         turn.request_id,
-        json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
+        json.dumps(storable_value(redact_record(turn.model_dump(mode="json")))),
         now or utcnow(),
     )
 
@@ -332,7 +332,7 @@ class JobQueue:
         done = (
             job_id,
             json.dumps(list(written_ids)),
-            json.dumps([redact_value(s.model_dump()) for s in skipped]),
+            json.dumps(redact_record([s.model_dump() for s in skipped])),
             utcnow(),
         )
         self.store.defer("jobs.complete", self._complete_many, done)
@@ -375,14 +375,16 @@ class JobQueue:
         self._holding.discard(job_id)
         now = utcnow()
         status = "pending" if retry_at is not None else "failed"
+        # One record: the error often quotes the reply it could not read.
+        kept = redact_record({"error": error, "raw": raw_output})
         self.store.execute(
             "UPDATE jobs SET status = ?, last_error = ?, raw_output = coalesce(?, raw_output), "
             "next_attempt_at = ?, claimed_by = NULL, updated_at = ?, finished_at = ? "
             "WHERE id = ? AND status = 'running'",
             [
                 status,
-                redact(error)[:4000],
-                redact(raw_output) if raw_output is not None else None,
+                kept["error"][:4000],
+                kept["raw"],
                 retry_at,
                 now,
                 None if retry_at is not None else now,

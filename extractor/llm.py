@@ -24,6 +24,7 @@ from extractor.errors import (
     ExtractorError,
     ModelRefused,
     ModelSilent,
+    ModelUnauthorized,
     ModelUnreachable,
 )
 from extractor.modes import ModeBook
@@ -392,6 +393,9 @@ def _classify(exc: Exception, api_base: str | None = None) -> Exception:
             "the model's reply is a JSON document but not a chat completion", raw_output=text
         )
     status = getattr(exc, "status_code", None)
+    unauthorized = _unauthorized(exc, status)
+    if unauthorized is not None:
+        return unauthorized
     if isinstance(status, int) and status in REFUSAL_STATUSES:
         body = getattr(exc, "body", None)
         detail = json.dumps(body, ensure_ascii=False) if body is not None else ""
@@ -401,3 +405,15 @@ def _classify(exc: Exception, api_base: str | None = None) -> Exception:
             detail=f"{detail} {text}",
         )
     return exc
+
+
+def _unauthorized(exc: Exception, status: object) -> ModelUnauthorized | None:
+    """A rejected key is a setting to fix, not an outage: named at once, never retried."""
+    if status not in (401, 403):
+        return None
+    return ModelUnauthorized(
+        f"the model server rejected the extraction call's key ({status}: {str(exc)[:300]}); "
+        "extraction never sends a client's key: set TENURE_EXTRACT_API_KEY, or "
+        "TENURE_UPSTREAM_API_KEY when extraction uses the upstream, to a key it accepts, "
+        "restart, then retry the failed jobs"
+    )

@@ -6,9 +6,9 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, cast, get_args
+from typing import Any, TypeVar, cast, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from beliefs.models import (
     Belief,
@@ -25,7 +25,7 @@ from extractor.plan import (
     Resolution,
     Supersession,
 )
-from extractor.redact import REDACTED, redact
+from extractor.redact import REDACTED, redact, redact_record
 from extractor.replacement import fitting_directive, inherit
 from extractor.schema import (
     BeliefUpdate,
@@ -76,6 +76,15 @@ def referenced(output: ExtractionOutput) -> tuple[set[str], set[str]]:
     for resolution in output.resolved_open_questions:
         ids.add(resolution.id)
     return ids, names
+
+
+_Item = TypeVar("_Item", bound=BaseModel)
+
+
+def as_one_record(item: _Item) -> _Item:
+    """`item` with its secrets redacted over all its fields at once: a secret recognised in
+    its content is masked in its reason, names and aliases too."""
+    return item.model_copy(update=redact_record(item.model_dump()))
 
 
 def clean_names(names: Iterable[str]) -> list[str]:
@@ -201,8 +210,9 @@ class _Merger:
         if target.id in self.changed or target.id in self.planned:
             self.skip(label, f"belief {target.id} was already changed by this turn")
             return
-        content = redact(up.new_content).strip() if up.new_content else ""
-        reason = redact(up.reason or up.change)
+        up = as_one_record(up)
+        content = up.new_content.strip() if up.new_content else ""
+        reason = up.reason or up.change
         unchanged = not content or same_content(content, target.content)
         if up.change == "reinforced" or (up.change == "enriched" and unchanged):
             self.add_reinforcement(target, [], [])
@@ -321,13 +331,14 @@ class _Merger:
             scope = [s for s in scope if s != UNIVERSAL] or own
         if not scope:
             scope = own or [UNIVERSAL]
+        nb = as_one_record(nb)
         try:
             belief = Belief(
                 user_id=self.turn.user_id,
                 type=nb.type,
                 canonical_name=nb.canonical_name,
-                content=redact(nb.content).strip(),
-                why_it_matters=redact(nb.why_it_matters).strip(),
+                content=nb.content.strip(),
+                why_it_matters=nb.why_it_matters.strip(),
                 aliases=clean_names(nb.aliases),
                 rejected_alternatives=clean_names(nb.rejected_alternatives),
                 scope=scope,

@@ -10,7 +10,7 @@ from typing import Any
 from beliefs.model_view import ViewField, model_view
 from beliefs.models import Belief
 from beliefs.render import strip_injected
-from extractor.redact import redact, redact_value
+from extractor.redact import redact_record
 from extractor.turn import Turn
 
 MAX_MESSAGE_CHARS = 12_000
@@ -96,14 +96,17 @@ def build_messages(
     """The chat messages for one extraction call: the rules, the worked examples, then the turn
     (stripped of memory and redacted)."""
     known = [_project(b) for b in touched_beliefs]
-    sections = _sections(
-        scope,
-        known,
-        _clean(turn.user_message),
-        _clean(turn.assistant_message),
+    # One record: a secret recognised in one message is masked where another repeats it bare.
+    said = redact_record(
+        {
+            "user": strip_injected(turn.user_message),
+            "assistant": strip_injected(turn.assistant_message),
+            "tool_calls": turn.tool_calls or [],
+        }
     )
+    sections = _sections(scope, known, _clean(said["user"]), _clean(said["assistant"]))
     if turn.tool_calls:
-        calls = json.dumps(redact_value(turn.tool_calls), ensure_ascii=False)
+        calls = json.dumps(said["tool_calls"], ensure_ascii=False)
         sections.append(f"<tool_calls>\n{_clip(calls, MAX_TOOL_CHARS)}\n</tool_calls>")
     return [
         {"role": "system", "content": SYSTEM},
@@ -153,8 +156,6 @@ _FENCE = re.compile(r"```[^\n]*\n([\s\S]*?)```")
 
 
 def _clean(text: str) -> str:
-    # Never extract from what memory injected (no echo loops), nor keep a secret.
-    text = redact(strip_injected(text))
     text = _FENCE.sub(_fold_long_code, text)
     return _clip(text.strip(), MAX_MESSAGE_CHARS)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import tenacity
 
+from beliefs.connection import store_refused
 from beliefs.models import Belief, utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
@@ -100,6 +101,7 @@ class ExtractionWorkers:
         self._observe = observe
         self._task: asyncio.Task[None] | None = None
         self._calls: set[asyncio.Task[_Outcome]] = set()
+        self._store_away = False  # the last round failed because the store was away
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
@@ -117,6 +119,9 @@ class ExtractionWorkers:
         # second off the request path); 0 = unbounded.
         self._backlog_max = backlog_max
         self._bounded_at = 0.0
+        # The last configuration fact the model's server reported (a rejected key, a context
+        # too small): memory cannot form until a setting changes; cleared by a good call.
+        self.config_fault: str | None = None
         # Models whose canary was asked (per process; an outage leaves a model out to ask again).
         self._canaries: dict[str, asyncio.Lock] = {}
         self._canaried: set[str] = set()
@@ -156,7 +161,9 @@ class ExtractionWorkers:
             **self.breaker.state(),
             "workers": self.concurrency if running else 0,
             "in_flight": len(self._calls),
+            "waiting_for_store": self._store_away,
             "models": self.llm.modes.snapshot(),
+            "config_fault": self.config_fault,
         }
 
     async def run_once(self) -> int:
@@ -196,9 +203,20 @@ class ExtractionWorkers:
                     await self._settle([task.result() for task in done])
             except asyncio.CancelledError:
                 raise
-            except Exception:  # background work never dies; the failure is logged
-                log.exception("extraction worker error")
+            except Exception as exc:  # background work never dies; the failure is logged
+                self._failed(exc)
                 await asyncio.sleep(self.poll_s)
+            else:
+                self._store_away = False
+
+    def _failed(self, exc: Exception) -> None:
+        """A bug is logged with its traceback; the store being away (PostgreSQL restarting)
+        is said once, and the jobs wait where they are until it is back."""
+        if not store_refused(exc):
+            log.exception("extraction worker error")
+        elif not self._store_away:
+            log.warning("extraction waits: the store does not take work (%s)", exc)
+        self._store_away = store_refused(exc)
 
     async def _yield_to_requests(self) -> None:
         """Wait while live requests are in flight, for at most `max_defer_s`."""
@@ -273,6 +291,7 @@ class ExtractionWorkers:
         except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
+            self._misconfigured(exc)
             return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
             error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
@@ -284,11 +303,19 @@ class ExtractionWorkers:
             raw = getattr(exc, "raw_output", None)
             return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
+        self.config_fault = None
         async with self._lease_kept(job.id):
             result = await self._look_again(job, touched, result, model)
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
+
+    def _misconfigured(self, exc: ModelMisconfigured) -> None:
+        """Say a configuration fault at once, and once, rather than at each job it parks."""
+        fault = redact(exc.message)
+        if fault != self.config_fault:
+            log.error("extraction cannot work as configured; memory will not form: %s", fault)
+        self.config_fault = fault
 
     @contextlib.asynccontextmanager
     async def _lease_kept(self, job_id: str) -> AsyncIterator[None]:

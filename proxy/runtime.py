@@ -11,9 +11,11 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
+from beliefs.errors import BeliefError
 from beliefs.lexicon import warm as warm_lexicon
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
@@ -124,6 +126,7 @@ class Runtime:
             llm = own_llm = chat_model_for(settings)
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
+            warn_if_keyless(settings)
             workers = ExtractionWorkers(
                 thread,
                 jobs,
@@ -223,7 +226,10 @@ async def start_when_loaded(
     if llm is not None:
         llm.warm_up()
     if semantic and store.index.semantic is None:
-        await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+        try:
+            await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+        except BeliefError as exc:  # name recall still works; extraction must still start
+            log.error("semantic recall is off: %s", exc.message)
     if workers is not None:
         await workers.start()
     scheduler.start()
@@ -267,6 +273,21 @@ def chat_model_for(settings: Settings) -> LiteLLMChatModel:
         api_key=settings.extract_api_key or (settings.upstream_api_key if own else None),
         timeout=settings.extract_timeout,
         routes=routes if own else None,
+    )
+
+
+def warn_if_keyless(settings: Settings) -> None:
+    """Extraction never uses a client's key: without one of its own, a provider that wants a
+    key refuses every call and memory never forms. A server on this machine may need none."""
+    base = settings.extract_api_base or settings.upstream_url
+    local = urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1")
+    own = settings.extract_model is None  # else LiteLLM may read the provider's own variable
+    if settings.extract_api_key or settings.upstream_api_key or local or not own:
+        return
+    log.warning(
+        "extraction calls %s without a key (a client's key is never kept): set "
+        "TENURE_UPSTREAM_API_KEY or TENURE_EXTRACT_API_KEY, or memory will not form",
+        base,
     )
 
 

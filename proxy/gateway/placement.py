@@ -20,19 +20,22 @@ _SYSTEM_ROLES = ("system", "developer")
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
+def is_text_part(part: Any) -> bool:
+    """A content part holding text. Any other shape (a `type` that is a list, a `text` that
+    is a number) is no text of the turn's and goes upstream untouched, for the provider to
+    refuse, as other fields the gateway does not read do."""
+    if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+        return False
+    kind = part.get("type")
+    return isinstance(kind, str) and kind in TEXT_PARTS
+
+
 def text_of(content: Any) -> str:
     """The text of a message content: a string, or the text parts of a content array."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type") in TEXT_PARTS
-            and isinstance(part.get("text"), str)
-        ]
-        return "\n".join(texts)
+        return "\n".join(part["text"] for part in content if is_text_part(part))
     return ""
 
 
@@ -68,8 +71,8 @@ def stripped(content: Any) -> Any:
         return content
     parts = []
     for part in content:
-        text = part.get("text") if isinstance(part, dict) else None
-        if isinstance(text, str) and part.get("type") in TEXT_PARTS:
+        if is_text_part(part):
+            text = part["text"]
             left = strip_injected(text)
             if not left and text:
                 continue  # the part was only memory

@@ -321,6 +321,44 @@ def test_an_operator_edited_belief_is_contested_not_overwritten() -> None:
     assert c.existing_id == old.id and "edited by the operator" in c.reason
 
 
+def test_a_secret_in_the_content_is_masked_in_every_field_of_the_belief() -> None:
+    secret = "Kx9-Hunter-7q"
+    plan = merge(
+        extraction(
+            new_beliefs=[
+                new_belief(
+                    "staging login",
+                    f"The staging password: {secret}.",
+                    aliases=[secret, "staging"],
+                    why_it_matters=f"Type {secret} when staging asks.",
+                )
+            ]
+        )
+    )
+    [created] = plan.creates
+    assert secret not in created.model_dump_json()
+    assert created.aliases == ["staging"]  # a name that held a secret is dropped
+
+
+def test_a_secret_in_new_content_is_masked_in_the_reason() -> None:
+    secret = "Kx9-Hunter-7q"
+    old = existing("staging login", "Staging has no password.")
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update(
+                    "superseded",
+                    belief_id=old.id,
+                    new_content=f"The staging password: {secret}.",
+                    reason=f"the user gave {secret}",
+                )
+            ]
+        ),
+        [old],
+    )
+    assert plan.supersessions and secret not in str(plan)
+
+
 def _postgres() -> Belief:
     return existing(
         "primary_database",

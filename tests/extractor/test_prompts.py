@@ -89,3 +89,13 @@ def test_no_fragment_of_a_subject_a_user_might_have_is_there_to_copy() -> None:
     for fragment in ("database_driver", "TypeScript", "mongoose", "k8s", "e.g."):
         assert fragment.lower() not in rules.lower(), fragment
         assert fragment.lower() not in schema.lower(), fragment
+
+
+def test_a_secret_the_user_named_is_masked_where_the_reply_repeats_it() -> None:
+    t = turn(
+        user_message="the vpn password: Kx9-Hunter-7q",
+        assistant_message="Noted: I will type Kx9-Hunter-7q when the VPN asks.",
+        tool_calls=[{"function": {"arguments": '{"cmd": "vpn up Kx9-Hunter-7q"}'}}],
+    )
+    body = build_messages(t, [], ["project:billing"])[-1]["content"]
+    assert "Kx9-Hunter-7q" not in body and body.count("[REDACTED]") == 3

@@ -39,7 +39,7 @@ class Run:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"  # not created yet: the CLI makes it
+    path = tmp_path / "home"  # not created yet: `import` makes it
     monkeypatch.setenv("TENURE_HOME", str(path))
     return path
 
@@ -221,6 +221,11 @@ def _bad_files() -> list[tuple[str, str, str]]:
         ),
         ("in-store", json.dumps([first]), "id: already in the store"),
         (
+            "scope",
+            json.dumps([{**first, "_id": "b-new", "canonical_name": "fresh", "scope": ["code"]}]),
+            "entry 0 (id b-new): field scope: scope 'code' is not one of",  # no "Value error, "
+        ),
+        (
             "dangling",
             json.dumps(
                 [
@@ -262,7 +267,8 @@ def test_bad_files_import_nothing(
     assert seeded.ok("export", "--include-superseded", "--include-deleted") == before
 
 
-def test_errors_and_usage(run: Run) -> None:
+def test_errors_and_usage(run: Run, home: Path) -> None:
+    home.mkdir()
     code, _, err = run("beliefs", "show", "b-missing")
     assert (code, err) == (
         1,
@@ -320,3 +326,12 @@ def test_cli_context_checks_scopes_without_a_server(run: Run) -> None:
     code, out, err = run("context", "--user", "u", "--query", "x", "--scope", "Bad Scope")
     assert code == 1 and out == ""
     assert "scope 'Bad Scope' is not one of user:universal" in err
+
+
+def test_a_home_that_does_not_exist_is_named_not_created(run: Run, home: Path) -> None:
+    """A mistyped TENURE_HOME would otherwise read as an empty memory and leave one behind."""
+    for argv in (("beliefs", "list"), ("verify",), ("export",), ("jobs", "list")):
+        code, out, err = run(*argv)
+        assert (code, out) == (1, ""), argv
+        assert f"no Tenure home at {home} (TENURE_HOME)" in err and "check the path" in err
+    assert not home.exists()

@@ -362,6 +362,60 @@ def test_a_replacement_lives_where_the_old_belief_did(make_gateway: Callable[...
     assert gateway.on_store(lambda s: s.get(old.id)).superseded_by == head.id
 
 
+def test_no_secret_reaches_a_belief_or_the_audit_rows(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gateway = make_gateway()
+    url = f"{gateway.url}/mcp"
+    key = "ghp_Q7vX2mLp9RtY4wKs8NdB3cFh6JzE1aUo5GiT"
+    password = "Tr0ub4dor-Kx9"
+    call(
+        url,
+        "remember",
+        {
+            "statement": f"The staging password: {password} and the CI uses {key}.",
+            # The same secrets bare, where no rule alone would see them.
+            "why_it_matters": f"Log in with {password} when staging asks.",
+            "aliases": [password, "staging"],
+        },
+        headers=ALICE,
+    )
+    call(url, "recall", {"query": f"which repo does {key} open"}, headers=ALICE)
+
+    with httpx.Client(base_url=gateway.url) as client:
+        listed = client.get("/api/mcp/calls", params={"user": "alice"}).text
+        page = client.get("/audit").text
+    stored = gateway.on_store(
+        lambda s: s.execute("SELECT arguments, result FROM mcp_calls").fetchall()
+    )
+    beliefs = gateway.on_store(lambda s: s.list(user_id="alice"))
+
+    assert len(stored) == 2 and len(beliefs) == 1
+    for shown in (listed, page, json.dumps(stored), beliefs[0].model_dump_json()):
+        assert key not in shown and password not in shown
+    assert "[REDACTED]" in stored[0][0] and "[REDACTED]" in stored[1][0]
+
+
+def test_a_row_recorded_before_redaction_is_shown_redacted(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gateway = make_gateway()
+    key = "ghp_Q7vX2mLp9RtY4wKs8NdB3cFh6JzE1aUo5GiT"
+    arguments = json.dumps({"query": f"where is {key} used"})
+    gateway.rows(
+        "INSERT INTO mcp_calls (id, created_at, user_id, agent_id, scopes, transport, client, "
+        "tool, arguments, ok, outcome, belief_ids, result, duration_ms) VALUES "
+        "('mcp_old', current_timestamp, 'alice', NULL, [], 'http', NULL, 'recall', ?, true, "
+        "'0 hits', [], '{}', 1.0)",
+        [arguments],
+    )
+    with httpx.Client(base_url=gateway.url) as client:
+        listed = client.get("/api/mcp/calls", params={"user": "alice"}).json()
+        page = client.get("/audit").text
+    assert listed[0]["arguments"] == {"query": "where is [REDACTED] used"}
+    assert key not in page
+
+
 def test_a_remembered_statement_is_found_by_its_own_words(
     make_gateway: Callable[..., Gateway], upstream: FakeUpstream
 ) -> None:
