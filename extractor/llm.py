@@ -49,6 +49,7 @@ class ModelReply:
     tool_arguments: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # of prompt_tokens, read from the provider's prompt cache
 
     @property
     def output(self) -> str:
@@ -226,6 +227,8 @@ def _reply(response: Any) -> ModelReply:
         tool_arguments=arguments,
         prompt_tokens=getattr(usage, "prompt_tokens", None),
         completion_tokens=getattr(usage, "completion_tokens", None),
+        # OpenAI's field; LiteLLM maps Anthropic's cache reads into it too.
+        cached_tokens=getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None),
     )
 
 

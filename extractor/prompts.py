@@ -86,6 +86,16 @@ _EXAMPLE_OUTPUT: dict[str, Any] = {
     ],
 }
 _SMALL_TALK_TURN = ("thanks, that's all for today! have a nice evening", "You too, bye!")
+# What a model could copy from the examples instead of extracting (the evaluation looks for it).
+EXAMPLE_NAMES = frozenset(b["canonical_name"] for b in _EXAMPLE_OUTPUT["new_beliefs"])
+EXAMPLE_TEXTS: tuple[str, ...] = (
+    *_EXAMPLE_TURN,
+    *(
+        text
+        for b in _EXAMPLE_OUTPUT["new_beliefs"]
+        for text in (b["content"], b["why_it_matters"], *b["aliases"])
+    ),
+)
 
 
 def build_messages(

@@ -82,6 +82,7 @@ class Structured(Generic[T]):
     calls: int = 1
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
 
 @dataclass
@@ -98,6 +99,7 @@ class _Attempt:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
     @property
     def raw_output(self) -> str:
@@ -107,6 +109,7 @@ class _Attempt:
         self.calls += 1
         self.prompt_tokens += reply.prompt_tokens or 0
         self.completion_tokens += reply.completion_tokens or 0
+        self.cached_tokens += reply.cached_tokens or 0
 
 
 async def complete_structured(
@@ -186,6 +189,7 @@ async def complete_structured(
                 calls=attempt.calls,
                 prompt_tokens=attempt.prompt_tokens,
                 completion_tokens=attempt.completion_tokens,
+                cached_tokens=attempt.cached_tokens,
             )
         if reply.finish_reason == "length":
             if attempt.truncated:

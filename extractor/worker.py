@@ -46,6 +46,7 @@ class JobReport:
     prompt_tokens: int
     completion_tokens: int
     error: str
+    cached_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -294,6 +295,7 @@ class ExtractionWorkers:
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
             error=str(fields.get("error", "")),
+            cached_tokens=result.cached_tokens if result else 0,
         )
         if self._observe is not None:
             self._observe(report)

@@ -234,7 +234,7 @@ def main() -> None:
     )
     brain: Brain = sql_brain
     if args.reference:
-        from extractor.evaluation import load_conversations
+        from extractor.eval_set import load_conversations
         from tests.fakes.reference_model import reference_brain
 
         brain = reference_brain(load_conversations())

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from extractor.evaluation import Conversation
+from extractor.eval_set import Conversation
 from tests.fakes.local_model import SeenRequest, empty
 
 Spoil = Callable[[str, dict[str, Any]], dict[str, Any] | None]
