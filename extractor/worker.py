@@ -24,6 +24,7 @@ from extractor.jobs import Job, JobQueue
 from extractor.known import touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
+from extractor.precheck import nothing_to_remember
 from extractor.prompts import build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
@@ -244,6 +245,12 @@ class ExtractionWorkers:
     async def _extract(self, job: Job) -> _Outcome:
         turn = job.turn
         model = self.config.model_for(turn)
+        skip = nothing_to_remember(turn)
+        if skip is not None:  # settled without a call: nothing in it can become a belief
+            note = f"skipped by the pre-check: {skip}"
+            return self._outcome(
+                job, model, time.monotonic(), output=ExtractionOutput(), raw_output=note
+            )
         try:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
@@ -290,7 +297,7 @@ class ExtractionWorkers:
             job_id=job.id,
             model=model,
             seconds=time.monotonic() - started,
-            mode=result.mode if result else None,
+            mode=result.mode if result else "skipped" if fields.get("output") is not None else None,
             calls=result.calls if result else 0,
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,

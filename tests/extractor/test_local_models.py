@@ -246,7 +246,7 @@ def test_small_talk_through_a_base_model_that_only_chats_writes_nothing(
         return empty() if "bye" in seen.turn_text else None
 
     with LocalModel(Behaviour(), brain=chatty) as server:
-        replay(server, store, queue, ["ok thanks, bye"])
+        replay(server, store, queue, ["ok thanks, bye, see you at the standup tomorrow"])
         [only] = server.chat_requests()
     assert queue.counts()["done"] == 1 and store.list(user_id="alice") == []
     assert only.json["temperature"] == 0
