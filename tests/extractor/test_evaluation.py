@@ -2,40 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from beliefs.errors import BeliefError
-from extractor.config import ExtractionConfig
-from extractor.eval_set import Conversation, load_conversations
-from extractor.evaluation import ModelScore, evaluate
-from extractor.llm import LiteLLMChatModel
+from extractor.eval_set import load_conversations
 from extractor.prompts import EXAMPLE_TEXTS
 from tests.fakes.gamer_model import regex_gamer
-from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest
-from tests.fakes.reference_model import reference_brain
+from tests.fakes.local_model import Behaviour
+from tests.fakes.reference_model import reference_brain, score_brain
 
 SHIPPED = load_conversations()
 
 
-def score(conversations: list[Conversation], brain: Callable[[SeenRequest], Any]) -> ModelScore:
-    with LocalModel(Behaviour(), brain=brain) as server:
-        llm = LiteLLMChatModel(api_base=server.url, timeout=30)
-        config = ExtractionConfig(
-            model="openai/reference", max_attempts=1, breaker_threshold=1_000_000
-        )
-
-        async def go() -> ModelScore:
-            try:
-                return await evaluate(llm, config, conversations)
-            finally:
-                await llm.aclose()
-
-        return asyncio.run(go())
+score = score_brain
 
 
 def test_the_shipped_set_covers_the_people_and_kinds_of_turn_it_promises() -> None:
@@ -148,6 +130,16 @@ def test_a_worse_model_is_scored_exactly_as_scripted() -> None:
     assert result.noise == 2  # the small-talk belief and the cache belief no probe accepts
     assert result.jobs == result.turns == 11 and result.jobs_failed == 1
     assert result.failures == {"ExtractionOutputInvalid": 1}
+
+
+def test_cost_per_turn_counts_the_providers_cached_tokens_and_skipped_turns() -> None:
+    subset = [c for c in SHIPPED if c.id in {"dev-mongo-driver", "dev-redis-to-valkey"}]
+    result = score(subset, reference_brain(subset), Behaviour(prompt_cache=True))
+    assert result.turns == 5 and result.turns_skipped == 1  # "perfect, thanks"
+    assert result.calls_per_turn == 0.8
+    # The first call fills the cache; the other three reuse its rules, schema and examples.
+    assert result.uncached_prompt_tokens_per_turn * 3 < result.prompt_tokens_per_turn
+    assert result.prompt_tokens_per_turn > 1024 * 0.8
 
 
 def test_a_bad_conversation_file_is_refused_by_name(tmp_path: Any) -> None:

@@ -2,10 +2,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -14,6 +12,7 @@ from extractor.llm import LiteLLMChatModel
 from extractor.schema import ExtractionOutput
 from extractor.structured import complete_structured
 from tests.extractor.fake_llm import FakeChatModel, extraction, new_belief
+from tests.fakes.json_provider import JsonProvider, serving
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 
@@ -59,13 +58,9 @@ def test_two_invalid_replies_raise_with_the_raw_output() -> None:
     assert "no JSON object" in info.value.message
 
 
-class _Provider(BaseHTTPRequestHandler):
-    received: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.received.append({"path": self.path, "auth": self.headers["Authorization"], **body})
-        reply = {
+class _Provider(JsonProvider):
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {
             "id": "c1",
             "object": "chat.completion",
             "created": 1,
@@ -79,28 +74,12 @@ class _Provider(BaseHTTPRequestHandler):
             ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture
 def provider() -> Iterator[str]:
-    _Provider.received = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Provider)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_Provider) as url:
+        yield f"{url}/v1"
 
 
 def test_litellm_model_speaks_openai_with_the_json_schema(provider: str) -> None:

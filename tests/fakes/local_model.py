@@ -11,7 +11,13 @@ servers users run (llama.cpp's server, llama-cpp-python, Ollama), one switch per
 - `fence`: the JSON comes inside a ```json fence, with prose around it;
 - `raw_newlines`: new lines inside JSON strings are sent raw (not as \\n);
 - `garbage`: a 200 response whose body is not JSON;
-- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400).
+- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400);
+- `prompt_cache`: OpenAI's automatic prompt caching: of a prompt of 1,024 tokens or more, the
+  start it shares with an earlier prompt is reported as `cached_tokens`, in steps of 128 (the
+  schema counts as the start of the prompt, before the messages).
+
+`tokens` counts a text's tokens (chars / 4 unless given); with `prompt_cache` the usage counts
+the whole prompt with it, schema and tools included.
 
 What the "model" answers is a `brain(request) -> dict | None`: the extraction JSON for the
 request it sees, or None to chat instead (a base model without the rules does that).
@@ -77,6 +83,7 @@ class Behaviour:
     raw_newlines: bool = False
     garbage: bool = False
     context_window: int | None = None  # tokens (chars / 4) the prompt and max_tokens must fit
+    prompt_cache: bool = False
 
 
 def empty() -> dict[str, Any]:
@@ -111,10 +118,17 @@ def sql_brain(seen: SeenRequest) -> dict[str, Any] | None:
 class LocalModel(FakeUpstream):
     """Start with `with LocalModel(Behaviour(...)) as server:`; `server.url` ends in `/v1`."""
 
-    def __init__(self, behaviour: Behaviour | None = None, brain: Brain = sql_brain) -> None:
+    def __init__(
+        self,
+        behaviour: Behaviour | None = None,
+        brain: Brain = sql_brain,
+        tokens: Callable[[str], int] | None = None,
+    ) -> None:
         super().__init__()
         self.behaviour = behaviour or Behaviour()
         self.brain = brain
+        self.tokens = tokens or (lambda text: len(text) // 4)
+        self._prompts: list[str] = []  # every prompt seen, for the prompt cache
 
     def chat_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
@@ -161,6 +175,10 @@ class LocalModel(FakeUpstream):
             "completion_tokens": len(text) // 4 + 1,
             "total_tokens": chars // 4 + len(text) // 4 + 9,
         }
+        if b.prompt_cache:
+            usage = payload["usage"]
+            usage.update(self._cache_usage(body, messages))
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         tools = body.get("tools")
         if answer is not None and tools and not b.refuse_tools:
             payload["choices"][0]["message"] = {
@@ -176,6 +194,18 @@ class LocalModel(FakeUpstream):
             }
         payload["choices"][0]["finish_reason"] = finish
         return await self._json(request, rec, payload)
+
+    def _cache_usage(self, body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        schema = json.dumps([body.get("response_format"), body.get("tools")])
+        prompt = schema + "".join(f"\n{m.get('role')}: {m.get('content')}" for m in messages)
+        shared = max((_common_start(prompt, seen) for seen in self._prompts), default=0)
+        self._prompts.append(prompt)
+        total = self.tokens(prompt)
+        cached = self.tokens(prompt[:shared]) // 128 * 128 if total >= 1024 else 0
+        return {
+            "prompt_tokens": total,
+            "prompt_tokens_details": {"cached_tokens": cached if cached >= 1024 else 0},
+        }
 
     def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         b = self.behaviour
@@ -205,6 +235,19 @@ _LLAMA_CPP_PYTHON = "Input should be 'text' or 'json_object'"
 _GRAMMAR_FAILURE = (
     "failed to parse grammar: number of rules that are going to be repeated exceeds sane defaults"
 )
+
+
+def _common_start(one: str, other: str) -> int:
+    """How many characters two prompts share from their start (a binary search: prompts are
+    long and many)."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if one[:mid] == other[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _max_lengths(node: Any) -> list[int]:

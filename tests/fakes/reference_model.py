@@ -8,12 +8,17 @@ Names are turned into the ids the prompt lists under "Known beliefs", as a real 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from beliefs.tokens import token_counter
+from extractor.config import ExtractionConfig
 from extractor.eval_set import Conversation
-from tests.fakes.local_model import SeenRequest, empty
+from extractor.evaluation import ModelScore, evaluate
+from extractor.llm import LiteLLMChatModel
+from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
 
 Spoil = Callable[[str, dict[str, Any]], dict[str, Any] | None]
 
@@ -91,3 +96,25 @@ def _answer(gold: Sequence[dict[str, Any]], known: dict[str, str]) -> dict[str, 
                 {"id": known.get(op["resolve"], op["resolve"]), "quote": op["quote"]}
             )
     return out
+
+
+def score_brain(
+    conversations: Sequence[Conversation],
+    brain: Callable[[SeenRequest], dict[str, Any] | None],
+    behaviour: Behaviour | None = None,
+) -> ModelScore:
+    """Run the evaluation against a stand-in server answering with `brain` (tokens counted
+    with cl100k when the server plays a prompt cache)."""
+    with LocalModel(behaviour or Behaviour(), brain=brain, tokens=token_counter()) as server:
+        llm = LiteLLMChatModel(api_base=server.url, timeout=60)
+        config = ExtractionConfig(
+            model="openai/reference", max_attempts=1, breaker_threshold=1_000_000
+        )
+
+        async def go() -> ModelScore:
+            try:
+                return await evaluate(llm, config, conversations)
+            finally:
+                await llm.aclose()
+
+        return asyncio.run(go())

@@ -61,15 +61,16 @@ def test_two_models_are_scored_side_by_side_and_the_report_compares_later(
     assert "4/4 100%" in lines["facts found by retrieval"]
     assert "0/4 0%" in lines["facts found by retrieval"]
     assert "1/1 100%" in lines["right belief superseded"]
-    assert "0/6" in lines["jobs failed"] and "6/6" in lines["jobs failed"]
-    assert "ExtractionOutputInvalid 6" in out
-    assert "json_object 6" in lines["output modes"]  # json_schema refused, learned once
+    assert "0/6" in lines["jobs failed"] and "5/6" in lines["jobs failed"]
+    assert "ExtractionOutputInvalid 5" in out
+    assert "1/6 17%" in lines["turns skipped by the pre-check"]  # "perfect, thanks"
+    assert "json_object 5" in lines["output modes"]  # json_schema refused, learned once
     assert "openai/weak dev-mongo-driver: missed" in out
     assert not (home / "tenure.duckdb").exists()  # the run never touches TENURE_HOME
 
     saved = json.loads(report.read_text())
     assert [s["model"] for s in saved] == ["openai/good", "openai/weak"]
-    assert saved[0]["facts_found"] == 4 and saved[1]["jobs_failed"] == 6
+    assert saved[0]["facts_found"] == 4 and saved[1]["jobs_failed"] == 5
     assert main(["eval-extract", "--compare", str(report)]) == 0
     compared = capsys.readouterr().out
     assert "openai/good" in compared and "4/4 100%" in compared
