@@ -412,22 +412,24 @@ def test_extraction_waits_while_live_requests_are_busy_but_never_starves(rig: Ri
 def test_under_a_load_that_never_ends_the_floor_keeps_extraction_going(rig: Rig) -> None:
     rig.llm.default = extraction()
 
-    async def go(min_rate: float) -> int:
-        # live requests in flight all the time
+    async def go(min_rate: float, polls: int) -> int:
+        # live requests in flight all the time; the queue is the rig's, so the second run
+        # also finds the ten jobs the first one left pending
         workers = busy_workers(rig, busy=lambda: True, max_defer_s=60, min_rate=min_rate)
         await workers.start()
         for n in range(10):
-            await workers.thread.run(rig.queue.enqueue, make_turn(request_id=f"load-{n}"))
-        for _ in range(500):
+            await workers.thread.run(rig.queue.enqueue, make_turn(request_id=f"{min_rate}-{n}"))
+        for _ in range(polls):
             counts = await workers.thread.run(rig.queue.counts)
-            if counts["done"] == 10:
+            if counts["pending"] == counts["running"] == 0:
                 break
             await asyncio.sleep(0.01)
         await workers.stop()
         return (await workers.thread.run(rig.queue.counts))["done"]
 
-    assert asyncio.run(go(min_rate=0)) == 0  # without a floor it yields the whole time
-    assert asyncio.run(go(min_rate=50)) == 10
+    assert asyncio.run(go(min_rate=0, polls=300)) == 0  # without a floor it yields the whole time
+    # with one, every job is done: the first run's ten and this run's ten
+    assert asyncio.run(go(min_rate=50, polls=6000)) == 20
 
 
 def test_a_full_backlog_parks_its_oldest_jobs(rig: Rig) -> None:
