@@ -240,7 +240,7 @@ def _score_rejections(
         one.rejected_expected += 1
         # Recorded where search reads it; whether a turn naming it then surfaces the decision
         # is the probes' part (a lone everyday word such as "slack" rightly does not).
-        wrong = [b for b in live if _rejects(b, rejection.chosen)]
+        wrong = [b for b in live if _rejects_part(b, rejection.chosen)]
         one.chosen_rejected += len(wrong)
         if wrong:
             one.missed.append(f"rejected the chosen {rejection.chosen!r}")
@@ -323,6 +323,13 @@ def _says_any(belief: AnyBelief, terms: Sequence[str]) -> bool:
 def _rejects(belief: AnyBelief, name: str) -> bool:
     wanted = name.strip().casefold()
     return any(wanted in r.casefold() for r in belief.rejected_alternatives)
+
+
+def _rejects_part(belief: AnyBelief, name: str) -> bool:
+    """Rejects the option or a word of its name ("GitHub" of "GitHub Actions")."""
+    wanted = name.strip().casefold()
+    rejected = (r.strip().casefold() for r in belief.rejected_alternatives)
+    return any(r and (wanted in r or (len(r) > 2 and r in wanted)) for r in rejected)
 
 
 def _shingles(text: str) -> set[tuple[str, ...]]:
