@@ -177,7 +177,7 @@ class LocalModel(FakeUpstream):
         }
         if b.prompt_cache:
             usage = payload["usage"]
-            usage.update(self._cache_usage(body, messages))
+            usage.update(self.cache_usage(body, messages))
             usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         tools = body.get("tools")
         if answer is not None and tools and not b.refuse_tools:
@@ -195,7 +195,9 @@ class LocalModel(FakeUpstream):
         payload["choices"][0]["finish_reason"] = finish
         return await self._json(request, rec, payload)
 
-    def _cache_usage(self, body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def cache_usage(self, body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Prompt tokens and cached tokens of a request, as OpenAI's automatic cache reports
+        them after every request this server has seen."""
         schema = json.dumps([body.get("response_format"), body.get("tools")])
         prompt = schema + "".join(f"\n{m.get('role')}: {m.get('content')}" for m in messages)
         shared = max((_common_start(prompt, seen) for seen in self._prompts), default=0)
