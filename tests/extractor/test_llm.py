@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
-from typing import Any
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
 
 import pytest
 
@@ -12,7 +14,6 @@ from extractor.llm import LiteLLMChatModel
 from extractor.schema import ExtractionOutput
 from extractor.structured import complete_structured
 from tests.extractor.fake_llm import FakeChatModel, extraction, new_belief
-from tests.fakes.json_provider import JsonProvider, serving
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 
@@ -58,9 +59,13 @@ def test_two_invalid_replies_raise_with_the_raw_output() -> None:
     assert "no JSON object" in info.value.message
 
 
-class _Provider(JsonProvider):
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        return {
+class _Provider(BaseHTTPRequestHandler):
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.received.append({"path": self.path, "auth": self.headers["Authorization"], **body})
+        reply = {
             "id": "c1",
             "object": "chat.completion",
             "created": 1,
@@ -74,12 +79,28 @@ class _Provider(JsonProvider):
             ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
 
 
 @pytest.fixture
 def provider() -> Iterator[str]:
-    with serving(_Provider) as url:
-        yield f"{url}/v1"
+    _Provider.received = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Provider)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_litellm_model_speaks_openai_with_the_json_schema(provider: str) -> None:

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from extractor.llm import LiteLLMChatModel
 from extractor.prompt_cache import cache_marked
@@ -16,59 +13,29 @@ from extractor.schema import ExtractionOutput
 from extractor.structured import complete_structured
 from tests.extractor.conftest import make_turn
 from tests.extractor.fake_llm import extraction
-from tests.fakes.json_provider import JsonProvider, serving
+from tests.fakes.upstream import Chat, FakeUpstream
 
 MESSAGES = build_messages(make_turn(), [], ["project:billing"])
 
 
-class _Anthropic(JsonProvider):
-    """Speaks Anthropic's messages API; reports 900 input tokens read from its cache."""
+def test_anthropic_gets_the_prefix_marked_and_its_cache_reads_are_counted() -> None:
+    cached = {"cache_read_input_tokens": 900, "cache_creation_input_tokens": 0}
+    with FakeUpstream() as upstream:
+        upstream.queue(Chat(content=json.dumps(extraction()), usage=cached))
+        llm = LiteLLMChatModel(api_base=upstream.url.removesuffix("/v1"), api_key="k", timeout=10)
 
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        answer = extraction()
-        tools = body.get("tools") or []
-        content: list[dict[str, Any]] = (
-            [{"type": "tool_use", "id": "t1", "name": tools[0]["name"], "input": answer}]
-            if tools
-            else [{"type": "text", "text": json.dumps(answer)}]
-        )
-        return {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": content,
-            "stop_reason": "tool_use" if tools else "end_turn",
-            "usage": {
-                "input_tokens": 120,
-                "output_tokens": 20,
-                "cache_read_input_tokens": 900,
-                "cache_creation_input_tokens": 0,
-            },
-        }
+        async def call() -> Any:
+            try:
+                return await complete_structured(
+                    llm, MESSAGES, ExtractionOutput, model="anthropic/claude-3-5-haiku-20241022"
+                )
+            finally:
+                await llm.aclose()
 
-
-@pytest.fixture
-def anthropic() -> Iterator[str]:
-    with serving(_Anthropic) as url:
-        yield url
-
-
-def test_anthropic_gets_the_prefix_marked_and_its_cache_reads_are_counted(anthropic: str) -> None:
-    llm = LiteLLMChatModel(api_base=anthropic, api_key="sk-ant-test", timeout=10)
-
-    async def call() -> Any:
-        try:
-            return await complete_structured(
-                llm, MESSAGES, ExtractionOutput, model="anthropic/claude-3-5-haiku-20241022"
-            )
-        finally:
-            await llm.aclose()
-
-    result = asyncio.run(call())
+        result = asyncio.run(call())
+        [request] = [r.json for r in upstream.requests if r.path.endswith("/messages")]
     assert result.value.new_beliefs == []
-    assert (result.prompt_tokens, result.cached_tokens) == (1020, 900)
-    [request] = _Anthropic.received
+    assert (result.prompt_tokens, result.cached_tokens) == (912, 900)
     [system] = request["system"]
     assert system["cache_control"] == {"type": "ephemeral"}
     assert system["text"].startswith("You keep the long-term memory")
