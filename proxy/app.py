@@ -19,14 +19,19 @@ from proxy.api.loading import LoadingGate
 from proxy.api.openapi import openapi_routes
 from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
+from proxy.api.tokens import token_routes
 from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.gateway.upstream_pool import UpstreamPool
 from proxy.mcp.endpoint import McpStarter, mcp_routes, memory_tools, scoped_mcp_route
 from proxy.runtime import Runtime
 from proxy.security.access import FailedAttempts, Sessions, is_loopback
+from proxy.security.credentials import Credentials
 from proxy.security.csrf import BrowserGuard
+from proxy.security.grants import open_to_clients
 from proxy.security.middleware import GatewayMiddleware
 from proxy.security.shared import SharedAccess
+from proxy.security.tables import MIGRATIONS as SECURITY_TABLES
+from proxy.security.tokens import TokenBook, list_tokens
 from proxy.settings import Settings
 from proxy.ui import ui_routes
 
@@ -46,21 +51,25 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         runtime = await Runtime.open(settings, store=store, upstream=upstream, llm=llm)
         app.state.runtime = runtime
+        await runtime.thread.run(runtime.store.ensure_schema, SECURITY_TABLES)
+        tokens.replace(await runtime.thread.run(list_tokens, runtime.store))
         app.state.mcp = mcp = McpStarter(memory_tools(runtime))
         mcp.start()
         shared = None
         if runtime.store.dialect == "postgresql":  # replicas: one login, logout and limit
-            shared = SharedAccess(runtime.thread, runtime.store, sessions, failures)
+            shared = SharedAccess(runtime.thread, runtime.store, sessions, failures, tokens)
             await shared.start()
+            credentials.refresh = shared.reload_tokens
         try:
             yield
         finally:
             if shared is not None:
+                credentials.refresh = None
                 await shared.stop()
             await mcp.stop()
             await runtime.close()
 
-    proxy = ProxyEndpoint()
+    proxy = open_to_clients(ProxyEndpoint())  # it confines the user to a client token's
     routes: list[BaseRoute] = [
         *delivery_routes(),
         *openapi_routes(),
@@ -69,6 +78,7 @@ def create_app(
         *compaction_routes(),
         *mcp_routes(),
         *home_routes(),
+        *token_routes(),
         *api_routes(),
         *ui_routes(settings),
     ]
@@ -79,23 +89,19 @@ def create_app(
     routes.insert(0, scoped_mcp_route())  # `scope` stays a proxy first segment
     failures = FailedAttempts()  # wrong access keys per address, shared with the login form
     sessions = Sessions()  # the browser sessions, shared with the login and logout forms
+    tokens = TokenBook()  # the access tokens, read from the store as the app starts
+    credentials = Credentials(settings.api_key, tokens, sessions)
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(
-                GatewayMiddleware,
-                api_key=settings.api_key,
-                proxy=proxy,
-                failures=failures,
-                sessions=sessions,
-            ),
-            Middleware(
-                BrowserGuard, api_key=settings.api_key, loopback_only=is_loopback(settings.host)
-            ),
+            Middleware(GatewayMiddleware, credentials=credentials, proxy=proxy, failures=failures),
+            Middleware(BrowserGuard, loopback_only=is_loopback(settings.host)),
             Middleware(LoadingGate),
         ],
         lifespan=lifespan,
     )
     app.state.failed_logins = failures
     app.state.sessions = sessions
+    app.state.tokens = tokens
+    app.state.credentials = credentials
     return app

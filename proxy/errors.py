@@ -80,12 +80,23 @@ def api_envelope(
 
 
 def error_reply(error: ProxyError, path: str) -> tuple[bytes, bytes]:
-    """The body and content type `error` is answered with on `path`."""
+    """The body and content type `error` is answered with on `path`: JSON on `/api`, a page
+    in the UI, JSON-RPC on `/mcp`, the OpenAI (or Anthropic) envelope on the proxy paths."""
     if path.startswith("/api/"):
         return api_envelope(error.status, error.message, type=error.type, field=error.param), JSON
     if is_ui_page(path) or path == "/login":
         return error_page(error), HTML
+    if path == "/mcp" or (path.startswith("/scope/") and path.endswith("/mcp")):
+        return jsonrpc_envelope(error), JSON
     return openai_envelope(error, anthropic=path.rstrip("/").endswith("/messages")), JSON
+
+
+def jsonrpc_envelope(error: ProxyError) -> bytes:
+    """The JSON-RPC error the MCP SDK itself answers a refused HTTP request with (no id: the
+    request was not read), with our `type` and field beside its code."""
+    data = {"type": error.type, **({"field": error.param} if error.param else {})}
+    body = {"code": -32600, "message": error.message, "data": data}  # -32600: invalid request
+    return json.dumps({"jsonrpc": "2.0", "id": None, "error": body}).encode()
 
 
 def error_page(error: ProxyError) -> bytes:

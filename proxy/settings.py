@@ -38,6 +38,9 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=5757, ge=1, le=65535)
     api_key: str | None = None
+    # What `tenure` commands and `tenure mcp` send to a running server that has no
+    # TENURE_API_KEY but access tokens (an operator token from `tenure tokens create`).
+    token: str | None = Field(default=None, repr=False)
 
     upstream_url: str = "https://api.openai.com/v1"
     upstream_api_key: str | None = None

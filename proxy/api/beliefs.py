@@ -223,26 +223,40 @@ async def facets(rt: Runtime, params: Query) -> dict[str, Any]:
 def belief_routes() -> list[BaseRoute]:
     """Mount before the gateway's API routes (its list and catch-all)."""
     return [
-        Route("/api/beliefs", endpoint(list_beliefs, query=True), methods=["GET"]),
+        Route("/api/beliefs", endpoint(list_beliefs, query=True, clients=True), methods=["GET"]),
         Route("/api/beliefs", endpoint(create_belief, body=True, status=201), methods=["POST"]),
         Route("/api/facets", endpoint(facets, query=True), methods=["GET"]),
-        Route("/api/beliefs/{belief_id}", endpoint(get_belief, path=ID), methods=["GET"]),
-        Route("/api/beliefs/{belief_id}/chain", endpoint(belief_chain, path=ID), methods=["GET"]),
         Route(
-            "/api/beliefs/{belief_id}/history", endpoint(belief_history, path=ID), methods=["GET"]
+            "/api/beliefs/{belief_id}", endpoint(get_belief, path=ID, clients=True), methods=["GET"]
+        ),
+        Route(
+            "/api/beliefs/{belief_id}/chain",
+            endpoint(belief_chain, path=ID, clients=True),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/beliefs/{belief_id}/history",
+            endpoint(belief_history, path=ID, clients=True),
+            methods=["GET"],
         ),
         Route(
             "/api/beliefs/{belief_id}",
-            endpoint(patch_belief, path=ID, body=True),
+            endpoint(patch_belief, path=ID, body=True, clients=True),
             methods=["PATCH"],
         ),
-        Route("/api/beliefs/{belief_id}", endpoint(delete_belief, path=ID), methods=["DELETE"]),
         Route(
-            "/api/beliefs/{belief_id}/restore", endpoint(restore_belief, path=ID), methods=["POST"]
+            "/api/beliefs/{belief_id}",
+            endpoint(delete_belief, path=ID, clients=True),
+            methods=["DELETE"],
+        ),
+        Route(
+            "/api/beliefs/{belief_id}/restore",
+            endpoint(restore_belief, path=ID, clients=True),
+            methods=["POST"],
         ),
         Route(
             "/api/beliefs/{belief_id}/review",
-            endpoint(review_belief, path=ID, body=True),
+            endpoint(review_belief, path=ID, body=True, clients=True),
             methods=["POST"],
         ),
         Route(

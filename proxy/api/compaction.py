@@ -134,7 +134,7 @@ def compaction_routes() -> list[BaseRoute]:
             methods=["POST"],
         ),
         Route("/api/compaction/runs", endpoint(compaction_runs, query=True), methods=["GET"]),
-        Route("/api/persona", endpoint(get_persona, query=True), methods=["GET"]),
+        Route("/api/persona", endpoint(get_persona, query=True, clients=True), methods=["GET"]),
         Route("/api/persona", endpoint(put_persona, query=True, body=True), methods=["PUT"]),
         Route(
             "/api/persona/regenerate", endpoint(regenerate_persona, query=True), methods=["POST"]

@@ -179,6 +179,6 @@ def delivery_routes() -> list[BaseRoute]:
             endpoint(remove_rule, path="rule_id", status=204),
             methods=["DELETE"],
         ),
-        Route("/api/recall", endpoint(recall_beliefs, query=True), methods=["GET"]),
+        Route("/api/recall", endpoint(recall_beliefs, query=True, clients=True), methods=["GET"]),
         Route("/api/prompts/preview", endpoint(preview, query=True), methods=["GET"]),
     ]

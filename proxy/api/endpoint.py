@@ -14,7 +14,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from proxy.api.belief_input import read_json
+from proxy.api.confined import check_belief, confined_body, confined_query, within
 from proxy.runtime import runtime_of
+from proxy.security.grants import client_grant, open_to_clients
 
 Operation = Callable[..., Awaitable[Any]]
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -27,23 +29,31 @@ def endpoint(
     query: bool = False,
     body: bool = False,
     status: int = 200,
+    clients: bool = False,
 ) -> Endpoint:
     """The route for `operation(runtime, [path id], [query], [body])`: `path` names the path
-    parameter it takes; a `status` of 204 answers with no body."""
+    parameter it takes (a belief id when `clients`); a `status` of 204 answers with no body.
+    With `clients`, a client token may call it, held to its own user's beliefs."""
 
     async def serve(request: Request) -> Response:
-        args: list[Any] = [runtime_of(request)]
+        rt = runtime_of(request)
+        grant = client_grant(request.scope) if clients else None
+        args: list[Any] = [rt]
         if path is not None:
             args.append(request.path_params[path])
+            if grant is not None:
+                await check_belief(rt, grant, request.path_params[path])
         if query:
-            args.append(request.query_params)
+            params = request.query_params
+            args.append(params if grant is None else confined_query(grant, params))
         if body:
-            args.append(await read_json(request))
-        data = await operation(*args)
+            data = await read_json(request)
+            args.append(data if grant is None else confined_body(grant, data))
+        result = await operation(*args)
         if status == 204:
             return Response(status_code=204)
-        return JSONResponse(data, status_code=status)
+        return JSONResponse(result if grant is None else within(grant, result), status_code=status)
 
     # The OpenAPI document names and describes each endpoint by these.
     serve.__name__, serve.__doc__ = operation.__name__, operation.__doc__
-    return serve
+    return open_to_clients(serve) if clients else serve

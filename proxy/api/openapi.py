@@ -190,7 +190,8 @@ def describe(routes: list[BaseRoute]) -> dict[str, Any]:
             "version": "1",
             "description": (
                 "Beliefs, their history and the requests they were injected into. With "
-                "TENURE_API_KEY set, send Authorization: Bearer <key>. Errors are "
+                "TENURE_API_KEY set or access tokens made, send Authorization: Bearer <key "
+                "or token>; a client token reaches its own user's beliefs only. Errors are "
                 '{"error": {"message", "field"?}}.'
             ),
         },

@@ -65,7 +65,7 @@ def server_for_home(settings: Settings, locked: StoreLocked, *, timeout: float =
             f"{held}, and no Tenure server is recorded in {settings.home}; stop that process "
             "and run the command again"
         )
-    client = ApiClient(record.url, api_key=settings.api_key, timeout=timeout)
+    client = ApiClient(record.url, api_key=settings.api_key or settings.token, timeout=timeout)
     try:
         info = client.get("/api/server")
     except ServerUnreachable as exc:

@@ -14,10 +14,11 @@ from beliefs.store import BeliefStore
 from compaction.migrations import MIGRATIONS as COMPACTION_TABLES
 from extractor.migrations import MIGRATIONS as JOB_TABLES
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
+from proxy.security.tables import MIGRATIONS as SECURITY_TABLES
 from proxy.settings import Settings
 
 # Every package's tables, so both stores hold the same set before rows move.
-ALL_TABLES = (JOB_TABLES, COMPACTION_TABLES, GATEWAY_TABLES)
+ALL_TABLES = (JOB_TABLES, COMPACTION_TABLES, GATEWAY_TABLES, SECURITY_TABLES)
 
 
 def register(subparsers: Any) -> None:

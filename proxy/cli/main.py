@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "proxy.cli.mcp",
     "proxy.cli.eval_extract",
     "proxy.cli.db",
+    "proxy.cli.tokens",
 )
 
 

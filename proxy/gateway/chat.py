@@ -31,6 +31,7 @@ from proxy.gateway.request import ChatRequest, Entry, read_request
 from proxy.gateway.request_body import check_chat
 from proxy.gateway.side_calls import is_task_call
 from proxy.runtime import Runtime
+from proxy.security.grants import Grant, client_grant
 
 log = logging.getLogger("tenure.proxy")
 
@@ -60,7 +61,7 @@ async def handle_chat(
     if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
         command = parse_command(placement.text_of(last.get("content")))
         if command is not None:
-            reply = run_command(rt, identity, state, command)
+            reply = run_command(rt, identity, state, command, client_grant(scope))
             await _send_synthetic(request, reply, send=send)
             return
 
@@ -86,9 +87,21 @@ async def handle_chat(
     handoff.finish(await handoff.forward(receive, send, extra))
 
 
-def run_command(rt: Runtime, identity: Identity, state: ChatState, command: ChatCommand) -> str:
-    """Apply a chat command; the new state is kept in memory and written in the background."""
+def run_command(
+    rt: Runtime,
+    identity: Identity,
+    state: ChatState,
+    command: ChatCommand,
+    grant: Grant | None = None,
+) -> str:
+    """Apply a chat command; the new state is kept in memory and written in the background.
+
+    Raises:
+        ProxyError: 403 for a `!scope` outside a client token's scope patterns.
+    """
     new_state, reply = apply_command(state, command)
+    if grant is not None:  # a scope set before (by the operator) stays the operator's to keep
+        grant.check_scopes(set(new_state.scopes) - set(state.scopes), "!scope")
     if new_state != state:
         rt.chat_states.set(identity.user_id, identity.agent_id, new_state)
         row: list[object] = [identity.user_id, identity.agent_id or ""]

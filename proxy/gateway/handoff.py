@@ -30,6 +30,7 @@ from proxy.gateway.request import ChatRequest
 from proxy.gateway.translate import litellm_exchange
 from proxy.gateway.turns import WireFormat
 from proxy.runtime import Runtime
+from proxy.security.grants import grant_of
 
 ENDPOINTS: dict[WireFormat, str] = {  # the upstream path of each wire format, after the base
     "openai": "chat/completions",
@@ -59,7 +60,8 @@ class Handoff:
         before_end = self.capture.before_end if self.capture is not None else None
         route = None if anthropic else settings.models.get(request.model)
         if route is not None:
-            client_key = None if settings.api_key else client_key_of(scope)
+            # With access control on, the client's key is Tenure's, never the provider's.
+            client_key = None if grant_of(scope) is not None else client_key_of(scope)
             return await litellm_exchange(
                 route,
                 request.body,
@@ -79,7 +81,7 @@ class Handoff:
             scope["headers"],
             api_key=key,
             anthropic=anthropic,
-            forward_credentials=not settings.api_key,
+            forward_credentials=grant_of(scope) is None,
         )
         return await exchange(
             self.rt.upstream,

@@ -20,6 +20,7 @@ from proxy.gateway.forward import (
 from proxy.gateway.replies import send_bytes
 from proxy.gateway.request_body import read_body
 from proxy.runtime import Runtime
+from proxy.security.grants import grant_of
 
 # TRACE echoes the request (the upstream key included) back; CONNECT would open a tunnel.
 _NOT_FORWARDED = frozenset({"TRACE", "CONNECT"})
@@ -50,7 +51,7 @@ async def handle_passthrough(
         scope["headers"],
         api_key=key,
         anthropic=anthropic,
-        forward_credentials=settings.api_key is None,
+        forward_credentials=grant_of(scope) is None,  # else the credential is ours
     )
     extra: list[Header] = []
     if method == "GET" and rest == "models" and settings.models:

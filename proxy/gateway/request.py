@@ -19,6 +19,7 @@ from proxy.gateway.memory import Memory
 from proxy.gateway.request_body import dump_object, parse_object, read_body
 from proxy.gateway.turns import WireFormat
 from proxy.runtime import Runtime
+from proxy.security.grants import client_grant
 from proxy.security.middleware import ACCESS_USER
 
 
@@ -89,23 +90,31 @@ async def read_request(
     if echoed:
         body = unecho(body)
     headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
+    grant = client_grant(scope)
+    # A client token names its user: the ids an application sends are not asked.
     identity = resolve_identity(
         headers,
         body,
         url_scope=entry.url_scope,
         url_user=entry.url_user,
-        default_user=settings.default_user,
-        trust_client_ids=settings.trust_client_ids,
-        client_users=settings.client_users,
+        default_user=grant.user_id or "" if grant else settings.default_user,
+        trust_client_ids=settings.trust_client_ids and grant is None,
+        client_users=settings.client_users if grant is None else None,
     )
+    if grant is not None:
+        identity = grant.confine(identity)
     state = rt.chat_states.get(identity.user_id, identity.agent_id)
     scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
+    chat_scopes = state.scopes if grant is None else grant.usable(state.scopes)
+    scoped = identity.scoped(chat_scopes, settings.default_scopes)
+    if grant is not None:  # `!scope` and the defaults are held to the token's patterns too
+        grant.check_scopes(scoped.scopes)
     return ChatRequest(
         entry=entry,
         scope=scope,
         raw=raw,
         body=body,
-        identity=identity.scoped(state.scopes, settings.default_scopes),
+        identity=scoped,
         state=state,
         payload=dump_object(body) if echoed else raw,
     )

@@ -68,22 +68,4 @@ MCP_CALLS = Migration(
     ),
 )
 
-ACCESS_SHARED = Migration(
-    101,
-    "access shared by replicas: the session secret, revoked sessions, wrong-key attempts",
-    (
-        "CREATE TABLE access_secret (id INTEGER PRIMARY KEY, secret VARCHAR NOT NULL)",
-        "CREATE SEQUENCE access_events_seq START 1",
-        """
-        CREATE TABLE access_events (
-            seq BIGINT PRIMARY KEY DEFAULT nextval('access_events_seq'),
-            origin VARCHAR NOT NULL,
-            kind VARCHAR NOT NULL CHECK (kind IN ('revoked', 'failed')),
-            value VARCHAR NOT NULL,
-            "at" TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
-        )
-        """,
-    ),
-)
-
-MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS, ACCESS_SHARED]
+MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS]

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from beliefs.recall import recall_tags
 from beliefs.record import AnyBelief
 from proxy.gateway.identity import UNIVERSAL, Identity, parse_scopes
+from proxy.security.grants import scope_allowed
 
 CALLER = "tenure.mcp_caller"  # the ASGI scope key the HTTP endpoint puts the caller under
 
@@ -29,6 +30,7 @@ class Caller:
     identity: Identity
     transport: Literal["http", "stdio"]
     client: str | None = None
+    scope_patterns: tuple[str, ...] = ()  # a client token's: no other scope is read or written
 
     @property
     def actor(self) -> str:
@@ -46,16 +48,37 @@ class Outcome:
 
 
 def scopes_of(caller: Caller, raw: str | None) -> tuple[str, ...]:
-    """The tool's `scope` argument when given, else the connection's scopes."""
+    """The tool's `scope` argument when given, else the connection's scopes.
+
+    Raises:
+        ToolFailure: the argument names a scope outside the caller's token's patterns.
+    """
     if raw:
-        return parse_scopes(raw, "scope")
+        scopes = parse_scopes(raw, "scope")
+        outside = [s for s in scopes if not _permitted(caller, s)]
+        if outside:
+            raise ToolFailure(
+                "scope",
+                f"scope {outside[0]!r} is outside this token's scopes "
+                f"({', '.join(caller.scope_patterns)}); use one within them",
+            )
+        return scopes
     return tuple(s for s in caller.identity.scopes if s != UNIVERSAL)
 
 
+def _permitted(caller: Caller, scope: str) -> bool:
+    return (
+        not caller.scope_patterns
+        or scope == UNIVERSAL
+        or scope_allowed(scope, caller.scope_patterns)
+    )
+
+
 def visible_to(belief: AnyBelief, caller: Caller) -> bool:
-    return belief.user_id == caller.identity.user_id and belief.agent_id in (
-        None,
-        caller.identity.agent_id,
+    return (
+        belief.user_id == caller.identity.user_id
+        and belief.agent_id in (None, caller.identity.agent_id)
+        and (not caller.scope_patterns or any(_permitted(caller, s) for s in belief.scope))
     )
 
 

@@ -21,6 +21,7 @@ from proxy.mcp.audit import audit_routes
 from proxy.mcp.caller import CALLER
 from proxy.mcp.tools import MemoryTools
 from proxy.runtime import Runtime
+from proxy.security.grants import client_grant, open_to_clients
 
 if TYPE_CHECKING:
     from proxy.mcp.server import McpService
@@ -84,22 +85,32 @@ class McpEndpoint:
         settings = service.tools.settings
         headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
         url_scope = scope.get("path_params", {}).get("scope")
+        grant = client_grant(scope)
         identity = resolve_identity(
-            headers, {}, url_scope=url_scope, default_user=settings.default_user
+            headers,
+            {},
+            url_scope=url_scope,
+            default_user=grant.user_id or "" if grant else settings.default_user,
         )
+        if grant is not None:
+            identity = grant.confine(identity)
         agent = headers.get("user-agent")
-        scope[CALLER] = service.tools.caller(identity, "http", agent[:120] if agent else None)
+        patterns = grant.scopes if grant is not None else ()
+        caller = service.tools.caller(identity, "http", agent[:120] if agent else None, patterns)
+        if grant is not None:  # a tool's own `scope` argument is held to them too (`scopes_of`)
+            grant.check_scopes(caller.identity.scopes)
+        scope[CALLER] = caller
         await service.manager.handle_request(scope, receive, send)
 
 
 def mcp_routes() -> list[BaseRoute]:
     """`/mcp` and the tool-call listing; `scoped_mcp_route` is added apart (see create_app)."""
-    return [Route("/mcp", McpEndpoint()), *audit_routes()]
+    return [Route("/mcp", open_to_clients(McpEndpoint())), *audit_routes()]
 
 
 def scoped_mcp_route() -> BaseRoute:
     """`/scope/<scope>/mcp`, for clients that only let you set a URL."""
-    return Route("/scope/{scope:path}/mcp", McpEndpoint())
+    return Route("/scope/{scope:path}/mcp", open_to_clients(McpEndpoint()))
 
 
 def memory_tools(runtime: Runtime) -> MemoryTools:

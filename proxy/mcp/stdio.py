@@ -56,8 +56,8 @@ async def relay_stdio(settings: Settings, base: str, headers: Mapping[str, str])
     """Pass every message between this process's stdio and the running server's `/mcp` at
     `base` (a server checked to serve this home)."""
     sent = {**headers, "User-Agent": RELAY_AGENT}
-    if settings.api_key:
-        sent["Authorization"] = f"Bearer {settings.api_key}"
+    if settings.api_key or settings.token:
+        sent["Authorization"] = f"Bearer {settings.api_key or settings.token}"
     print(f"tenure mcp: relaying to {base}/mcp", file=sys.stderr)
     timeout = httpx2.Timeout(30.0, read=300.0)
     async with (

@@ -24,6 +24,7 @@ from proxy.gateway.identity import UNIVERSAL, Identity
 from proxy.mcp.args import BeliefsArgs, ForgetArgs, OpenQuestionsArgs, RecallArgs, RememberArgs
 from proxy.mcp.caller import Caller, Outcome, belief_view, scopes_of, visible_to
 from proxy.mcp.writes import forget, remember
+from proxy.security.grants import scope_allowed
 from proxy.settings import Settings
 
 log = logging.getLogger("tenure.mcp")
@@ -38,14 +39,21 @@ class MemoryTools:
     chat_states: ChatStates | None = None
 
     def caller(
-        self, identity: Identity, transport: Literal["http", "stdio"], client: str | None
+        self,
+        identity: Identity,
+        transport: Literal["http", "stdio"],
+        client: str | None,
+        patterns: tuple[str, ...] = (),
     ) -> Caller:
-        """Add the scopes set with `!scope` and the configured defaults, as the gateway does."""
+        """Add the scopes set with `!scope` (those within a client token's scope `patterns`)
+        and the configured defaults, as the gateway does."""
         state_scopes: Sequence[str] = ()
         if self.chat_states is not None:
             state_scopes = self.chat_states.get(identity.user_id, identity.agent_id).scopes
+        if patterns:
+            state_scopes = [s for s in state_scopes if scope_allowed(s, patterns)]
         scoped = identity.scoped(state_scopes, self.settings.default_scopes)
-        return Caller(scoped, transport, client)
+        return Caller(scoped, transport, client, patterns)
 
     # -- reads ---------------------------------------------------------------------------------
 

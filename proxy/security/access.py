@@ -1,6 +1,7 @@
-"""Access control: with `TENURE_API_KEY` set, every call except `/healthz`, the login page and
-the static files must present it as `Authorization: Bearer <key>` (Anthropic clients may send
-it as `x-api-key`), or carry the session cookie the login page sets for the browser UI."""
+"""Access control: with `TENURE_API_KEY` set or any access token made, every call except
+`/healthz`, the login page and the static files must present the key or a token as
+`Authorization: Bearer <key>` (Anthropic clients may send it as `x-api-key`), or carry the
+session cookie the login page sets for the browser UI."""
 
 from __future__ import annotations
 
@@ -77,29 +78,20 @@ def cookies_of(headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     return jar
 
 
-def bearer_authorized(headers: Iterable[tuple[bytes, bytes]], key: str) -> bool:
-    """The key came in a header (a script or SDK, never a cross-site browser request)."""
-    expected = key.encode()
+def presented_key(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The key or token the request sent (`Authorization: Bearer …` or `x-api-key`)."""
     for name, value in headers:
         if name == b"authorization":
             scheme, _, token = value.partition(b" ")
-            if scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), expected):
-                return True
-        elif name == b"x-api-key" and hmac.compare_digest(value.strip(), expected):
-            return True
-    return False
+            if scheme.lower() == b"bearer":
+                return token.strip().decode("latin-1")
+        elif name == b"x-api-key":
+            return value.strip().decode("latin-1")
+    return None
 
 
-def authorized(headers: Iterable[tuple[bytes, bytes]], key: str, sessions: Sessions) -> bool:
-    headers = list(headers)
-    if bearer_authorized(headers, key):
-        return True
-    session = cookies_of(headers).get(SESSION_COOKIE)
-    return session is not None and sessions.valid(session, key)
-
-
-def needs_key(path: str, key: str | None) -> bool:
-    return key is not None and path not in OPEN_PATHS and not path.startswith(OPEN_PREFIXES)
+def needs_key(path: str) -> bool:
+    return path not in OPEN_PATHS and not path.startswith(OPEN_PREFIXES)
 
 
 def is_ui_page(path: str) -> bool:

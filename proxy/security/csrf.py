@@ -4,8 +4,8 @@ Double-submit token: the UI sets a random `tenure_csrf` cookie (SameSite=Strict,
 renders the same value into every form (`csrf_token`) and a `<meta>` tag for scripts
 (`X-CSRF-Token` header). A state-changing request whose Origin is another site is refused
 outright; one that carries our cookies must also carry the matching token. Scripts that
-authenticate with the bearer key (or send no cookies at all) are not browsers acting on a
-session and need no token.
+authenticate with the bearer key or a token (or send no cookies at all) are not browsers
+acting on a session and need no token.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from proxy.errors import ProxyError
 from proxy.gateway.replies import send_error
 from proxy.security.access import (
     SESSION_COOKIE,
-    bearer_authorized,
     cookies_of,
     host_name,
     is_loopback,
     is_ui_page,
+    presented_key,
 )
+from proxy.security.grants import grant_of
 
 CSRF_COOKIE = "tenure_csrf"
 CSRF_FIELD = "csrf_token"
@@ -82,9 +83,8 @@ class BrowserGuard:
     without the CSRF header, and (on a loopback bind) API and page requests addressed to a
     foreign host name. UI form posts check their form token in the handler."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None, *, loopback_only: bool) -> None:
+    def __init__(self, app: ASGIApp, *, loopback_only: bool) -> None:
         self.app = app
-        self.api_key = api_key
         self.loopback_only = loopback_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -104,16 +104,16 @@ class BrowserGuard:
             return
         problem = cross_site(headers)
         if problem is None and path.startswith("/api/"):
-            problem = self._api_token_problem(headers)
+            problem = self._api_token_problem(scope, headers)
         if problem is not None:
             await _refuse(send, path, problem)
             return
         await self.app(scope, receive, send)
 
-    def _api_token_problem(self, headers: Headers) -> str | None:
+    def _api_token_problem(self, scope: Scope, headers: Headers) -> str | None:
         headers = list(headers)
-        if self.api_key and bearer_authorized(headers, self.api_key):
-            return None
+        if grant_of(scope) is not None and presented_key(headers) is not None:
+            return None  # admitted by its key or token (the access middleware checked it)
         jar = cookies_of(headers)
         if CSRF_COOKIE not in jar and SESSION_COOKIE not in jar:
             return None

@@ -1,4 +1,5 @@
-"""The outermost layer of every HTTP call: request id, access key, and errors as envelopes."""
+"""The outermost layer of every HTTP call: request id, access key or token, and errors as
+envelopes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import random
 import time
 from urllib.parse import urlencode
 
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefs.errors import BeliefError
@@ -17,13 +19,13 @@ from proxy.gateway.request_body import ClientGone
 from proxy.security.access import (
     SESSION_COOKIE,
     FailedAttempts,
-    Sessions,
-    authorized,
     client_address,
     cookies_of,
     is_ui_page,
     needs_key,
 )
+from proxy.security.credentials import Credentials
+from proxy.security.grants import CLIENT_ACCESS, GRANT, Grant, refused
 
 log = logging.getLogger("tenure.proxy")
 access_log = logging.getLogger("tenure.access")
@@ -39,21 +41,20 @@ def new_request_id() -> str:
 
 
 class GatewayMiddleware:
-    """Stamps `X-Tenure-Request-Id` on every response (errors too), checks `TENURE_API_KEY`,
-    and turns errors into the OpenAI envelope (`/api`: JSON) — never a traceback."""
+    """Stamps `X-Tenure-Request-Id` on every response (errors too), checks the access key or
+    token (and puts what it grants in the scope), and turns errors into the OpenAI envelope
+    (`/api`: JSON) — never a traceback."""
 
     def __init__(
         self,
         app: ASGIApp,
-        api_key: str | None,
+        credentials: Credentials,
         proxy: ASGIApp | None = None,
         failures: FailedAttempts | None = None,
-        sessions: Sessions | None = None,
     ) -> None:
         self.app = app
-        self.api_key = api_key
+        self.credentials = credentials
         self.failures = failures or FailedAttempts()
-        self.sessions = sessions or Sessions()
         # Proxy calls skip the rest of the stack: the router would first try every API and
         # UI route (~60 regex matches), and the browser guard and HTTP-exception layer have
         # nothing to do for them.
@@ -129,26 +130,11 @@ class GatewayMiddleware:
             await send(message)
 
         path: str = scope["path"]
-        if needs_key(path, self.api_key):
-            client = client_address(scope)
-            wait = self.failures.retry_after(client)
-            if wait is not None:
-                await send_error(stamped, too_many_failures(wait), path=path, retry_after=wait)
+        if self.credentials.enforced and needs_key(path):
+            grant = await self._admit(scope, stamped, path)
+            if grant is None:
                 return
-            if not authorized(scope["headers"], self.api_key or "", self.sessions):
-                if is_ui_page(path) and scope["method"] in ("GET", "HEAD"):
-                    await send_login_redirect(stamped, scope)
-                    return
-                if _presented_credentials(scope["headers"]):
-                    self.failures.failed(client)
-                error = ProxyError(
-                    401,
-                    "missing or wrong access key: send Authorization: Bearer <TENURE_API_KEY>",
-                    type="authentication_error",
-                    code="invalid_api_key",
-                )
-                await send_error(stamped, error, path=path)
-                return
+            scope[GRANT] = grant
         app = self.proxy if self.proxy is not None and is_proxy_path(path) else self.app
         try:
             await app(scope, receive, stamped)
@@ -167,6 +153,28 @@ class GatewayMiddleware:
             if started:
                 raise
             await send_error(stamped, as_proxy_error(exc, request_id=request_id), path=path)
+
+    async def _admit(self, scope: Scope, send: Send, path: str) -> Grant | None:
+        """What the request's key, token or session grants, or None once refused (401 for no
+        or a wrong credential, 403 for a client token outside its reach, 429 when guessing)."""
+        client = client_address(scope)
+        wait = self.failures.retry_after(client)
+        if wait is not None:
+            await send_error(send, too_many_failures(wait), path=path, retry_after=wait)
+            return None
+        grant = await self.credentials.grant(scope["headers"])
+        if isinstance(grant, ProxyError):
+            if is_ui_page(path) and scope["method"] in ("GET", "HEAD"):
+                await send_login_redirect(send, scope)
+                return None
+            if _presented_credentials(scope["headers"]):
+                self.failures.failed(client)
+            await send_error(send, grant, path=path)
+            return None
+        if not grant.operator and not client_may_call(scope, path):
+            await send_error(send, operator_only(path), path=path)
+            return None
+        return grant
 
 
 def too_many_failures(wait: int) -> ProxyError:
@@ -209,3 +217,23 @@ def _count(scope: Scope, error: ProxyError) -> None:
         runtime.counters.upstream_unreachable += 1
     elif error.status == 504:
         runtime.counters.upstream_timeouts += 1
+
+
+def client_may_call(scope: Scope, path: str) -> bool:
+    """Whether a client token may call this path: the proxy paths, and the routes marked
+    `open_to_clients` (which confine what they serve); never the UI or the operator's API."""
+    if is_proxy_path(path):
+        return True
+    app = scope.get("app")
+    for route in getattr(getattr(app, "router", None), "routes", ()):
+        match, _ = route.matches(scope)
+        if match is Match.FULL:
+            return bool(getattr(getattr(route, "endpoint", None), CLIENT_ACCESS, False))
+    return False
+
+
+def operator_only(path: str) -> ProxyError:
+    return refused(
+        f"{path} needs the operator's key or token; this token reaches only its user's "
+        "memory (the proxy paths, /mcp, and the belief, recall and persona API)"
+    )

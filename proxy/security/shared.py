@@ -1,6 +1,7 @@
 """Access shared by replicas on PostgreSQL: one session secret in the database, and every
-replica's logouts and wrong keys, read back by the others a few times a second, so a login,
-a logout and the wrong-key limit hold whichever replica a request reaches."""
+replica's logouts and wrong keys, read back by the others a few times a second (with the
+access tokens), so a login, a logout, the wrong-key limit and a revoked token hold whichever
+replica a request reaches."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from proxy.security.access import FailedAttempts, Sessions
+from proxy.security.tokens import TokenBook, list_tokens
 
 log = logging.getLogger("tenure.proxy")
 
@@ -25,12 +27,18 @@ class SharedAccess:
     """Ties this process's `Sessions` and `FailedAttempts` to the shared tables."""
 
     def __init__(
-        self, thread: StoreThread, store: BeliefStore, sessions: Sessions, failures: FailedAttempts
+        self,
+        thread: StoreThread,
+        store: BeliefStore,
+        sessions: Sessions,
+        failures: FailedAttempts,
+        tokens: TokenBook,
     ) -> None:
         self.thread = thread
         self.store = store
         self.sessions = sessions
         self.failures = failures
+        self.tokens = tokens
         self.origin = secrets.token_hex(6)
         self._seq = 0
         self._seen: dict[int, datetime] = {}  # recent rows already applied, by sequence
@@ -42,6 +50,9 @@ class SharedAccess:
         self.sessions.on_revoke = lambda nonce: self._record("revoked", nonce)
         self.failures.on_failed = lambda client: self._record("failed", client)
         self._task = asyncio.create_task(self._follow())
+
+    async def reload_tokens(self) -> None:
+        self.tokens.replace(await self.thread.run(list_tokens, self.store))
 
     async def stop(self) -> None:
         self.sessions.on_revoke = None
@@ -105,6 +116,9 @@ class SharedAccess:
 
     def _catch_up(self) -> None:
         self._apply(self._seq)
+        # Tokens are few: read whole, a token made or revoked on any replica (or by `tenure
+        # tokens` on the database) holds here within one poll.
+        self.tokens.replace(list_tokens(self.store))
 
     async def _follow(self) -> None:
         while True:

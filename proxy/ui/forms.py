@@ -3,7 +3,6 @@ matching API operation, then redirect (303) to a page that shows the result."""
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -16,8 +15,10 @@ from proxy.api.compaction import put_persona, regenerate_persona, run_compaction
 from proxy.api.jobs import resolve_conflict, retry_job
 from proxy.errors import ProxyError
 from proxy.runtime import Runtime
-from proxy.security.access import SESSION_COOKIE, FailedAttempts, Sessions, client_address
+from proxy.security.access import SESSION_COOKIE, FailedAttempts, client_address
+from proxy.security.credentials import Credentials
 from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
+from proxy.security.grants import Grant
 from proxy.ui.outcome import Outcome, attempt, query
 from proxy.ui.pages import Pages
 
@@ -237,20 +238,18 @@ class Forms:
     # -- login ---------------------------------------------------------------------------------
 
     async def login_page(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
         target = safe_next(request.query_params.get("next"), "/beliefs")
-        if not rt.settings.api_key:
+        if not _credentials(request).enforced:
             return RedirectResponse(target, status_code=303)
         return self.pages.renderer.page(request, "login.html", next=target)
 
     async def login(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
         form = await self.read_form(request)
         if isinstance(form, Response):
             return form
         target = safe_next(_text(form, "next"), "/beliefs")
-        key = rt.settings.api_key
-        if not key:
+        credentials = _credentials(request)
+        if not credentials.enforced:
             return RedirectResponse(target, status_code=303)
         failures: FailedAttempts = request.app.state.failed_logins
         client = client_address(request.scope)
@@ -265,33 +264,39 @@ class Forms:
             )
             refused.headers["retry-after"] = str(wait)
             return refused
-        if not hmac.compare_digest(_text(form, "key").encode(), key.encode()):
+        grant = credentials.of_key(_text(form, "key"))
+        if not isinstance(grant, Grant):
             failures.failed(client)
+            error = "That is not the access key (TENURE_API_KEY) or an operator token. Try again."
             return self.pages.renderer.page(
-                request,
-                "login.html",
-                status=401,
-                next=target,
-                error="That is not the access key (TENURE_API_KEY). Try again.",
+                request, "login.html", status=401, next=target, error=error
+            )
+        if not grant.operator:  # one user's token never opens the pages over everyone's
+            error = "That token opens one user's memory; the pages need an operator token."
+            return self.pages.renderer.page(
+                request, "login.html", status=403, next=target, error=error
             )
         response = RedirectResponse(target, status_code=303)
-        sessions: Sessions = request.app.state.sessions
-        response.set_cookie(
-            SESSION_COOKIE, sessions.new(key), httponly=True, samesite="strict", path="/"
-        )
+        session = credentials.new_session(grant)
+        response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", path="/")
         return response
 
     async def logout(self, request: Request) -> Response:
         form = await self.read_form(request)
         if isinstance(form, Response):
             return form
-        token = request.cookies.get(SESSION_COOKIE)
-        if token:  # the cookie stops working, even where it was copied
-            sessions: Sessions = request.app.state.sessions
-            sessions.revoke(token)
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie:
+            _credentials(request).end_session(cookie)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
         return response
+
+
+def _credentials(request: Request) -> Credentials:
+    """The access middleware's key, tokens and sessions, which the login form checks against."""
+    credentials: Credentials = request.app.state.credentials
+    return credentials
 
 
 def _text(form: Form, name: str) -> str:

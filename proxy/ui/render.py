@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, new_csrf_token
+from proxy.security.grants import grant_of
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 SECURITY_HEADERS = {
@@ -74,6 +75,7 @@ def new_environment() -> jinja2.Environment:
 
 
 class Renderer:
+    # `login_enabled`: the key is set; tokens made later turn the log-out button on per request.
     def __init__(self, *, login_enabled: bool) -> None:
         self.env = new_environment()
         self.login_enabled = login_enabled
@@ -89,7 +91,7 @@ class Renderer:
             csrf=token,
             csrf_field=CSRF_FIELD,
             nav=NAV,
-            login_enabled=self.login_enabled,
+            login_enabled=self.login_enabled or grant_of(request.scope) is not None,
             path=request.url.path,
             **context,
         )
