@@ -85,7 +85,7 @@ def after(conversations: list[Conversation], mode: str) -> Iterator[Request]:
 
 def per_call(requests: Iterator[Request]) -> tuple[float, float]:
     """Prompt tokens per call, and of them uncached under OpenAI's cache rule."""
-    cache = LocalModel(Behaviour(prompt_cache=True), tokens=token_counter())
+    cache = LocalModel(Behaviour(prompt_cache=True), count_tokens=token_counter())
     totals = [cache.cache_usage(body, messages) for body, messages in requests]
     prompt = sum(u["prompt_tokens"] for u in totals)
     cached = sum(u["prompt_tokens_details"]["cached_tokens"] for u in totals)

@@ -37,6 +37,7 @@ HELD_OUT = ROOT / "tests" / "beliefs" / "heldout"
 HELD_OUT_C = ROOT / "tests" / "beliefs" / "heldout-c"
 HELD_OUT_D = ROOT / "tests" / "beliefs" / "heldout-d"
 HELD_OUT_E = ROOT / "tests" / "beliefs" / "heldout-e"
+LATER = {letter: ROOT / "tests" / "beliefs" / f"heldout-{letter.lower()}" for letter in "FGH"}
 MODES = f"reference,extended,content,semantic:{FLOOR},semantic:0.35,agreed:{FLOOR}:{AGREED_FLOOR}"
 PUBLIC = ROOT / ".." / "shared" / "conformance"
 
@@ -129,6 +130,8 @@ def main() -> None:
         ("held-out D", [HELD_OUT_D / "beliefs.json"], HELD_OUT_D / "cases.json", None, {}),
         ("held-out E", [HELD_OUT_E / "beliefs.json"], HELD_OUT_E / "cases.json", None, {}),
     ]  # fmt: skip
+    suites += [(f"held-out {letter}", [path / "beliefs.json"], path / "cases.json", None, {})
+               for letter, path in LATER.items()]  # fmt: skip
     if paper.is_dir():
         personas = load_personas(json.loads((args.public / "persona.json").read_text()))
         suites.append(("public", [paper / "beliefs.seed.json"], paper / "retrieval.cases.json",

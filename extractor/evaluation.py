@@ -97,6 +97,7 @@ class ModelScore(Tally):
     calls_per_turn: float = 0.0
     turns_skipped: int = 0
     modes: dict[str, int] = field(default_factory=dict)
+    canary: str = ""  # the verdict on the turn with a known answer, asked before the first job
     details: list[ConversationScore] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:

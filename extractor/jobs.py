@@ -30,7 +30,7 @@ JOB_STATUSES: tuple[str, ...] = get_args(JobStatus)
 
 _COLUMNS = (
     "id, status, attempts, next_attempt_at, last_error, raw_output, written_ids, skipped, "
-    "created_at, updated_at, finished_at, turn"
+    "created_at, updated_at, finished_at, turn, suspect"
 )
 
 
@@ -51,6 +51,8 @@ class Job(BaseModel):
     updated_at: datetime
     finished_at: datetime | None
     turn: Turn
+    # Done and wrote nothing, by a model that failed the canary: why "nothing" is not trusted.
+    suspect: str | None = None
 
 
 def new_job_id() -> str:
@@ -285,6 +287,16 @@ class JobQueue:
             log.error("extraction backlog full: %d oldest pending job(s) parked", len(rows))
         return len(rows)
 
+    def renew(self, job_id: str, now: datetime | None = None) -> bool:
+        """Keep the lease of a job still being worked on (a slow model may stream for longer
+        than a lease); False when the job is no longer this queue's."""
+        rows = self.store.execute(
+            "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ? "
+            "RETURNING id",
+            [now or utcnow(), job_id, self.token],
+        ).fetchall()
+        return bool(rows)
+
     def release(self, job_id: str) -> None:
         """Give a claimed job back untouched (its attempt does not count)."""
         self._holding.discard(job_id)
@@ -425,14 +437,21 @@ class JobQueue:
         out.update({status: int(n) for status, n in rows})
         return out
 
+    def mark_suspect(self, reasons: dict[str, str]) -> None:
+        """Mark done jobs whose empty result is not trusted: job id -> why, one statement."""
+        self._set_text("suspect", reasons)
+
     def keep_raw_output(self, raw_outputs: dict[str, str]) -> None:
         """Record the model's raw reply (redacted) on done jobs: job id -> text, one statement."""
-        if not raw_outputs:
+        self._set_text("raw_output", {k: redact(v) for k, v in raw_outputs.items()})
+
+    def _set_text(self, column: Literal["suspect", "raw_output"], values: dict[str, str]) -> None:
+        if not values:
             return
         self.store.execute(
-            "UPDATE jobs SET raw_output = v.raw FROM (SELECT unnest(?::VARCHAR[]) AS id, "
-            "unnest(?::VARCHAR[]) AS raw) AS v WHERE jobs.id = v.id",
-            [list(raw_outputs), [redact(text) for text in raw_outputs.values()]],
+            f"UPDATE jobs SET {column} = v.text FROM (SELECT unnest(?::VARCHAR[]) AS id, "
+            "unnest(?::VARCHAR[]) AS text) AS v WHERE jobs.id = v.id",
+            [list(values), list(values.values())],
         )
 
 
@@ -450,6 +469,7 @@ def _job(row: Sequence[Any]) -> Job:
         updated_at=as_utc(row[9]),
         finished_at=as_utc(row[10]),
         turn=Turn.model_validate_json(row[11]),
+        suspect=row[12],
     )
 
 

@@ -15,6 +15,7 @@ from beliefs.render import strip_injected
 from extractor.turn import Turn
 
 MAX_ACK_WORDS = 12
+SKIPPED = "skipped by the pre-check"  # what a skipped job keeps as its raw output, with why
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 

@@ -5,7 +5,8 @@ The order of business for a call:
    schema in the prompt, a forced tool call, plain JSON in text); a refusal is remembered in
    the client's `ModeBook` and the next mode is tried at once;
 2. the rules: in the system message, or in the user turn when the model's chat template drops
-   system messages (a setting, or detected from the prompt's token count);
+   system messages (a setting, or detected from the prompt's token count; the reply that was
+   written without the rules is dropped and the model asked again, with them);
 3. the reply: cut off at the token budget -> once more with twice the budget (and the light
    schema), then `ExtractionTruncated`; invalid -> one re-ask naming the error and only the
    invalid part, then `ExtractionOutputInvalid`. Both carry every raw reply.
@@ -25,6 +26,7 @@ from extractor.errors import (
     ExtractionOutputInvalid,
     ExtractionTruncated,
     ModelRefused,
+    ModelSilent,
     OutputModeUnavailable,
 )
 from extractor.llm import ChatModel, ModelCall, ModelReply
@@ -147,6 +149,9 @@ async def complete_structured(
         call = _call(messages, response_model, model, schema_name, mode, attempt, llm)
         try:
             reply = await llm.complete(call)
+        except ModelSilent as exc:
+            exc.raw_output = RE_ASK_SEPARATOR.join([*attempt.raws, exc.raw_output])
+            raise
         except ModelRefused as exc:
             if _CONTEXT_WORDS.search(exc.detail):
                 raise ContextWindowTooSmall(
@@ -178,8 +183,11 @@ async def complete_structured(
                 model, f"{reply.prompt_tokens} prompt tokens for {_chars(call.messages)} chars"
             )
             attempt.rules_in_user = True
-            if value is None:
-                continue  # the rules never reached the model: ask again, with them
+            # The rules never reached the model: whatever it said was said blind (a valid
+            # reply is likely the prompt's worked example). Ask again, with them, and keep only
+            # that answer.
+            attempt.raws.pop()
+            continue
         if value is not None:
             book.note_used(model, mode)
             return Structured(

@@ -7,7 +7,7 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,14 +17,15 @@ import tenacity
 from beliefs.models import utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
-from extractor.breaker import CircuitBreaker
+from extractor.breaker import CircuitBreaker, counts_as_outage
+from extractor.canary import ask_canary
 from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
 from extractor.known import touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
-from extractor.precheck import nothing_to_remember
+from extractor.precheck import SKIPPED, nothing_to_remember
 from extractor.prompts import build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
@@ -117,6 +118,9 @@ class ExtractionWorkers:
         # second off the request path); 0 = unbounded.
         self._backlog_max = backlog_max
         self._bounded_at = 0.0
+        # Models whose canary was asked (per process; an outage leaves a model out to ask again).
+        self._canaries: dict[str, asyncio.Lock] = {}
+        self._canaried: set[str] = set()
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -247,7 +251,7 @@ class ExtractionWorkers:
         model = self.config.model_for(turn)
         skip = nothing_to_remember(turn)
         if skip is not None:  # settled without a call: nothing in it can become a belief
-            note = f"skipped by the pre-check: {skip}"
+            note = f"{SKIPPED}: {skip}"
             return self._outcome(
                 job, model, time.monotonic(), output=ExtractionOutput(), raw_output=note
             )
@@ -258,12 +262,14 @@ class ExtractionWorkers:
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
-            result = await asyncio.wait_for(
-                complete_structured(
+            # No limit on the whole call: the client ends a reply only when the model falls
+            # silent, so a slow model that keeps writing finishes its job (its lease kept).
+            async with self._lease_kept(job.id):
+                await self._ask_canary(model)
+                started = time.monotonic()  # the job's own time, not the canary's
+                result = await complete_structured(
                     self.llm, messages, ExtractionOutput, model=model, options=self.config.call
-                ),
-                self.config.timeout,
-            )
+                )
         except ExtractionOutputInvalid as exc:
             # The model answered; the answer was unusable (invalid twice, cut off twice, or a
             # body that is no completion): park it now with the raw text, no breaker trip.
@@ -276,13 +282,58 @@ class ExtractionWorkers:
             self.breaker.record_success()
             return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
-            error = _describe(exc)
-            self.breaker.record_failure(error)
-            return self._outcome(job, model, started, error=error)
+            error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
+            if counts_as_outage(exc):
+                self.breaker.record_failure(error)
+            else:
+                self.breaker.record_success()  # a slow model is up: as a probe it closes it
+            # Retried with backoff; a reply cut off by silence keeps what arrived.
+            raw = getattr(exc, "raw_output", None)
+            return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
+
+    @contextlib.asynccontextmanager
+    async def _lease_kept(self, job_id: str) -> AsyncIterator[None]:
+        """Renew the job's lease every third of it while the body runs (shared stores only)."""
+        lease = self.queue.lease_s
+        if lease <= 0:
+            yield
+            return
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(lease / 3)
+                try:
+                    await self.thread.run(self.queue.renew, job_id)
+                except Exception as exc:  # the next renewal may succeed; the lease says how long
+                    log.warning("job %s: could not renew its lease: %s", job_id, exc)
+
+        task = asyncio.create_task(renew(), name=f"tenure-lease-{job_id}")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _ask_canary(self, model: str) -> None:
+        """Before a model's first job, the turn with a known answer (once, whoever asks first)."""
+        if not self.config.canary or model in self._canaried:
+            return
+        async with self._canaries.setdefault(model, asyncio.Lock()):
+            if model in self._canaried:
+                return
+            try:
+                verdict = await ask_canary(self.llm, model, self.config.call)
+            except Exception as exc:  # an outage: the job's own call meets it and says so
+                log.info("model %s: the canary waits for the next job (%s)", model, _describe(exc))
+                return
+            self._canaried.add(model)
+            if verdict is not None:
+                self.llm.modes.note_fitness(model, verdict.fit, verdict.reason)
 
     def _outcome(
         self,
@@ -323,19 +374,27 @@ class ExtractionWorkers:
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}
         landed: dict[str, str] = {}
+        suspect: dict[str, str] = {}
         for landing, result in zip(
             landings, land_many(store, self.queue, landings, now=now), strict=True
         ):
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
                 failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
-            elif raw.get(landing.job.id):
+                continue
+            if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
-        if landed:  # done jobs keep the reply too, so the job page shows what the model said
-            try:
-                self.queue.keep_raw_output(landed)
-            except Exception:
-                log.exception("could not keep the raw output of %d done jobs", len(landed))
+            unfit = self.llm.modes.unfit(landing.model)
+            asked = not (raw.get(landing.job.id) or "").startswith(SKIPPED)
+            if unfit and asked and not result.written_ids:
+                suspect[landing.job.id] = (
+                    f"wrote nothing; model {landing.model} failed the canary: {unfit}"
+                )
+        try:  # done jobs keep the reply too, so the job page shows what the model said
+            self.queue.keep_raw_output(landed)
+            self.queue.mark_suspect(suspect)
+        except Exception:
+            log.exception("could not keep the raw output of %d done jobs", len(landed))
         if not failures:
             return
         with store.transaction():

@@ -103,8 +103,9 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
             max_connections=settings.upstream_max_connections,
         )
-        # On PostgreSQL another replica's running job is its own until its lease runs out: an
-        # attempt ends within the extraction timeout, so twice that (and a margin) is generous.
+        # On PostgreSQL another replica's running job is its own until its lease runs out; the
+        # lease is renewed every third of it while the model call goes on, so it only has to
+        # outlast a silence (twice the extraction timeout, and a margin, is generous).
         lease = settings.extract_lease or settings.extract_timeout * 2 + 30
         shared = store.dialect == "postgresql"
         holder = store.feed.origin if store.feed is not None else None
@@ -272,11 +273,11 @@ def extraction_config(settings: Settings) -> ExtractionConfig:
         routes={name: route.litellm_model for name, route in settings.models.items()},
         workers=settings.extract_workers,
         max_attempts=settings.extract_max_attempts,
-        timeout=settings.extract_timeout,
         backoff_s=settings.extract_backoff_s,
         backoff_max_s=settings.extract_backoff_max_s,
         breaker_threshold=settings.breaker_threshold,
         breaker_cooldown_s=settings.breaker_cooldown_s,
+        canary=settings.extract_canary,
         call=CallOptions(
             max_tokens=settings.extract_max_tokens,
             max_tokens_retry=max(settings.extract_max_tokens * 2, 4096),

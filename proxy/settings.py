@@ -95,6 +95,7 @@ class Settings(BaseModel):
     extract_output_mode: Literal["auto", "json_schema", "json_object", "tools", "text"] = "auto"
     extract_schema: Literal["full", "light"] = "full"
     extract_rules_in: Literal["auto", "system", "user"] = "auto"
+    extract_canary: bool = True  # a turn with a known answer before each model's first job
 
     # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
     # Tenure users here, else ignored unless trusted (see proxy/gateway/identity.py).

@@ -103,7 +103,11 @@ async def _run(
         )
         print(f"evaluating {model} on {len(conversations)} conversations …", file=sys.stderr)
         try:
-            scores.append(await evaluate(llm, config, conversations))
+            score = await evaluate(llm, config, conversations)
+            unfit = llm.modes.unfit(model)
+            if llm.modes.snapshot().get(model, {}).get("fit") is not None:
+                score.canary = f"failed: {unfit}" if unfit else "passed"
+            scores.append(score)
         finally:
             await llm.aclose()
     return scores
@@ -131,6 +135,7 @@ def comparison(scores: Sequence[ModelScore]) -> str:
     """A side-by-side table: one column per model."""
     rows: list[tuple[str, list[str]]] = [
         ("conversations (turns)", [f"{s.conversations} ({s.turns})" for s in scores]),
+        ("canary (a turn with a known answer)", [s.canary or "not asked" for s in scores]),
         ("facts found by retrieval", [_ratio(s.facts_found, s.facts_expected) for s in scores]),
         (
             "rejected alternatives captured",

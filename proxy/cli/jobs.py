@@ -84,6 +84,8 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
             line += f", skipped {len(job.skipped)}"
         if job.last_error and job.status != "done":
             line += f"  error: {_one_line(job.last_error)}"
+        if job.suspect:
+            line += f"  suspect: {_one_line(job.suspect)}"
         print(line)
     print(f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}")
     return 0

@@ -59,10 +59,12 @@ def test_a_skipped_turn_is_done_without_a_call_and_says_why(
     store: BeliefStore, queue: JobQueue
 ) -> None:
     llm = FakeChatModel([extraction()])
+    # Even for a model found unfit, a turn it was never asked is not a suspect empty answer.
+    llm.modes.note_fitness("m", False, "wrote no belief for the canary")
     reports: list[JobReport] = []
     thread = StoreThread(store)
     workers = ExtractionWorkers(
-        thread, queue, llm, ExtractionConfig(model="m"), observe=reports.append
+        thread, queue, llm, ExtractionConfig(model="m", canary=False), observe=reports.append
     )
 
     async def go() -> None:
@@ -78,4 +80,5 @@ def test_a_skipped_turn_is_done_without_a_call_and_says_why(
     done = {j.turn.request_id: j for j in queue.list("done")}
     assert set(done) == {"a", "b"}
     assert done["a"].raw_output == "skipped by the pre-check: an acknowledgement"
+    assert done["a"].suspect is None and done["b"].suspect is not None
     assert sorted(r.mode or "" for r in reports) == ["json_schema", "skipped"]

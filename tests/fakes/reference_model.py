@@ -105,7 +105,7 @@ def score_brain(
 ) -> ModelScore:
     """Run the evaluation against a stand-in server answering with `brain` (tokens counted
     with cl100k when the server plays a prompt cache)."""
-    with LocalModel(behaviour or Behaviour(), brain=brain, tokens=token_counter()) as server:
+    with LocalModel(behaviour or Behaviour(), brain=brain, count_tokens=token_counter()) as server:
         llm = LiteLLMChatModel(api_base=server.url, timeout=60)
         config = ExtractionConfig(
             model="openai/reference", max_attempts=1, breaker_threshold=1_000_000

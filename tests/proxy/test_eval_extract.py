@@ -10,7 +10,7 @@ import pytest
 
 from extractor.eval_set import load_conversations
 from proxy.cli.main import main
-from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest
+from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
 from tests.fakes.reference_model import reference_brain
 
 ONLY = ["dev-mongo-driver", "dev-redis-to-valkey", "writer-chit-chat-weather"]
@@ -90,3 +90,16 @@ def test_no_model_and_an_unknown_conversation_are_named_errors(
     assert "no conversation 'nope'" in err and "dev-mongo-driver" in err
     assert main(["eval-extract", "--compare", str(home / "missing.json")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_canary_verdict_is_reported(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def base_model(seen: SeenRequest) -> Any:
+        return empty()  # every turn, the canary's too: the small-talk example's result
+
+    with LocalModel(Behaviour(), brain=base_model, canary=None) as server:
+        args = ["--model", "openai/base", "--api-base", server.url]
+        code = main(["eval-extract", *args, *_only("writer-chit-chat-weather")])
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = {line.split("  ")[0]: line for line in out.splitlines()}
+    assert "failed: it wrote no belief" in lines["canary (a turn with a known answer)"]
