@@ -175,13 +175,13 @@ def _score(
 def _costs(score: ModelScore, reports: Sequence[JobReport]) -> None:
     if not reports:
         return
-    score.seconds_per_job = round(statistics.fmean(r.seconds for r in reports), 3)
-    score.seconds_max = round(max(r.seconds for r in reports), 3)
-    score.prompt_tokens_per_job = round(statistics.fmean(r.prompt_tokens for r in reports), 1)
-    score.completion_tokens_per_job = round(
-        statistics.fmean(r.completion_tokens for r in reports), 1
-    )
-    score.calls_per_job = round(statistics.fmean(r.calls for r in reports), 2)
+    # Per job: the jobs the model was asked; per turn (below): every turn, a skipped one free.
+    asked = [r for r in reports if r.mode != "skipped"] or list(reports)
+    score.seconds_per_job = round(statistics.fmean(r.seconds for r in asked), 3)
+    score.seconds_max = round(max(r.seconds for r in asked), 3)
+    score.prompt_tokens_per_job = round(statistics.fmean(r.prompt_tokens for r in asked), 1)
+    score.completion_tokens_per_job = round(statistics.fmean(r.completion_tokens for r in asked), 1)
+    score.calls_per_job = round(statistics.fmean(r.calls for r in asked), 2)
     turns = max(1, score.turns)
     prompt = sum(r.prompt_tokens for r in reports)
     score.prompt_tokens_per_turn = round(prompt / turns, 1)
