@@ -26,6 +26,7 @@ from extractor.plan import (
     Supersession,
 )
 from extractor.redact import REDACTED, redact
+from extractor.replacement import fitting_directive, inherit
 from extractor.schema import (
     BeliefUpdate,
     EntityUpdate,
@@ -87,24 +88,6 @@ def clean_names(names: Iterable[str]) -> list[str]:
         if len(name.split()) <= MAX_ALIAS_WORDS:
             out.append(name)
     return dedupe_names(out)
-
-
-def inherit(old: Belief, new: Belief) -> Belief:
-    """`new` as the replacement of `old`: old names, rejected options, scope and pin carry over."""
-    aliases = [*new.aliases, *old.aliases]
-    if old.canonical_name != new.canonical_name:
-        aliases.append(old.canonical_name)
-    return new.model_copy(
-        update={
-            "aliases": dedupe_names([a for a in aliases if a != new.canonical_name])[:25],
-            "rejected_alternatives": dedupe_names(
-                [*new.rejected_alternatives, *old.rejected_alternatives]
-            ),
-            "scope": list(old.scope),
-            "pinned": old.pinned or new.pinned,
-            "why_it_matters": new.why_it_matters or old.why_it_matters,
-        }
-    )
 
 
 def should_promote(belief: Belief, now: datetime) -> bool:
@@ -233,16 +216,18 @@ class _Merger:
             # An operator's correction is never overwritten by what a model inferred: review it.
             if up.change != "contradicted":
                 reason = f"{reason} (belief {target.id} was edited by the operator)"
-            self.contest(label, target, content, reason)
+            self.contest(label, target, content, reason, up)
         elif up.change == "enriched":
             self.plan.enrichments.append(
                 Enrichment(belief_id=target.id, content=content, reason=reason)
             )
         else:
-            self.supersede(label, target, content, up.new_canonical_name, reason)
+            self.supersede(label, target, content, up, reason)
 
-    def contest(self, label: str, target: Belief, content: str, reason: str) -> None:
-        proposed = self.belief_from(target, content=content, name=None)
+    def contest(
+        self, label: str, target: Belief, content: str, reason: str, up: BeliefUpdate
+    ) -> None:
+        proposed = self.belief_from(target, content=content, name=None, up=up)
         if proposed is None:
             self.skip(label, "the proposed content is not a valid belief")
             return
@@ -260,11 +245,13 @@ class _Merger:
             return False
 
     def supersede(
-        self, label: str, target: Belief, content: str, new_name: str | None, reason: str
+        self, label: str, target: Belief, content: str, up: BeliefUpdate, reason: str
     ) -> None:
-        replacement = self.belief_from(target, content=content, name=new_name)
+        replacement = self.belief_from(target, content=content, name=up.new_canonical_name, up=up)
         if replacement is None:
-            self.skip(label, f"new_canonical_name {new_name!r} has no letters or digits")
+            self.skip(
+                label, f"new_canonical_name {up.new_canonical_name!r} has no letters or digits"
+            )
             return
         replacement = inherit(target, replacement)
         clash = self.by_name(replacement.canonical_name, replacement.scope)
@@ -282,16 +269,21 @@ class _Merger:
             Supersession(old_id=target.id, replacement=replacement, reason=reason)
         )
 
-    def belief_from(self, old: Belief, *, content: str, name: str | None) -> Belief | None:
+    def belief_from(
+        self, old: Belief, *, content: str, name: str | None, up: BeliefUpdate
+    ) -> Belief | None:
+        """What the update says `old` should now be: its directive and ruled-out options come
+        from the turn; the old directive only where it still fits."""
         try:
-            return Belief(
+            belief = Belief(
                 user_id=old.user_id,
                 agent_id=old.agent_id,
                 type=old.type,
                 subtype=old.subtype,
                 canonical_name=name or old.canonical_name,
                 content=content,
-                why_it_matters=old.why_it_matters,
+                why_it_matters=redact(up.why_it_matters or "").strip(),
+                rejected_alternatives=clean_names(up.rejected_alternatives),
                 scope=list(old.scope),
                 epistemic_status="active",
                 confidence=old.confidence,
@@ -302,6 +294,8 @@ class _Merger:
             )
         except ValidationError:
             return None
+        belief.why_it_matters = fitting_directive(old, belief)
+        return belief
 
     def agent_written(self) -> dict[str, Any]:
         return {

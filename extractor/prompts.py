@@ -31,7 +31,8 @@ accept. Nothing worth remembering: empty lists.
 - Write in your own words from this turn only. The examples are about someone else: never \
 reuse their names or sentences.
 - If a known belief covers the subject, do not create another: add a belief_update naming its \
-belief_id and canonical_name. superseded = the user replaced it (give new_content).
+belief_id and canonical_name. superseded = the user replaced it: give new_content, \
+why_it_matters for the new choice and, in rejected_alternatives, the option it replaced.
 - resolved_open_questions: only when the turn's words settle a known open_question.
 
 Reply with one JSON object only, no prose, no code fences."""

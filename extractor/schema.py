@@ -91,6 +91,14 @@ class BeliefUpdate(BaseModel):
         default=None, max_length=120, description="superseded: new name if the subject changed"
     )
     reason: str | None = Field(default=None, max_length=500, description="a few quoted words")
+    why_it_matters: str | None = Field(
+        default=None,
+        max_length=600,
+        description="superseded, contradicted: the new directive, one imperative sentence",
+    )
+    rejected_alternatives: list[str] = Field(
+        default_factory=list, description="superseded: the option just replaced"
+    )
 
 
 class EntityUpdate(BaseModel):

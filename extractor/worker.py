@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -14,7 +15,7 @@ from typing import Any
 
 import tenacity
 
-from beliefs.models import utcnow
+from beliefs.models import Belief, utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
 from extractor.breaker import CircuitBreaker, counts_as_outage
@@ -22,7 +23,7 @@ from extractor.canary import ask_canary
 from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
-from extractor.known import touched_beliefs
+from extractor.known import pointed_beliefs, touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
 from extractor.precheck import SKIPPED, nothing_to_remember
@@ -291,6 +292,8 @@ class ExtractionWorkers:
             raw = getattr(exc, "raw_output", None)
             return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
+        async with self._lease_kept(job.id):
+            result = await self._look_again(job, touched, result, model)
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )
@@ -334,6 +337,34 @@ class ExtractionWorkers:
             self._canaried.add(model)
             if verdict is not None:
                 self.llm.modes.note_fitness(model, verdict.fit, verdict.reason)
+
+    async def _look_again(
+        self, job: Job, touched: list[Belief], first: Structured[ExtractionOutput], model: str
+    ) -> Structured[ExtractionOutput]:
+        """Ask once more when what the model proposed points at live beliefs it was not shown
+        (same name or subject): a correction that never named the old belief then updates it
+        instead of opening a conflict beside it. Any failure lands the first answer."""
+        turn = job.turn
+        try:
+            shown = {b.id for b in touched}
+            store = self.queue.store
+            missed = await self.thread.run(pointed_beliefs, store, turn, first.value, shown)
+            if not missed:
+                return first
+            messages = build_messages(turn, [*touched, *missed], visible_scopes(turn))
+            # the call's own silence limit bounds it, as for the first look
+            again = await complete_structured(
+                self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+            )
+        except Exception as exc:
+            log.warning("job %s: the second look failed, the first answer lands: %s", job.id, exc)
+            return first
+        return dataclasses.replace(
+            again,
+            calls=first.calls + again.calls,
+            prompt_tokens=first.prompt_tokens + again.prompt_tokens,
+            completion_tokens=first.completion_tokens + again.completion_tokens,
+        )
 
     def _outcome(
         self,

@@ -29,6 +29,7 @@ from extractor.worker import ExtractionWorkers
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
 from proxy.gateway.counters import Counters
+from proxy.gateway.loop_memory import LoopMemories
 from proxy.gateway.memory import MemoryBuilder
 from proxy.gateway.replicas import Follower
 from proxy.gateway.side_calls import SeenMessages
@@ -53,6 +54,7 @@ class Runtime:
     upstream: UpstreamPool
     writer: StoreWriter
     memory: MemoryBuilder
+    loops: LoopMemories  # each typed message's memory, for the requests of its tool loop
     chat_states: ChatStates
     counters: Counters
     jobs: JobQueue
@@ -151,6 +153,7 @@ class Runtime:
             upstream=pool,
             writer=writer,
             memory=MemoryBuilder(store, thread, settings, counters, persona=parts.persona),
+            loops=LoopMemories(thread, writer),
             chat_states=chat_states,
             counters=counters,
             jobs=jobs,

@@ -109,6 +109,7 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
             now=now,
             count_tokens=token_counter(),
             rules=store.rules,
+            contested=None if args.as_of else store.contested,
         )
         return {
             **context_json(ctx),

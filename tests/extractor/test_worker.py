@@ -136,7 +136,10 @@ def test_a_later_turn_supersedes_by_canonical_name_and_the_chain_grows(rig: Rig)
 def test_a_contradiction_opens_a_conflict_and_each_resolution_works(rig: Rig) -> None:
     rig.llm.push(extraction(new_beliefs=[new_belief("editor", "Uses Vim.")]))
     for text in ("I use Emacs.", "Actually Emacs!", "Emacs, really."):
-        rig.llm.push(extraction(new_beliefs=[new_belief("editor", f"Uses Emacs ({text}).")]))
+        # Twice: the proposal names a live belief the prompt did not show, so the model is
+        # asked again with it listed; it insists, and a conflict opens.
+        proposal = extraction(new_beliefs=[new_belief("editor", f"Uses Emacs ({text}).")])
+        rig.llm.push(proposal, proposal)
     for text in ("I use Vim.", "I use Emacs.", "Actually Emacs!", "Emacs, really."):
         rig.queue.enqueue(make_turn(text))
         rig.drain()

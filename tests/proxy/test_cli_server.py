@@ -24,6 +24,7 @@ from proxy.cli.home_record import SERVER_FILE
 from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS
 from tests.fakes.upstream import FakeUpstream
+from tests.proxy.mcp_client import call
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -331,3 +332,17 @@ def test_read_commands_answer_the_same_from_the_database_and_through_the_server(
         assert code == 0 and "using its API" in err, (argv, err)
         assert out == local[argv][1], argv
         assert out.strip(), argv
+
+
+def test_a_memory_tool_call_logs_no_session_noise(
+    tmp_path: Path, upstream_server: FakeUpstream
+) -> None:
+    proc, port = start_tenure(tmp_path / "home", upstream_server.url, TENURE_LOG_LEVEL="info")
+    # The protocol today's clients speak (legacy sessions), where the SDK logs each call's end.
+    url = f"http://127.0.0.1:{port}/mcp"
+    failed, _ = call(url, "beliefs", {}, headers={"X-Tenure-User": "a"}, mode="legacy")
+    assert not failed
+    err = stop_tenure(proc)
+    # INFO lines of the MCP SDK are written, only not the one per call.
+    assert "INFO mcp.server.streamable_http_manager: StreamableHTTP session manager" in err
+    assert "Terminating session" not in err

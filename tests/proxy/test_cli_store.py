@@ -124,6 +124,9 @@ def test_list_filters_and_json(seeded: Run) -> None:
     }
     text = seeded.ok("beliefs", "list", "--type", "open_question")
     assert "b-auth-open-q" in text and text.endswith("3 beliefs\n")
+    # Each line ends with what the belief says, not only its name.
+    [auth] = [line for line in text.splitlines() if line.startswith("b-auth-open-q")]
+    assert auth.endswith("  Still choosing between hosted and self-run login.")
     everything = seeded.json("beliefs", "list", "--include-superseded", "--json")
     assert len(everything) == 20
     assert seeded.json("beliefs", "list", "--user", "nobody", "--json") == []
@@ -165,6 +168,24 @@ def test_verify_reports_problems_with_exit_code_1(seeded: Run, home: Path) -> No
     assert code == 1 and "supersession cycle" in out
     code, out, _ = seeded("verify", "--json")
     assert code == 1 and json.loads(out)["ok"] is False
+
+
+def test_verify_flags_a_directive_naming_an_option_its_belief_rules_out(
+    seeded: Run, home: Path
+) -> None:
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        store.update(
+            "b-chapter-length",
+            {
+                "content": "Keeps chapters near five thousand words.",
+                "why_it_matters": "Aim drafted chapters at about 3,000 words; never 8,000 words.",
+                "rejected_alternatives": ["3,000 words", "8,000 words"],
+            },
+        )
+    code, out, _ = seeded("verify")
+    # 8,000 sits in a ruled-out clause: only the option the directive tells the agent to use.
+    assert code == 1 and "b-chapter-length: its directive" in out
+    assert "'3,000 words'" in out and "'8,000 words'" not in out
 
 
 def _bad_files() -> list[tuple[str, str, str]]:

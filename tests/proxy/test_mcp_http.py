@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import anthropic
 import httpx
 import pytest
 from mcp import Client
@@ -60,6 +61,9 @@ def test_lists_the_tools_and_resources(make_gateway: Callable[..., Gateway], mod
     }
     assert "on_demand" in (by_name["recall"].description or "")
     assert by_name["recall"].annotations.read_only_hint is True
+    # A soft delete: a client that refuses destructive tools without approval still runs it.
+    assert by_name["forget"].annotations.destructive_hint is False
+    assert "reversible" in (by_name["forget"].description or "")
     assert {str(r.uri) for r in resources} == {"tenure://persona", "tenure://pinned"}
 
 
@@ -145,6 +149,7 @@ def test_remember_under_a_known_name_opens_a_conflict_and_replaces_supersedes(
     assert stamped.superseded_by == replaced["id"]
     head = gateway.on_store(lambda s: s.get(replaced["id"]))
     assert (head.content, head.source_type) == ("Uses Postgres 16.", "mcp")
+    assert head.rejected_alternatives == ["MySQL"]  # the replaced option is ruled out
 
 
 def test_forget_stops_injection_keeps_history_and_the_ui_restores_it(
@@ -355,3 +360,41 @@ def test_a_replacement_lives_where_the_old_belief_did(make_gateway: Callable[...
     assert (head.scope, head.canonical_name) == (["project:web"], "ci")
     assert "gha" in head.aliases
     assert gateway.on_store(lambda s: s.get(old.id)).superseded_by == head.id
+
+
+def test_a_remembered_statement_is_found_by_its_own_words(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    others = [
+        Belief(user_id="alice", canonical_name=f"other_topic_{n}", content="x") for n in range(8)
+    ]
+    gateway = make_gateway(beliefs=others)
+    statement = "Every payment call must carry an idempotency key."
+    _, remembered = call(f"{gateway.url}/mcp", "remember", {"statement": statement}, headers=ALICE)
+    stored = gateway.on_store(lambda s: s.get(remembered["id"]))
+    assert stored.canonical_name == "payment_idempotency_key"
+    assert stored.aliases == ["idempotency key", "idempotency"]
+    assert "note" not in remembered  # no "add aliases" hint: it has some
+
+    sent = sent_to_provider(
+        gateway, upstream, "how do we make payment retries safe? idempotency?", "alice"
+    )
+    assert statement in sent
+
+
+def test_a_session_scoped_by_url_receives_what_the_tools_at_its_scope_remembered(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gateway = make_gateway()
+    base = f"{gateway.url}/scope/domain:code"  # ANTHROPIC_BASE_URL, and the tools beside it
+    statement = "Every payment call must carry an idempotency key."
+    failed, _ = call(f"{base}/mcp", "remember", {"statement": statement})
+    assert not failed
+    client = anthropic.Anthropic(base_url=base, api_key="sk-ant-client", max_retries=0)
+    with client:
+        client.messages.create(
+            model="claude-sonnet-4",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "Which key does a payment call need?"}],
+        )
+    assert statement in upstream.last("/v1/messages").body.decode()
