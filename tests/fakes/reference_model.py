@@ -2,8 +2,9 @@
 set's `gold`, so the harness's scores are known in advance.
 
 `gold` operations: `{"new": {...}}` a new belief; `{"supersede": name, "content": ...}` replaces
-the known belief of that name; `{"resolve": name, "quote": ...}` settles a known open question.
-Names are turned into the ids the prompt lists under "Known beliefs", as a real model must.
+the known belief of that name (with `why` and `rejected` when the correction rules one out);
+`{"resolve": name, "quote": ...}` settles a known open question. Names are turned into the ids
+the prompt lists under "Known beliefs", as a real model must.
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ def _answer(gold: Sequence[dict[str, Any]], known: dict[str, str]) -> dict[str, 
                     "change": "superseded",
                     "new_content": op["content"],
                     "reason": op.get("reason"),
+                    "why_it_matters": op.get("why"),
+                    "rejected_alternatives": op.get("rejected", []),
                 }
             )
         elif "resolve" in op:
