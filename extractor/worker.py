@@ -15,6 +15,7 @@ from typing import Any
 
 import tenacity
 
+from beliefs.connection import store_refused
 from beliefs.models import Belief, utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
@@ -102,6 +103,7 @@ class ExtractionWorkers:
         self._observe = observe
         self._task: asyncio.Task[None] | None = None
         self._calls: set[asyncio.Task[_Outcome]] = set()
+        self._store_away = False  # the last round failed because the store was away
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
@@ -158,6 +160,7 @@ class ExtractionWorkers:
             **self.breaker.state(),
             "workers": self.concurrency if running else 0,
             "in_flight": len(self._calls),
+            "waiting_for_store": self._store_away,
             "models": self.llm.modes.snapshot(),
         }
 
@@ -198,9 +201,20 @@ class ExtractionWorkers:
                     await self._settle([task.result() for task in done])
             except asyncio.CancelledError:
                 raise
-            except Exception:  # background work never dies; the failure is logged
-                log.exception("extraction worker error")
+            except Exception as exc:  # background work never dies; the failure is logged
+                self._failed(exc)
                 await asyncio.sleep(self.poll_s)
+            else:
+                self._store_away = False
+
+    def _failed(self, exc: Exception) -> None:
+        """A bug is logged with its traceback; the store being away (PostgreSQL restarting)
+        is said once, and the jobs wait where they are until it is back."""
+        if not store_refused(exc):
+            log.exception("extraction worker error")
+        elif not self._store_away:
+            log.warning("extraction waits: the store does not take work (%s)", exc)
+        self._store_away = store_refused(exc)
 
     async def _yield_to_requests(self) -> None:
         """Wait while live requests are in flight, for at most `max_defer_s`."""

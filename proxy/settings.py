@@ -83,6 +83,9 @@ class Settings(BaseModel):
     write_keep_max: int = Field(default=10_000, ge=1)  # refused writes kept in memory for a retry
     extract_min_rate: float = Field(default=5.0, ge=0)  # jobs/s extraction keeps under load
     extract_backlog_max: int = Field(default=20_000, ge=0)  # pending jobs kept; 0 = unbounded
+    # /healthz says "degraded" past this many pending jobs, or an oldest one this old; 0 = off
+    extract_backlog_degraded: int = Field(default=1_000, ge=0)
+    extract_backlog_degraded_age_s: float = Field(default=300.0, ge=0)
     upstream_max_connections: int = Field(default=256, ge=1)  # per upstream origin, in use
 
     log_level: Literal["debug", "info", "warning", "error"] = "info"

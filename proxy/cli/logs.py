@@ -59,6 +59,9 @@ def configure_logging(settings: Settings) -> None:
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
+    # psycopg's pool warns at every reconnect attempt while PostgreSQL is away; the writer and
+    # the change feed say so once each, and again when it is back.
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     session_log = logging.getLogger(MCP_SESSION_LOGGER)
     if not any(isinstance(f, _SessionEnds) for f in session_log.filters):
         session_log.addFilter(_SessionEnds())

@@ -220,19 +220,24 @@ def csrf_from(base: str) -> tuple[str, str]:
     return page.cookies["tenure_csrf"], found.group(1)
 
 
-def test_a_login_logout_and_csrf_token_hold_on_either_replica(
-    keyed_replicas: tuple[str, str],
-) -> None:
-    a, b = keyed_replicas
-    cookie, token = csrf_from(a)
+def logged_in(base: str) -> tuple[dict[str, str], str]:
+    """A browser session made on a replica with the access key: its cookies and CSRF token."""
+    cookie, token = csrf_from(base)
     login = httpx.post(
-        f"{a}/login",
+        f"{base}/login",
         data={"csrf_token": token, "key": KEY, "next": "/beliefs"},
         cookies={"tenure_csrf": cookie},
         timeout=10,
     )
     assert login.status_code == 303, login.text
-    jar = {"tenure_csrf": cookie, "tenure_session": login.cookies["tenure_session"]}
+    return {"tenure_csrf": cookie, "tenure_session": login.cookies["tenure_session"]}, token
+
+
+def test_a_login_logout_and_csrf_token_hold_on_either_replica(
+    keyed_replicas: tuple[str, str],
+) -> None:
+    a, b = keyed_replicas
+    jar, token = logged_in(a)
     assert httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 200
     # A's CSRF token is good on B: the double-submit cookie needs no server state.
     belief = {"user_id": "alice", "canonical_name": "ci", "content": "CI runs on Buildkite."}
