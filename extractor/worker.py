@@ -19,6 +19,7 @@ from beliefs.connection import store_refused
 from beliefs.models import Belief, utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
+from extractor.batching import batch_note, conversation_batches
 from extractor.breaker import CircuitBreaker, counts_as_outage
 from extractor.canary import ask_canary
 from extractor.config import ExtractionConfig
@@ -28,7 +29,7 @@ from extractor.known import pointed_beliefs, touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
 from extractor.precheck import SKIPPED, nothing_to_remember
-from extractor.prompts import build_messages
+from extractor.prompts import build_batch_messages, build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
 from extractor.structured import Structured, complete_structured
@@ -64,6 +65,7 @@ class _Outcome:
     error: str = ""
     permanent: bool = False  # unusable output: park the job now instead of retrying
     report: JobReport | None = None
+    riders: tuple[Job, ...] = ()  # older turns answered in the same call: done with this job
 
 
 class ExtractionWorkers:
@@ -102,7 +104,7 @@ class ExtractionWorkers:
         )
         self._observe = observe
         self._task: asyncio.Task[None] | None = None
-        self._calls: set[asyncio.Task[_Outcome]] = set()
+        self._calls: set[asyncio.Task[list[_Outcome]]] = set()
         self._store_away = False  # the last round failed because the store was away
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
@@ -170,12 +172,12 @@ class ExtractionWorkers:
 
     async def run_once(self) -> int:
         """One round: claim what the slots allow, call the model, land; returns jobs handled."""
-        jobs = await self._claim(self.concurrency)
-        if not jobs:
+        batches = await self._claim(self.concurrency)
+        if not batches:
             return 0
-        outcomes = await asyncio.gather(*(self._extract(job) for job in jobs))
-        await self._settle(list(outcomes))
-        return len(jobs)
+        outcomes = await asyncio.gather(*(self._extract_batch(batch) for batch in batches))
+        await self._settle([o for batch in outcomes for o in batch])
+        return sum(len(batch) for batch in batches)
 
     async def drain(self) -> int:
         """Rounds until no job is due; returns how many were handled (tests and benchmarks)."""
@@ -192,8 +194,8 @@ class ExtractionWorkers:
                 if room > 0 and not calls:
                     await self._yield_to_requests()
                 if room > 0:
-                    for job in await self._claim(room):
-                        calls.add(asyncio.create_task(self._extract(job)))
+                    for batch in await self._claim(room):
+                        calls.add(asyncio.create_task(self._extract_batch(batch)))
                 if not calls:
                     await self._idle()
                     continue
@@ -202,7 +204,7 @@ class ExtractionWorkers:
                 )
                 calls.difference_update(done)
                 if done:
-                    await self._settle([task.result() for task in done])
+                    await self._settle([o for task in done for o in task.result()])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # background work never dies; the failure is logged
@@ -252,18 +254,90 @@ class ExtractionWorkers:
             await asyncio.wait_for(self._wake.wait(), timeout)
         self._wake.clear()
 
-    async def _claim(self, room: int) -> list[Job]:
+    async def _claim(self, room: int) -> list[list[Job]]:
+        """Up to `room` batches of claimed jobs: one job each, unless a backlog built up."""
         if self._backlog_max > 0 and time.monotonic() - self._bounded_at >= 1.0:
             self._bounded_at = time.monotonic()
             await self.thread.run(self.queue.shed_over, self._backlog_max)
         if self.breaker.retry_in() > 0:
             return []  # jobs wait, they do not fail, while the model is cooling down
-        jobs = await self.thread.run(self.queue.claim_many, room)
-        kept = [job for job in jobs if self.breaker.allow()]  # half-open: one probe only
-        refused = [job.id for job in jobs if job not in kept]
-        for job_id in refused:
-            await self.thread.run(self.queue.release, job_id)
+        turns = 1
+        if self.config.batch_turns > 1:
+            pending, _ = await self.thread.run(self.queue.backlog)
+            if pending > room:  # more waiting than free slots: a conversation may share a call
+                turns = self.config.batch_turns
+        jobs = await self.thread.run(self.queue.claim_many, room * turns)
+        batches = conversation_batches(jobs, self.config, room, turns=turns)
+        kept = [batch for batch in batches if self.breaker.allow()]  # half-open: one probe only
+        taken = {job.id for batch in kept for job in batch}
+        for job in jobs:
+            if job.id not in taken:
+                await self.thread.run(self.queue.release, job.id)
         return kept
+
+    async def _extract_batch(self, jobs: list[Job]) -> list[_Outcome]:
+        """One call for the batch's turns; if it fails, each job is asked alone."""
+        asked = [job for job in jobs if nothing_to_remember(job.turn) is None]
+        if len(asked) < 2:
+            return [await self._extract(job) for job in jobs]
+        skipped = [await self._extract(job) for job in jobs if job not in asked]
+        try:
+            return [*skipped, await self._extract_together(asked)]
+        except Exception as exc:
+            log.warning(
+                "a call for %d turns of one conversation failed; each is asked alone: %s",
+                len(asked),
+                _describe(exc),
+            )
+        alone = []
+        for job in asked:
+            if self.breaker.retry_in() > 0:  # the provider is down: retried later, not lost
+                error = "the model is cooling down after failures; retried one by one"
+                alone.append(_Outcome(job, self.config.model_for(job.turn), error=error))
+            else:
+                alone.append(await self._extract(job))
+        return [*skipped, *alone]
+
+    async def _extract_together(self, jobs: list[Job]) -> _Outcome:
+        """The turns in one call, oldest first; the newest job lands the answer for all."""
+        lead = jobs[-1]
+        model = self.config.model_for(lead.turn)
+        touched: dict[str, Belief] = {}
+        for job in jobs:
+            for belief in await self.thread.run(touched_beliefs, self.queue.store, job.turn):
+                touched.setdefault(belief.id, belief)
+        turns = [job.turn for job in jobs]
+        messages = build_batch_messages(turns, list(touched.values()), visible_scopes(lead.turn))
+        async with contextlib.AsyncExitStack() as leases:
+            for job in jobs:
+                await leases.enter_async_context(self._lease_kept(job.id))
+            await self._ask_canary(model)
+            started = time.monotonic()
+            try:
+                result = await complete_structured(
+                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+                )
+            except Exception as exc:
+                if counts_as_outage(exc):
+                    self.breaker.record_failure(_describe(exc))
+                raise
+        self.breaker.record_success()
+        self.config_fault = None
+        # The merge sees the batch as one turn that said all of it: the newest turn, with
+        # every belief the older ones were shown.
+        shown = list(dict.fromkeys(i for turn in turns for i in turn.injected_ids))
+        merged = lead.model_copy(
+            update={"turn": lead.turn.model_copy(update={"injected_ids": shown})}
+        )
+        return self._outcome(
+            merged,
+            model,
+            started,
+            output=result.value,
+            raw_output=result.raw_output,
+            result=result,
+            riders=tuple(jobs[:-1]),
+        )
 
     async def _extract(self, job: Job) -> _Outcome:
         turn = job.turn
@@ -422,13 +496,16 @@ class ExtractionWorkers:
 
     async def _settle(self, outcomes: list[_Outcome]) -> None:
         await self.thread.run(self._settle_on_store, outcomes)
-        self.processed += len(outcomes)
+        jobs = sum(1 + len(o.riders) for o in outcomes)
+        self.processed += jobs
         now = time.monotonic()
-        self._handled.extend(now for _ in outcomes)
+        self._handled.extend(now for _ in range(jobs))
 
     def _settle_on_store(self, outcomes: list[_Outcome]) -> None:
         store, now = self.queue.store, utcnow()
-        landings = [Landing(o.job, o.output, o.model) for o in outcomes if o.output is not None]
+        landings = [
+            Landing(o.job, o.output, o.model, o.riders) for o in outcomes if o.output is not None
+        ]
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}
         landed: dict[str, str] = {}
@@ -438,10 +515,13 @@ class ExtractionWorkers:
         ):
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
-                failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
+                for job in (landing.job, *landing.riders):
+                    failures.append(_Outcome(job, landing.model, error=_describe(result)))
                 continue
             if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
+            for rider in landing.riders:
+                landed[rider.id] = batch_note(landing.job.id, len(landing.riders) + 1)
             unfit = self.llm.modes.unfit(landing.model)
             asked = not (raw.get(landing.job.id) or "").startswith(SKIPPED)
             if unfit and asked and not result.written_ids:
