@@ -30,9 +30,10 @@ from extractor.config import ExtractionConfig
 from extractor.eval_set import Conversation, EvalTurn
 from extractor.jobs import JobQueue
 from extractor.llm import ChatModel
+from extractor.outcome import JobReport
 from extractor.prompts import EXAMPLE_NAMES, EXAMPLE_TEXTS
 from extractor.turn import Turn
-from extractor.worker import ExtractionWorkers, JobReport
+from extractor.worker import ExtractionWorkers
 
 UNIVERSAL = "user:universal"
 # Three words in a row from a worked example (not all of them little words) in a belief: copied.

@@ -9,7 +9,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +27,7 @@ from extractor.jobs import Job, JobQueue
 from extractor.known import pointed_beliefs, touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
+from extractor.outcome import JobReport, Outcome, bounded, describe, named
 from extractor.precheck import SKIPPED, nothing_to_remember
 from extractor.prompts import build_batch_messages, build_messages
 from extractor.redact import redact
@@ -37,35 +37,6 @@ from extractor.structured import Structured, complete_structured
 log = logging.getLogger("tenure.extractor")
 
 _RATE_WINDOW_S = 5.0
-
-
-@dataclass(frozen=True)
-class JobReport:
-    """What one extraction call cost and how it ended (for the evaluation harness)."""
-
-    job_id: str
-    model: str
-    seconds: float
-    mode: str | None
-    calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    error: str
-    cached_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    """What one extraction call produced: an output to land, or an error to record."""
-
-    job: Job
-    model: str
-    output: ExtractionOutput | None = None
-    raw_output: str | None = None
-    error: str = ""
-    permanent: bool = False  # unusable output: park the job now instead of retrying
-    report: JobReport | None = None
-    riders: tuple[Job, ...] = ()  # older turns answered in the same call: done with this job
 
 
 class ExtractionWorkers:
@@ -104,7 +75,7 @@ class ExtractionWorkers:
         )
         self._observe = observe
         self._task: asyncio.Task[None] | None = None
-        self._calls: set[asyncio.Task[list[_Outcome]]] = set()
+        self._calls: set[asyncio.Task[list[Outcome]]] = set()
         self._store_away = False  # the last round failed because the store was away
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
@@ -275,7 +246,7 @@ class ExtractionWorkers:
                 await self.thread.run(self.queue.release, job.id)
         return kept
 
-    async def _extract_batch(self, jobs: list[Job]) -> list[_Outcome]:
+    async def _extract_batch(self, jobs: list[Job]) -> list[Outcome]:
         """One call for the batch's turns; if it fails, each job is asked alone."""
         asked = [job for job in jobs if nothing_to_remember(job.turn) is None]
         if len(asked) < 2:
@@ -287,18 +258,18 @@ class ExtractionWorkers:
             log.warning(
                 "a call for %d turns of one conversation failed; each is asked alone: %s",
                 len(asked),
-                _describe(exc),
+                describe(exc),
             )
         alone = []
         for job in asked:
             if self.breaker.retry_in() > 0:  # the provider is down: retried later, not lost
                 error = "the model is cooling down after failures; retried one by one"
-                alone.append(_Outcome(job, self.config.model_for(job.turn), error=error))
+                alone.append(Outcome(job, self.config.model_for(job.turn), error=error))
             else:
                 alone.append(await self._extract(job))
         return [*skipped, *alone]
 
-    async def _extract_together(self, jobs: list[Job]) -> _Outcome:
+    async def _extract_together(self, jobs: list[Job]) -> Outcome:
         """The turns in one call, oldest first; the newest job lands the answer for all."""
         lead = jobs[-1]
         model = self.config.model_for(lead.turn)
@@ -319,7 +290,7 @@ class ExtractionWorkers:
                 )
             except Exception as exc:
                 if counts_as_outage(exc):
-                    self.breaker.record_failure(_describe(exc))
+                    self.breaker.record_failure(describe(exc))
                 raise
         self.breaker.record_success()
         self.config_fault = None
@@ -339,7 +310,7 @@ class ExtractionWorkers:
             riders=tuple(jobs[:-1]),
         )
 
-    async def _extract(self, job: Job) -> _Outcome:
+    async def _extract(self, job: Job) -> Outcome:
         turn = job.turn
         model = self.config.model_for(turn)
         skip = nothing_to_remember(turn)
@@ -351,7 +322,7 @@ class ExtractionWorkers:
         try:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
-            return _Outcome(job, model, error=_describe(exc))
+            return Outcome(job, model, error=describe(exc))
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
@@ -368,15 +339,15 @@ class ExtractionWorkers:
             # body that is no completion): park it now with the raw text, no breaker trip.
             self.breaker.record_success()
             return self._outcome(
-                job, model, started, raw_output=exc.raw_output, error=_name(exc), permanent=True
+                job, model, started, raw_output=exc.raw_output, error=named(exc), permanent=True
             )
         except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
             self._misconfigured(exc)
-            return self._outcome(job, model, started, error=_name(exc), permanent=True)
+            return self._outcome(job, model, started, error=named(exc), permanent=True)
         except Exception as exc:
-            error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
+            error = named(exc) if isinstance(exc, ExtractorError) else describe(exc)
             if counts_as_outage(exc):
                 self.breaker.record_failure(error)
             else:
@@ -433,7 +404,7 @@ class ExtractionWorkers:
             try:
                 verdict = await ask_canary(self.llm, model, self.config.call)
             except Exception as exc:  # an outage: the job's own call meets it and says so
-                log.info("model %s: the canary waits for the next job (%s)", model, _describe(exc))
+                log.info("model %s: the canary waits for the next job (%s)", model, describe(exc))
                 return
             self._canaried.add(model)
             if verdict is not None:
@@ -475,7 +446,7 @@ class ExtractionWorkers:
         *,
         result: Structured[ExtractionOutput] | None = None,
         **fields: Any,
-    ) -> _Outcome:
+    ) -> Outcome:
         report = JobReport(
             job_id=job.id,
             model=model,
@@ -491,17 +462,17 @@ class ExtractionWorkers:
             self._observe(report)
         raw = fields.pop("raw_output", None)
         if isinstance(raw, str):
-            raw = _bounded(raw, self.config.raw_output_chars)
-        return _Outcome(job, model, raw_output=raw, report=report, **fields)
+            raw = bounded(raw, self.config.raw_output_chars)
+        return Outcome(job, model, raw_output=raw, report=report, **fields)
 
-    async def _settle(self, outcomes: list[_Outcome]) -> None:
+    async def _settle(self, outcomes: list[Outcome]) -> None:
         await self.thread.run(self._settle_on_store, outcomes)
         jobs = sum(1 + len(o.riders) for o in outcomes)
         self.processed += jobs
         now = time.monotonic()
         self._handled.extend(now for _ in range(jobs))
 
-    def _settle_on_store(self, outcomes: list[_Outcome]) -> None:
+    def _settle_on_store(self, outcomes: list[Outcome]) -> None:
         store, now = self.queue.store, utcnow()
         landings = [
             Landing(o.job, o.output, o.model, o.riders) for o in outcomes if o.output is not None
@@ -516,7 +487,7 @@ class ExtractionWorkers:
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
                 for job in (landing.job, *landing.riders):
-                    failures.append(_Outcome(job, landing.model, error=_describe(result)))
+                    failures.append(Outcome(job, landing.model, error=describe(result)))
                 continue
             if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
@@ -554,20 +525,3 @@ class ExtractionWorkers:
         state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
         state.attempt_number = max(1, attempts)
         return (now or utcnow()) + timedelta(seconds=self._backoff(state))
-
-
-def _name(exc: ExtractorError) -> str:
-    return redact(f"{type(exc).__name__}: {exc.message}")[:2000]
-
-
-def _bounded(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n[... {len(text) - limit} more characters not kept]"
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or "no detail"
-    if isinstance(exc, TimeoutError):
-        text = "the extraction model did not answer in time"
-    return redact(f"{type(exc).__name__}: {text}")[:2000]
