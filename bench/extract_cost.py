@@ -42,7 +42,7 @@ from beliefs.thread import StoreThread  # noqa: E402
 from beliefs.tokens import token_counter  # noqa: E402
 from extractor.config import ExtractionConfig  # noqa: E402
 from extractor.eval_set import Conversation, load_conversations  # noqa: E402
-from extractor.evaluation import ModelScore  # noqa: E402
+from extractor.evaluation import ModelScore, eval_turn  # noqa: E402
 from extractor.jobs import JobQueue  # noqa: E402
 from extractor.prompts import build_messages  # noqa: E402
 from extractor.schema import ExtractionOutput, outline, response_format, wire_schema  # noqa: E402
@@ -134,16 +134,7 @@ async def backlog_calls(conversations: list[Conversation], batch_turns: int) -> 
             queue = JobQueue(store)
             for c in conversations:
                 for n, t in enumerate(c.turns):
-                    queue.enqueue(
-                        Turn(
-                            request_id=f"{c.id}-{n}",
-                            user_id=c.user_id,
-                            scopes=c.scopes,
-                            model="eval",
-                            user_message=t.user,
-                            assistant_message=t.assistant,
-                        )
-                    )
+                    queue.enqueue(eval_turn(c, n, t))
             await ExtractionWorkers(thread, queue, llm, config).drain()
         finally:
             thread.close()
