@@ -66,9 +66,9 @@ def test_three_turns_of_one_conversation_share_a_call(
         ),
         extraction(new_beliefs=[new_belief("docs_tool", "Docs are written in Sphinx.")]),
     )
-    ids = queue.enqueue_many(
-        [*conversation(*THREE), make_turn("Our docs use Sphinx.", agent_id="ide")]
-    )
+    # One at a time, as the proxy enqueues them: the queue's order is the order they came.
+    turns = [*conversation(*THREE), make_turn("Our docs use Sphinx.", agent_id="ide")]
+    ids = [queue.enqueue(turn) for turn in turns]
 
     assert drain(workers_for(thread, queue, llm)) == 4
 
@@ -136,7 +136,7 @@ def test_a_failed_batched_call_asks_each_turn_alone(
         ModelUnreachable("nothing listening"),
         *(extraction(new_beliefs=[new_belief(f"fact_{n}", f"Fact {n} holds.")]) for n in range(3)),
     )
-    ids = queue.enqueue_many(conversation(*THREE))
+    ids = [queue.enqueue(turn) for turn in conversation(*THREE)]
 
     drain(workers_for(thread, queue, llm))
 
@@ -152,7 +152,7 @@ def test_no_batch_without_a_backlog(
 ) -> None:
     llm = FakeChatModel()
     llm.default = extraction()
-    ids = queue.enqueue_many(conversation(*THREE))
+    ids = [queue.enqueue(turn) for turn in conversation(*THREE)]
 
     drain(workers_for(thread, queue, llm, extract_workers=3))
 
