@@ -132,3 +132,21 @@ def test_the_persona_is_recorded_as_one_reference_whatever_it_summarises(
         sizes.append((len(record), len(job)))
     # 100 times the beliefs: the record and the job grow by the count's two digits only.
     assert all(later - first <= 2 for first, later in zip(*sizes, strict=True)), sizes
+
+
+def test_a_record_that_lists_the_personas_beliefs_still_reads(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gw = make_gateway(beliefs=[EVERY_AGENT])
+    # A record as written before the persona was a reference: its beliefs listed in a layer.
+    gw.rows(
+        "INSERT INTO injections (request_id, created_at, user_id, agent_id, scopes, model, "
+        "endpoint, query, layers, belief_ids, persona, approx_tokens) VALUES ('req-old', "
+        "now(), 'alice', NULL, ['user:universal'], 'm', '/v1/chat/completions', 'hello', "
+        """'{"persona": ["b-all"]}', ['b-all'], true, 12)"""
+    )
+    [record] = httpx.get(gw.url + "/api/injections", params={"as_injected": "true"}).json()
+    assert record["layers"] == {"persona": ["b-all"]} and record["persona_ref"] is None
+    assert record["as_injected"]["b-all"]["canonical_name"] == "answer_length"
+    page = httpx.get(gw.url + "/audit").text
+    assert "persona prelude" in page and "Prefers short answers." in page
