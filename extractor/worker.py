@@ -27,6 +27,7 @@ from extractor.jobs import Job, JobQueue
 from extractor.known import pointed_beliefs, touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
+from extractor.precheck import SKIPPED, nothing_to_remember
 from extractor.prompts import build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
@@ -49,6 +50,7 @@ class JobReport:
     prompt_tokens: int
     completion_tokens: int
     error: str
+    cached_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -266,6 +268,12 @@ class ExtractionWorkers:
     async def _extract(self, job: Job) -> _Outcome:
         turn = job.turn
         model = self.config.model_for(turn)
+        skip = nothing_to_remember(turn)
+        if skip is not None:  # settled without a call: nothing in it can become a belief
+            note = f"{SKIPPED}: {skip}"
+            return self._outcome(
+                job, model, time.monotonic(), output=ExtractionOutput(), raw_output=note
+            )
         try:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
@@ -398,11 +406,12 @@ class ExtractionWorkers:
             job_id=job.id,
             model=model,
             seconds=time.monotonic() - started,
-            mode=result.mode if result else None,
+            mode=result.mode if result else "skipped" if fields.get("output") is not None else None,
             calls=result.calls if result else 0,
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
             error=str(fields.get("error", "")),
+            cached_tokens=result.cached_tokens if result else 0,
         )
         if self._observe is not None:
             self._observe(report)
@@ -434,7 +443,8 @@ class ExtractionWorkers:
             if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
             unfit = self.llm.modes.unfit(landing.model)
-            if unfit and not result.written_ids:
+            asked = not (raw.get(landing.job.id) or "").startswith(SKIPPED)
+            if unfit and asked and not result.written_ids:
                 suspect[landing.job.id] = (
                     f"wrote nothing; model {landing.model} failed the canary: {unfit}"
                 )
