@@ -18,7 +18,8 @@ EDITABLE := --config-settings editable_mode=compat
 # `make serve` and `make test` may start at once in two shells: whoever comes first creates
 # .venv and installs while the other waits on this lock (two pips in one venv race too), and
 # the venv counts as made only once its pip is in place.
-LOCK := flock $(CURDIR)/.venv.lock
+# Where flock is missing (macOS), the steps run unlocked as before.
+LOCK := $(if $(shell command -v flock),flock $(CURDIR)/.venv.lock,)
 
 $(VENV)/.created:
 	@$(LOCK) sh -c 'test -e $@ || { $(PYTHON) -m venv $(VENV) && \

@@ -57,6 +57,7 @@ class ModelReply:
     tool_arguments: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # of prompt_tokens, read from the provider's prompt cache
 
     @property
     def output(self) -> str:
@@ -263,6 +264,7 @@ class _Gathered:
         self.finish_reason: str | None = None
         self.prompt_tokens: int | None = None
         self.completion_tokens: int | None = None
+        self.cached_tokens: int | None = None
         self.chunks = 0
 
     def add(self, chunk: Any) -> None:
@@ -271,6 +273,9 @@ class _Gathered:
         if getattr(usage, "prompt_tokens", None):
             self.prompt_tokens = usage.prompt_tokens
             self.completion_tokens = usage.completion_tokens
+            # OpenAI's field; LiteLLM maps Anthropic's cache reads into it too.
+            details: Any = getattr(usage, "prompt_tokens_details", None)
+            self.cached_tokens = getattr(details, "cached_tokens", None)
         for choice in getattr(chunk, "choices", None) or []:
             if getattr(choice, "index", 0):
                 continue
@@ -303,6 +308,7 @@ class _Gathered:
             tool_arguments="".join(self.arguments) if self.arguments is not None else None,
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
+            cached_tokens=self.cached_tokens,
         )
 
 
@@ -349,6 +355,7 @@ def _from_body(text: str) -> ModelReply:
         tool_arguments=arguments,
         prompt_tokens=usage.get("prompt_tokens"),
         completion_tokens=usage.get("completion_tokens"),
+        cached_tokens=(usage.get("prompt_tokens_details") or {}).get("cached_tokens"),
     )
 
 

@@ -11,7 +11,7 @@ from extractor.jobs import JobQueue
 from tests.extractor.test_local_models import SQL_TURN, replay
 from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
 
-TURNS = [SQL_TURN, "We deploy with Nomad, not Kubernetes.", "ok thanks, bye"]
+TURNS = [SQL_TURN, "We deploy with Nomad, not Kubernetes.", "ok thanks, bye, see you tomorrow"]
 
 
 def canary_asked(server: LocalModel) -> list[int]:

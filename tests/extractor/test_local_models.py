@@ -106,7 +106,7 @@ def test_a_server_that_refuses_json_schema_gets_json_object_with_the_schema_in_t
     first, second = run.bodies
     assert first["response_format"]["type"] == "json_schema"
     assert second["response_format"] == {"type": "json_object"}
-    assert '"new_beliefs"' in second["messages"][0]["content"]  # the schema, in the prompt
+    assert "new_beliefs: list of objects" in second["messages"][0]["content"]  # the outline
     assert "Input should be 'text' or 'json_object'" in run.facts["refused_modes"]["json_schema"]
     assert run.facts["mode"] == "json_object"
 
@@ -275,7 +275,7 @@ def test_small_talk_through_a_base_model_that_only_chats_writes_nothing(
         return empty() if "bye" in seen.turn_text else None
 
     with LocalModel(Behaviour(), brain=chatty) as server:
-        replay(server, store, queue, ["ok thanks, bye"])
+        replay(server, store, queue, ["ok thanks, bye, see you at the standup tomorrow"])
         [only] = server.chat_requests()
     assert queue.counts()["done"] == 1 and store.list(user_id="alice") == []
     assert only.json["temperature"] == 0

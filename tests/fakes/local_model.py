@@ -15,7 +15,13 @@ servers users run (llama.cpp's server, llama-cpp-python, Ollama), one switch per
 - a streamed request (`"stream": true`) gets its reply in `tokens` pieces (default: one per
   4 characters), `token_gap` seconds apart (a slow CPU model); `stall_after`: after that many
   pieces it goes silent until the client hangs up; `stream_usage=False`: no usage chunk even
-  when asked for one (llama-cpp-python); `ignore_stream`: the whole completion as JSON instead.
+  when asked for one (llama-cpp-python); `ignore_stream`: the whole completion as JSON instead;
+- `prompt_cache`: OpenAI's automatic prompt caching: of a prompt of 1,024 tokens or more, the
+  start it shares with an earlier prompt is reported as `cached_tokens`, in steps of 128 (the
+  schema counts as the start of the prompt, before the messages).
+
+`count_tokens` counts a text's tokens (chars / 4 unless given); with `prompt_cache` the usage
+counts the whole prompt with it, schema and tools included.
 
 What the "model" answers is a `brain(request) -> dict | None`: the extraction JSON for the
 request it sees, or None to chat instead (a base model without the rules does that).
@@ -92,6 +98,7 @@ class Behaviour:
     stall_after: int | None = None  # pieces sent before it goes silent for good
     stream_usage: bool = True
     ignore_stream: bool = False  # a streamed request gets the whole completion as JSON
+    prompt_cache: bool = False
 
 
 def empty() -> dict[str, Any]:
@@ -143,10 +150,13 @@ class LocalModel(FakeUpstream):
         brain: Brain = sql_brain,
         *,
         canary: Brain | None = canary_brain,
+        count_tokens: Callable[[str], int] | None = None,
     ) -> None:
         super().__init__()
         self.behaviour = behaviour or Behaviour()
         self.brain = brain
+        self.count_tokens = count_tokens or (lambda text: len(text) // 4)
+        self._prompts: list[str] = []  # every prompt seen, for the prompt cache
         self.canary = canary
 
     def chat_requests(self) -> list[Recorded]:
@@ -194,6 +204,10 @@ class LocalModel(FakeUpstream):
             "completion_tokens": len(text) // 4 + 1,
             "total_tokens": chars // 4 + len(text) // 4 + 9,
         }
+        if b.prompt_cache:
+            usage = payload["usage"]
+            usage.update(self.cache_usage(body, messages))
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         tools = body.get("tools")
         streamed = body.get("stream") is True and not b.ignore_stream
         if not streamed and not await self._generate(request, rec, text):
@@ -215,6 +229,20 @@ class LocalModel(FakeUpstream):
             }
         payload["choices"][0]["finish_reason"] = finish
         return await self._json(request, rec, payload)
+
+    def cache_usage(self, body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Prompt tokens and cached tokens of a request, as OpenAI's automatic cache reports
+        them after every request this server has seen."""
+        schema = json.dumps([body.get("response_format"), body.get("tools")])
+        prompt = schema + "".join(f"\n{m.get('role')}: {m.get('content')}" for m in messages)
+        shared = max((_common_start(prompt, seen) for seen in self._prompts), default=0)
+        self._prompts.append(prompt)
+        total = self.count_tokens(prompt)
+        cached = self.count_tokens(prompt[:shared]) // 128 * 128 if total >= 1024 else 0
+        return {
+            "prompt_tokens": total,
+            "prompt_tokens_details": {"cached_tokens": cached if cached >= 1024 else 0},
+        }
 
     async def _generate(self, request: web.Request, rec: Recorded, text: str) -> bool:
         """An unstreamed reply takes as long to write as a streamed one (False: hung up)."""
@@ -301,6 +329,19 @@ _GRAMMAR_FAILURE = (
 )
 
 
+def _common_start(one: str, other: str) -> int:
+    """How many characters two prompts share from their start (a binary search: prompts are
+    long and many)."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if one[:mid] == other[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def _max_lengths(node: Any) -> list[int]:
     if isinstance(node, dict):
         own = [int(node["maxLength"])] if isinstance(node.get("maxLength"), int) else []
@@ -341,7 +382,7 @@ def main() -> None:
     brain: Brain = sql_brain
     canary: Brain | None = canary_brain
     if args.reference:
-        from extractor.evaluation import load_conversations
+        from extractor.eval_set import load_conversations
         from tests.fakes.reference_model import reference_brain
 
         brain = reference_brain(load_conversations())

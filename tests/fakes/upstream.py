@@ -46,6 +46,7 @@ class Chat:
     delay: float = 0.0  # seconds before the response head
     chunk_delay: float = 0.0  # seconds between SSE events
     match: Callable[[Recorded], bool] | None = None  # only for requests it accepts
+    usage: dict[str, Any] = field(default_factory=dict)  # Anthropic usage fields (cache reads)
 
 
 @dataclass
@@ -444,7 +445,7 @@ def anthropic_message(chat: Chat, *, model: str) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if chat.tool_calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 7},
+        "usage": {"input_tokens": 12, "output_tokens": 7, **chat.usage},
     }
 
 
@@ -453,8 +454,8 @@ def _event(name: str, payload: dict[str, Any]) -> bytes:
 
 
 def anthropic_events(chat: Chat, *, model: str) -> list[bytes]:
-    start = anthropic_message(Chat(content=""), model=model)
-    start.update(content=[], stop_reason=None, usage={"input_tokens": 12, "output_tokens": 1})
+    start = anthropic_message(Chat(content="", usage=chat.usage), model=model)
+    start.update(content=[], stop_reason=None, usage={**start["usage"], "output_tokens": 1})
     events = [
         _event("message_start", {"type": "message_start", "message": start}),
         _event("ping", {"type": "ping"}),
