@@ -7,6 +7,7 @@ only while it still fits (it names none of the replaced option's names).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from beliefs.mentions import (
@@ -21,6 +22,9 @@ from beliefs.mentions import (
 from beliefs.models import Belief, dedupe_names
 
 MAX_ALIASES = 25
+MAX_CHOSEN = 3
+_WORD = re.compile(r"[A-Za-z][\w.+#-]*[\w+#]|[A-Za-z]")
+_SENTENCE = re.compile(r"(?:^|[.!?;:]\s+)([A-Za-z][\w.+#-]*)")
 
 
 def replaced_names(old: Belief, new: Belief, ruled_out: Sequence[str] = ()) -> list[str]:
@@ -47,22 +51,50 @@ def inherit(old: Belief, new: Belief) -> Belief:
     options `new` rules out count as replaced."""
     replaced = replaced_names(old, new, new.rejected_alternatives)
     gone = {n.casefold() for n in replaced}
-    aliases = [*new.aliases, *(a for a in old.aliases if a.casefold() not in gone)]
+    # The option chosen instead is named too, so a turn that names only it finds the belief.
+    chosen = chosen_instead(old, new)
+    aliases = [*new.aliases, *chosen, *(a for a in old.aliases if a.casefold() not in gone)]
     if old.canonical_name != new.canonical_name:
         aliases.append(old.canonical_name)
     # An option the new content chooses is no longer ruled out (the user came back to it).
     rejected = _unique([*new.rejected_alternatives, *replaced, *old.rejected_alternatives])
-    back = {n.casefold() for n in chosen_names(new.content, rejected)}
+    back = {n.casefold() for n in [*chosen_names(new.content, rejected), *chosen]}
+    rejected = [r for r in rejected if r.casefold() not in back]
+    ruled_out = {r.casefold() for r in rejected}
+    aliases = [a for a in aliases if a != new.canonical_name and a.casefold() not in ruled_out]
     why = new.why_it_matters or _still_fitting(old, new, replaced)
     return new.model_copy(
         update={
-            "aliases": dedupe_names([a for a in aliases if a != new.canonical_name])[:MAX_ALIASES],
-            "rejected_alternatives": [r for r in rejected if r.casefold() not in back],
+            "aliases": dedupe_names(aliases)[:MAX_ALIASES],
+            "rejected_alternatives": rejected,
             "scope": list(old.scope),
             "pinned": old.pinned or new.pinned,
             "why_it_matters": why,
         }
     )
+
+
+def chosen_instead(old: Belief, new: Belief) -> list[str]:
+    """The names of the option `new` chose instead of the old one: what a swap of words or a
+    move ("from yarn to pnpm") put in; failing both, the names (capitalised past a sentence's
+    first word, or with inner capitals) its first sentence writes that the old belief never
+    did."""
+    swap = swapped_span(old.content, new.content)
+    put_in = swap[1] if swap is not None else moved_to(new.content)
+    if put_in is not None:
+        return [w for w in _WORD.findall(put_in) if len(w) > 1][:MAX_CHOSEN]
+    known = {w.casefold() for w in _WORD.findall(f"{old.content} {old.canonical_name}")}
+    known |= {n.casefold() for n in [*old.aliases, *old.rejected_alternatives]}
+    said = re.split(r"[.!?;]\s", new.content, maxsplit=1)[0]  # the statement, not asides
+    first = {m.group(1) for m in _SENTENCE.finditer(said)}
+    names = [
+        w
+        for w in _WORD.findall(said)
+        if len(w) > 1
+        and w.casefold() not in known
+        and (any(c.isupper() for c in w[1:]) or (w[0].isupper() and w not in first))
+    ]
+    return _unique(names)[:MAX_CHOSEN]
 
 
 def fitting_directive(old: Belief, new: Belief) -> str:

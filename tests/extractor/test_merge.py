@@ -149,8 +149,9 @@ def test_supersession_by_a_wrong_id_falls_back_to_the_canonical_name() -> None:
     assert s.old_id == old.id and s.reason == "switched"
     new = s.replacement
     assert new.canonical_name == "cache_engine" and new.content == "Uses Valkey."
-    assert new.aliases == ["old alias", "cache_store"]
-    assert new.rejected_alternatives == ["Redis", "mongoose"]  # the replaced option is ruled out
+    # the chosen option is named, the replaced one ruled out
+    assert new.aliases == ["Valkey", "old alias", "cache_store"]
+    assert new.rejected_alternatives == ["Redis", "mongoose"]
     assert new.pinned and new.scope == ["project:billing"]
     assert new.review_state == "pending" and new.source_type == "extracted"
 
@@ -378,8 +379,9 @@ def _superseded(old: Belief, content: str, **kwargs: Any) -> Belief:
 
 def test_a_supersession_rules_out_the_old_option_and_drops_its_directive() -> None:
     new = _superseded(_postgres(), "The team's primary database is CockroachDB 24.")
-    # The old option's names are ruled out, not "also called"; the subject's name stays.
-    assert new.aliases == ["primary db"]
+    # The old option's names are ruled out, not "also called"; the subject's name stays and
+    # the new option is named, so a turn about CockroachDB alone finds the belief.
+    assert new.aliases == ["CockroachDB", "primary db"]
     assert new.rejected_alternatives == ["postgresql", "postgres", "pg", "mysql"]
     # No directive came with the update: the old one, naming PostgreSQL, says the same swap.
     assert new.why_it_matters == "Design schemas and queries for CockroachDB 24."
@@ -409,7 +411,7 @@ def test_a_supersession_takes_the_directive_and_ruled_out_names_of_the_turn() ->
     assert new.why_it_matters == "Run installs and scripts with pnpm; never yarn."
     # pnpm was ruled out once and is now the choice: it leaves the rejected list.
     assert new.rejected_alternatives == ["Yarn", "yarnpkg"]
-    assert new.aliases == []
+    assert new.aliases == ["pnpm"]
 
 
 def test_a_directive_that_still_fits_is_kept() -> None:
@@ -437,7 +439,7 @@ def _yarn() -> Belief:
 
 def test_a_move_named_in_the_new_content_rules_the_old_option_out() -> None:
     new = _superseded(_yarn(), "Moved from yarn to pnpm.")
-    assert (new.aliases, new.rejected_alternatives) == ([], ["yarn"])
+    assert (new.aliases, new.rejected_alternatives) == (["pnpm"], ["yarn"])
     assert new.why_it_matters == "Run installs with pnpm."  # the option it moved to
 
 
@@ -464,5 +466,13 @@ def test_yarn_to_pnpm_without_a_directive_or_names_from_the_turn() -> None:
     )
     new = _superseded(old, "The team uses pnpm for packages.")
     assert new.why_it_matters == "Run installs and scripts with pnpm."
-    assert new.aliases == ["packages"]
+    assert new.aliases == ["pnpm", "packages"]
     assert new.rejected_alternatives == ["yarn", "yarnpkg", "npm"]
+
+
+def test_a_correction_that_names_the_new_option_past_other_words_names_it() -> None:
+    new = _superseded(
+        _postgres(), "Billing now runs on CockroachDB 24 for everything. Agreed in March."
+    )
+    assert new.aliases == ["CockroachDB", "primary db"]
+    assert new.rejected_alternatives == ["postgresql", "postgres", "pg", "mysql"]

@@ -125,7 +125,7 @@ def test_a_later_turn_supersedes_by_canonical_name_and_the_chain_grows(rig: Rig)
     # The second prompt showed the model the belief it touched.
     assert old.id in rig.llm.calls[1]["messages"][-1]["content"]
     [head] = live(rig.store)
-    assert head.content == "Uses Valkey." and head.aliases == ["cache"]
+    assert head.content == "Uses Valkey." and head.aliases == ["Valkey", "cache"]
     chain = rig.store.chain(head.id)
     assert [b.id for b in chain] == [old.id, head.id]
     assert (

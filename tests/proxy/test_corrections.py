@@ -71,7 +71,8 @@ def test_a_correction_leaves_one_belief_stating_the_new_choice(
     [head] = [b for b in live(gateway) if b.canonical_name == "primary_database"]
     assert head.rejected_alternatives == ["postgresql", "postgres", "pg"]
     # The old directive, naming PostgreSQL, is rewritten for the swap the content made.
-    assert head.aliases == [] and head.why_it_matters == NEW_DIRECTIVE
+    # The new option is named: a turn that names only CockroachDB finds the belief.
+    assert head.aliases == ["CockroachDB"] and head.why_it_matters == NEW_DIRECTIVE
 
     upstream.queue(extraction_reply(extraction()))
     chat(gateway, "How should I design the primary database schema for invoices?")
@@ -79,7 +80,11 @@ def test_a_correction_leaves_one_belief_stating_the_new_choice(
     assert "The team's primary database is CockroachDB 24." in sent
     assert "[ruled out: postgresql, postgres, pg]" in sent
     assert f"| Why it matters: {NEW_DIRECTIVE}" in sent
-    assert OLD_DIRECTIVE not in sent and "also called" not in sent
+    assert OLD_DIRECTIVE not in sent and "[also called: CockroachDB]" in sent
+
+    upstream.queue(extraction_reply(extraction()))
+    chat(gateway, "Does cockroachdb need a special driver for the invoices service?")
+    assert "The team's primary database is CockroachDB 24." in forwarded(upstream)
 
 
 COCKROACH = "Billing's primary database is CockroachDB 24."
