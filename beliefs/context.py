@@ -169,7 +169,7 @@ def assemble(
     `deadline` bounds the search (`beliefs.deadline`); the standing layers are always whole.
     """
     rules = rules or RuleSet()
-    weight = rules.bonus if rules.has_bonuses else None
+    weight = rules.weight if rules.has_bonuses else None
     now = now or utcnow()
     persona = persona.strip()[:MAX_PERSONA_CHARS]
     scopes = tuple(s for s in request.scopes if s != UNIVERSAL)

@@ -25,6 +25,7 @@ MEASURE = """
 import gc, json, statistics, sys, time
 from beliefs.context import ContextRequest, assemble
 from beliefs.index import BeliefIndex
+from beliefs.rules import DEFAULT_RULES, RuleSet
 from beliefs.tokens import token_counter
 from bench.corpus import iter_corpus, make_queries
 index = BeliefIndex()
@@ -32,9 +33,10 @@ index.load(iter_corpus(int(sys.argv[1])))
 gc.freeze()
 count = token_counter()
 queries = make_queries(300)
+rules = RuleSet(DEFAULT_RULES)  # a store's rules from its first migration: their bonuses weigh
 def run(q):
     request = ContextRequest("bench-user", ("domain:code", "project:billing"), q, token_budget=4000)
-    assemble(index, request, persona="You prefer direct answers.", count_tokens=count)
+    assemble(index, request, persona="You prefer direct answers.", count_tokens=count, rules=rules)
 for q in queries[:30]:
     run(q)
 best = None
