@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from pydantic import ValidationError
 
@@ -53,6 +53,7 @@ _EVENT_KEYS = {
     "actor": ("actor", "by", "user", "source"),
 }
 _MAX_REPORTED = 10
+_HEAD = 4096  # characters read to tell the formats apart
 
 
 def detect_format(text: str) -> Format:
@@ -66,16 +67,46 @@ def read_file(path: Path | str, fmt: Format | None = None) -> list[Belief]:
     Raises:
         ImportRejected: unreadable file or any invalid entry; names entry, id, field, reason.
     """
+    return list(iter_file(path, fmt))
+
+
+def iter_file(path: Path | str, fmt: Format | None = None) -> Iterator[Belief]:
+    """A belief file's entries one at a time, validated; JSONL is read a line at a time, so a
+    file of any size is held one entry at a time (a Tenure JSON array is read whole).
+
+    Raises:
+        ImportRejected: the file cannot be opened (now), or while iterating: it is not UTF-8
+            or an entry is invalid (once the whole file has been read, naming every bad entry;
+            the entries before it have been given already, so a caller writing them undoes that).
+    """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        file = path.open(encoding="utf-8")
     except FileNotFoundError:
         raise ImportRejected(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ImportRejected(f"{path}: cannot read it ({exc.strerror})") from None
+    return _entries_of(file, path, fmt)
+
+
+def _entries_of(file: TextIO, path: Path, fmt: Format | None) -> Iterator[Belief]:
+    try:
+        with file:
+            fmt = fmt or _detect_head(file.read(_HEAD))
+            file.seek(0)
+            if fmt == "tenure":
+                yield from parse_tenure(file.read(), source=str(path))
+            else:
+                yield from _validated(_jsonl_entries(file, str(path)), str(path))
     except UnicodeDecodeError as exc:
         raise ImportRejected(f"{path}: not UTF-8 text ({exc.reason}); export it as UTF-8") from None
     except OSError as exc:
         raise ImportRejected(f"{path}: cannot read it ({exc.strerror})") from None
-    return parse(text, fmt, source=str(path))
+
+
+def _detect_head(head: str) -> Format:
+    """`detect_format` on the file's opening (blank lines before the first entry are few)."""
+    return detect_format(head) if head.strip() else "jsonl"
 
 
 def parse(text: str, fmt: Format | None = None, *, source: str = "input") -> list[Belief]:
@@ -96,12 +127,18 @@ def parse_tenure(text: str, *, source: str = "input") -> list[Belief]:
             f"{source}: Tenure format is a JSON array of beliefs, got {type(data).__name__}; "
             "use --format jsonl for one belief per line"
         )
-    return _validate_all(((i, None, entry, True) for i, entry in enumerate(data)), source)
+    return list(_validated(((i, None, entry, True) for i, entry in enumerate(data)), source))
 
 
 def parse_jsonl(text: str, source: str = "input") -> list[Belief]:
-    entries: list[tuple[int, int | None, Any, bool]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    return list(_validated(_jsonl_entries(text.splitlines(), source), source))
+
+
+def _jsonl_entries(
+    lines: Iterable[str], source: str
+) -> Iterator[tuple[int, int | None, Any, bool]]:
+    index = 0
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -111,37 +148,24 @@ def parse_jsonl(text: str, source: str = "input") -> list[Belief]:
                 f"{source}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg}); "
                 "nothing was imported"
             ) from None
-        entries.append((len(entries), lineno, entry, False))
-    return _validate_all(entries, source)
+        yield index, lineno, entry, False
+        index += 1
 
 
-def _validate_all(
+def _validated(
     entries: Iterable[tuple[int, int | None, Any, bool]], source: str
-) -> list[Belief]:
-    beliefs: list[Belief] = []
+) -> Iterator[Belief]:
+    """Each valid entry until the first invalid one; after it, the rest are only checked, and
+    every problem is raised at the end."""
     problems: list[str] = []
     for index, lineno, entry, tenure in entries:
         where = f"entry {index}" + (f" (line {lineno})" if lineno is not None else "")
-        if not isinstance(entry, dict):
-            problems.append(f"{where}: expected a JSON object, got {type(entry).__name__}")
-            continue
-        try:
-            data = _from_tenure(entry) if tenure else dict(entry)
-        except ValueError as exc:
-            problems.append(f"{where}{_ident(entry.get('_id') or entry.get('id'))}: {exc}")
-            continue
-        data.setdefault("source_type", "import")
-        try:
-            belief = Belief.model_validate_json(json.dumps(data, default=str), strict=True)
-        except ValidationError as exc:
-            for err in exc.errors():
-                field = ".".join(str(p) for p in err["loc"]) or "entry"
-                got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
-                problems.append(
-                    f"{where}{_ident(data.get('id'))}: field {field}: {err['msg']}{got}"
-                )
-            continue
-        beliefs.append(_utc(belief))
+        found = _problems(where, entry, tenure)
+        if isinstance(found, Belief):
+            if not problems:
+                yield found
+        else:
+            problems.extend(found)
     if problems:
         more = (
             f" (and {len(problems) - _MAX_REPORTED} more)" if len(problems) > _MAX_REPORTED else ""
@@ -149,7 +173,27 @@ def _validate_all(
         raise ImportRejected(
             f"{source}: " + "; ".join(problems[:_MAX_REPORTED]) + more + "; nothing was imported"
         )
-    return beliefs
+
+
+def _problems(where: str, entry: Any, tenure: bool) -> Belief | list[str]:
+    """The entry as a belief, or what is wrong with it."""
+    if not isinstance(entry, dict):
+        return [f"{where}: expected a JSON object, got {type(entry).__name__}"]
+    try:
+        data = _from_tenure(entry) if tenure else dict(entry)
+    except ValueError as exc:
+        return [f"{where}{_ident(entry.get('_id') or entry.get('id'))}: {exc}"]
+    data.setdefault("source_type", "import")
+    try:
+        belief = Belief.model_validate_json(json.dumps(data, default=str), strict=True)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "entry"
+            got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
+            problems.append(f"{where}{_ident(data.get('id'))}: field {field}: {err['msg']}{got}")
+        return problems
+    return _utc(belief)
 
 
 def _ident(value: Any) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
+from beliefs.interchange import FORMATS, iter_file, to_jsonl, to_tenure
 from beliefs.models import Belief, HistoryEvent
 from beliefs.store import BeliefStore
 from beliefs.tallies import verify_report
@@ -138,7 +138,7 @@ def _dump(belief: Belief) -> dict[str, Any]:
 
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
-    beliefs = read_file(args.file, args.format)
+    beliefs = iter_file(args.file, args.format)  # read as it is written, a batch at a time
 
     def remote(api: ApiClient) -> int:
         answer = api.send("POST", "/api/import", text="\n".join(to_jsonl(beliefs)) + "\n")
