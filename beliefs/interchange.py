@@ -11,9 +11,11 @@ entry before returning, so the caller writes all or nothing.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -92,12 +94,13 @@ def iter_file(path: Path | str, fmt: Format | None = None) -> Iterator[Belief]:
 def _entries_of(file: TextIO, path: Path, fmt: Format | None) -> Iterator[Belief]:
     try:
         with file:
-            fmt = fmt or _detect_head(file.read(_HEAD))
-            file.seek(0)
+            head = file.read(_HEAD)  # no seeking back: a pipe is read the same way
+            fmt = fmt or _detect_head(head)
             if fmt == "tenure":
-                yield from parse_tenure(file.read(), source=str(path))
+                yield from parse_tenure(head + file.read(), source=str(path))
             else:
-                yield from _validated(_jsonl_entries(file, str(path)), str(path))
+                lines = chain(io.StringIO(head + file.readline()), file)
+                yield from _validated(_jsonl_entries(lines, str(path)), str(path))
     except UnicodeDecodeError as exc:
         raise ImportRejected(f"{path}: not UTF-8 text ({exc.reason}); export it as UTF-8") from None
     except OSError as exc:
