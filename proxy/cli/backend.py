@@ -18,13 +18,16 @@ T = TypeVar("T")
 __all__ = ["open_store", "server_for_home", "with_backend"]
 
 
-def open_store(settings: Settings, *, read_only: bool = False) -> BeliefStore:
+def open_store(settings: Settings, *, read_only: bool = False, indexed: bool = True) -> BeliefStore:
     """Raises:
     StoreLocked: another process holds the database.
+
+    Without `indexed` (commands that only write rows, such as an import) the beliefs are not
+    read into memory; on PostgreSQL they always are.
     """
     if not read_only:
         settings.home.mkdir(parents=True, exist_ok=True)
-    return BeliefStore.open(settings.store_location, read_only=read_only)
+    return BeliefStore.open(settings.store_location, read_only=read_only, background=not indexed)
 
 
 def with_backend(
@@ -34,16 +37,18 @@ def with_backend(
     *,
     read_only: bool = False,
     timeout: float = 30.0,
+    indexed: bool = True,
 ) -> T:
     """Run `local` on the database, or `remote` on the server that holds it.
 
-    `remote` may instead say why the command cannot go through a server.
+    `remote` may instead say why the command cannot go through a server; `indexed` is
+    `open_store`'s.
 
     Raises:
         BeliefError: the database is held and no server of this home can be used.
     """
     try:
-        store = open_store(settings, read_only=read_only)
+        store = open_store(settings, read_only=read_only, indexed=indexed)
     except StoreLocked as locked:
         if isinstance(remote, str):
             raise BeliefError(f"{_held_by(locked)}; {remote}") from None

@@ -144,7 +144,12 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         answer = api.send("POST", "/api/import", text="\n".join(to_jsonl(beliefs)) + "\n")
         return int(answer["imported"])
 
-    count = _backend(settings, args, lambda store: store.import_beliefs(beliefs), remote)
+    def local(store: BeliefStore) -> int:
+        return store.import_beliefs(beliefs)
+
+    # The rows are only written: reading the stored beliefs into memory first would cost
+    # the store's size in memory and time for nothing.
+    count = with_backend(settings, local, remote, indexed=False)
     _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
     return 0
 

@@ -81,3 +81,16 @@ def test_a_file_is_read_an_entry_at_a_time(tmp_path: Path, store: BeliefStore) -
     path.write_text("\n".join(to_jsonl(good)) + "\n", encoding="utf-8")
     assert store.import_beliefs(iter_file(path), batch=2) == 5
     assert [store.get(b.id) for b in good] == good
+
+
+def test_a_store_opened_without_its_index_imports_without_holding_the_rows(
+    db_path: Path,
+) -> None:
+    # DuckDB only: a PostgreSQL replica always holds its beliefs (it follows the others')
+    entries = [belief(f"b{i}", f"name_{i}") for i in range(5)]
+    with BeliefStore.open(db_path, background=True) as store:
+        assert store.import_beliefs(entries, batch=2) == 5
+        assert list(store.index.beliefs("u1")) == []  # nothing read into memory
+    with BeliefStore.open(db_path) as store:
+        assert sorted(b.id for b in store.index.beliefs("u1")) == [b.id for b in entries]
+        assert stored_ids(store) == [b.id for b in entries]
