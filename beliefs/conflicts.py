@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from beliefs.contested import Contradiction
 from beliefs.models import Belief, same_content, utcnow
 from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
@@ -72,6 +73,7 @@ def record_conflict(
     ):
         return None
     conflict_id = f"c-{secrets.token_hex(8)}"
+    now = utcnow()
     store.execute(
         "INSERT INTO conflicts (id, user_id, existing_id, new_id, proposed, reason, status, "
         "job_id, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)",
@@ -83,10 +85,20 @@ def record_conflict(
             proposed.model_dump_json() if proposed is not None else None,
             reason,
             job_id,
-            utcnow(),
+            now,
         ],
     )
+    claim = proposed.content if proposed is not None else _content(store, new_id)
+    if claim:
+        found = Contradiction(conflict_id, existing_id, claim, now)
+        store.after_commit(lambda: store.contested.add(found))
+    store.note_change("belief", existing_id)  # other replicas reload their open contradictions
     return conflict_id
+
+
+def _content(store: BeliefStore, belief_id: str | None) -> str:
+    belief = store.index.get(belief_id) if belief_id else None
+    return belief.content if belief is not None else ""
 
 
 def get_conflict(store: BeliefStore, conflict_id: str) -> Conflict | None:
@@ -143,3 +155,7 @@ def mark_resolved(
         "resolved_at = ? WHERE id = ?",
         [resolution, new_id, utcnow(), conflict_id],
     )
+    store.after_commit(lambda: store.contested.discard(conflict_id))
+    existing = store.execute("SELECT existing_id FROM conflicts WHERE id = ?", [conflict_id])
+    for (existing_id,) in existing.fetchall():
+        store.note_change("belief", existing_id)

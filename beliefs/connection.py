@@ -12,21 +12,27 @@ from typing import Any, Protocol
 import duckdb
 import psycopg
 
-from beliefs.postgres import PgConnection, is_postgres_url, redacted
+from beliefs.postgres import PgConnection, Rows, is_outage, is_postgres_url, redacted
 
 # What a failed statement raises, on either backend.
 DATABASE_ERRORS: tuple[type[Exception], ...] = (duckdb.Error, psycopg.Error)
 
 
-class Rows(Protocol):
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-    def fetchmany(self, size: int = ..., /) -> list[Any]: ...
-
-
 class Connection(Protocol):
     def execute(self, sql: str, parameters: Any = ..., /) -> Rows: ...
     def close(self) -> None: ...
+
+
+def store_refused(exc: BaseException) -> bool:
+    """The store could not take the work (disk full, file too large, unwritable, invalidated
+    by an earlier I/O error; PostgreSQL away or dropping the connection) rather than the work
+    being wrong: worth keeping and trying again."""
+    if isinstance(exc, OSError | MemoryError) or is_outage(exc):
+        return True
+    name = type(exc).__name__
+    if name == "TransactionException":  # DuckDB: "Failed to commit: Could not write file …"
+        return "commit" in str(exc).lower() or "write" in str(exc).lower()
+    return name in ("IOException", "OutOfMemoryException", "FatalException", "InternalException")
 
 
 def location_name(location: Path | str) -> Path | str:
@@ -41,4 +47,5 @@ __all__ = [
     "Rows",
     "is_postgres_url",
     "location_name",
+    "store_refused",
 ]

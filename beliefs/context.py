@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
+from beliefs.contested import Contested, Contradiction
 from beliefs.deadline import Deadline
 from beliefs.index import BeliefIndex
 from beliefs.models import utcnow
@@ -81,6 +82,8 @@ class Context:
     standing_text: str | None = None  # the rendered system block, once computed
     lines: dict[str, str] = field(default_factory=dict)  # belief id -> its rendered hit line
     persona_ids: list[str] = field(default_factory=list)  # pinned beliefs the persona carries
+    # delivered beliefs a turn contradicted, with what it claimed, while no one has decided
+    contradictions: list[tuple[AnyBelief, tuple[Contradiction, ...]]] = field(default_factory=list)
 
     def injected_ids(self) -> dict[str, list[str]]:
         """Every belief delivered, by layer: those the persona carries included."""
@@ -155,6 +158,7 @@ def assemble(
     rules: RuleSet | None = None,
     persona_covers: frozenset[str] | None = None,
     deadline: Deadline | None = None,
+    contested: Contested | None = None,
 ) -> Context:
     """Build the three layers (plus open questions) for one turn.
 
@@ -167,6 +171,7 @@ def assemble(
     tier never outranks a higher one, before the caps and the token budget apply.
 
     `deadline` bounds the search (`beliefs.deadline`); the standing layers are always whole.
+    `contested`: the open contradictions; those of delivered beliefs are delivered with them.
     """
     rules = rules or RuleSet()
     weight = rules.weight if rules.has_bonuses else None
@@ -240,6 +245,9 @@ def assemble(
         context.standing_text = system_block(context)
         standing_tokens = count_tokens(context.standing_text)
     _apply_token_budget(context, count_tokens, standing_tokens)
+    if contested:
+        delivered = [*pinned, *(h.belief for h in context.relevant), *context.open_questions]
+        context.contradictions = [(b, found) for b in delivered if (found := contested.of(b.id))]
     return context
 
 

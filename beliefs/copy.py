@@ -73,7 +73,7 @@ def copy_store(source: BeliefDatabase, dest: BeliefDatabase) -> dict[str, int]:
         )
     held = [t for t in tables if t not in _SEEDED and _count(dest, t)]
     if held:
-        listed = ", ".join(f"{t}: {_count(dest, t)} rows" for t in held)
+        listed = ", ".join(f"{t}: {_row_count(_count(dest, t))}" for t in held)
         raise BeliefError(
             f"the destination is not empty ({listed}); copy into a new database, or empty it "
             "first: nothing is overwritten"
@@ -123,7 +123,8 @@ def differences(source: BeliefDatabase, dest: BeliefDatabase) -> list[str]:
         b = sorted(_canonical(r) for r in _rows(dest, table, columns))
         if a != b:
             out.append(
-                f"{table}: {len(a)} rows in the source, {len(b)} in the copy, or values differ"
+                f"{table}: {_row_count(len(a))} in the source, {len(b)} in the copy, or values "
+                "differ"
             )
     return out
 
@@ -143,3 +144,7 @@ def _value(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_value(v) for v in value]
     return value
+
+
+def _row_count(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"

@@ -23,6 +23,7 @@ from beliefs.connection import (
     is_postgres_url,
     location_name,
 )
+from beliefs.contested import OPEN_SQL, Contested
 from beliefs.errors import BeliefError, BeliefNotFound, StoreLocked
 from beliefs.feed import CHANGE_FEED, ChangeFeed, new_replica_id
 from beliefs.index import BeliefIndex
@@ -125,6 +126,8 @@ class BeliefDatabase:
         self._staged_personas: dict[str, Persona] = {}
         self._personas: dict[str, Persona | None] = {}
         self.rules = RuleSet()
+        self.contested = Contested()
+        self._after_commit: list[Callable[[], None]] = []
         self._schemas: set[frozenset[int]] = set()
         self._loaded = False  # the index was filled, or its background load started
         # PostgreSQL only: this replica's place in the change feed, and the transaction's
@@ -187,6 +190,7 @@ class BeliefDatabase:
                 store.index.source = store._users
                 store.index.bound = bound
             store._load_personas()
+            store.reload_contested()
             store.reload_rules()
             if background and not postgres:
                 store.index.ready.clear()
@@ -320,6 +324,7 @@ class BeliefDatabase:
             self._new_events.clear()
             self._deferred.clear()
             self._changes.clear()
+            self._after_commit.clear()
             self._depth = 0
             # A failed COMMIT has already ended the transaction.
             with contextlib.suppress(*DATABASE_ERRORS):
@@ -340,6 +345,17 @@ class BeliefDatabase:
                 else:
                     self._deleted_ids.add(belief_id)
         self._personas.update(personas)
+        after, self._after_commit = self._after_commit, []
+        for action in after:
+            action()
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run `action` once the outermost transaction commits (at once outside one); a
+        rollback drops it. For in-memory copies of tables other than beliefs."""
+        if self._depth:
+            self._after_commit.append(action)
+        else:
+            action()
 
     # -- loading the index ----------------------------------------------------------------------
 
@@ -476,6 +492,12 @@ class BeliefDatabase:
                 self._deleted_ids.discard(belief_id)
             else:
                 self._deleted_ids.add(belief_id)
+        self.reload_contested()
+
+    def reload_contested(self) -> None:
+        """Re-read the open contradictions (on open, and when other replicas changed beliefs:
+        a conflict they opened or closed is announced as a change of its belief)."""
+        self.contested.load(self.conn.execute(OPEN_SQL).fetchall())
 
     def refresh_personas(self, user_ids: Sequence[str]) -> None:
         for user_id in user_ids:
@@ -679,13 +701,21 @@ class BeliefDatabase:
 
 
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+# "lock" as a word: a damaged file's message speaks of a "block" and is no lock
+_LOCKED = re.compile(r"\block\b", re.IGNORECASE)
+_DAMAGED = re.compile(r"corrupt|checksum|not a valid DuckDB database", re.IGNORECASE)
 
 
 def open_error(path: Path, exc: duckdb.Error, *, read_only: bool) -> BeliefError:
     """Turn DuckDB's open failure into a message that names the holder and what to do."""
     text = str(exc)
     match = _HOLDER.search(text)
-    if match is None and "lock" not in text.lower():
+    if match is None and _DAMAGED.search(text):
+        return BeliefError(
+            f"the belief database {path} is damaged ({text}); move it aside and restore a "
+            "copy, or start afresh and `tenure import` an export"
+        )
+    if match is None and not _LOCKED.search(text):
         return BeliefError(f"cannot open the belief database {path}: {text}")
     holder = f"process {match['pid']} ({match['program']})" if match else "another process"
     if read_only:

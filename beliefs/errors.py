@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class BeliefError(Exception):
     """Base class: a message that names the bad value and says what to do."""
@@ -56,3 +59,9 @@ class StoreLocked(BeliefError):
     """Another process holds the DuckDB write lock."""
 
     status = 423
+
+
+def reason(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message, without the "Value error, " it puts before a validator's
+    own words (ours already say what is wrong)."""
+    return str(error["msg"]).removeprefix("Value error, ")

@@ -153,12 +153,16 @@ class Listener:
 
     def _run(self) -> None:
         backoff = 0.2
+        lost = False  # said once per outage, not at every attempt
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True) as conn:
                     self._conn = conn
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.connected, backoff = True, 0.2
+                    if lost:
+                        log.warning("change feed reconnected; catching up on what was missed")
+                        lost = False
                     self.wake()  # catch up on what was missed while disconnected
                     while not self._stop.is_set():
                         woke = False
@@ -171,7 +175,9 @@ class Listener:
             except psycopg.Error as exc:
                 if self._stop.is_set():
                     break
-                log.warning("change feed connection lost (%s); reconnecting", exc)
+                if not lost:
+                    log.warning("change feed connection lost (%s); reconnecting", exc)
+                lost = True
             finally:
                 self.connected = False
                 self._conn = None

@@ -21,7 +21,7 @@ from typing import Any, Literal, TextIO, get_args
 
 from pydantic import ValidationError
 
-from beliefs.errors import ImportRejected
+from beliefs.errors import ImportRejected, reason
 from beliefs.models import Belief, HistoryEvent
 
 Format = Literal["tenure", "jsonl"]
@@ -194,7 +194,7 @@ def _problems(where: str, entry: Any, tenure: bool) -> Belief | list[str]:
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "entry"
             got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
-            problems.append(f"{where}{_ident(data.get('id'))}: field {field}: {err['msg']}{got}")
+            problems.append(f"{where}{_ident(data.get('id'))}: field {field}: {reason(err)}{got}")
         return problems
     return _utc(belief)
 

@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import NamedTuple, Protocol
 
 from beliefs.chains import components, find_cycles, links_of
+from beliefs.mentions import chosen_names
 from beliefs.models import Belief
 
 
@@ -67,6 +68,21 @@ def verify_beliefs(beliefs: Sequence[Belief]) -> list[str]:
             f"user {user!r} has {len(ids)} live beliefs named {name!r} in {scope}: "
             + ", ".join(ids)
         )
+    return problems
+
+
+def stale_directives(beliefs: Iterable[Belief]) -> list[str]:
+    """Live beliefs whose directive says to use an option the belief itself rules out (a
+    correction that kept the old why_it_matters), one sentence each."""
+    problems = []
+    for b in beliefs:
+        named = chosen_names(b.why_it_matters, b.rejected_alternatives) if b.is_live else []
+        if named:
+            problems.append(
+                f"{b.id}: its directive (why_it_matters) names "
+                f"{', '.join(repr(n) for n in named)}, which it lists as ruled out; edit the "
+                "directive to state the current choice"
+            )
     return problems
 
 

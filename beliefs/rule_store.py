@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from beliefs.connection import Connection
-from beliefs.errors import BeliefNotFound, InvalidBelief
+from beliefs.errors import BeliefNotFound, InvalidBelief, reason
 from beliefs.migrations import RULE_COLUMNS as _COLUMNS
 from beliefs.models import utcnow
 from beliefs.rules import Rule, RuleSet
@@ -66,7 +66,7 @@ def update_rule(db: BeliefDatabase, rule_id: str, changes: Mapping[str, Any]) ->
         rule = Rule.model_validate({**current.model_dump(), **changes, "updated_at": utcnow()})
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InvalidBelief(f"rule {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        raise InvalidBelief(f"rule {'.'.join(map(str, err['loc']))}: {reason(err)}") from None
     with db.transaction():
         db.note_change("rules", "*")
         db.conn.execute(

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from beliefs.chains import chain_of, check_supersede
 from beliefs.database import BeliefDatabase
-from beliefs.errors import BeliefNotFound, CanonicalNameClash, InvalidBelief
+from beliefs.errors import BeliefNotFound, CanonicalNameClash, InvalidBelief, reason
 from beliefs.importer import IMPORT_BATCH, import_into
 from beliefs.invariants import clash_with, verify_beliefs
 from beliefs.models import (
@@ -499,7 +499,7 @@ def _validated(data: dict[str, Any], belief_id: str) -> Belief:
     except ValidationError as exc:
         errors = exc.errors()
         reasons = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in errors
+            f"{'.'.join(str(p) for p in err['loc'])}: {reason(err)}" for err in errors
         )
         first = errors[0]["loc"][0] if errors and errors[0]["loc"] else None
         raise InvalidBelief(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from beliefs.invariants import stale_directives
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
 
@@ -54,7 +55,9 @@ def beliefs_by_ids(store: BeliefStore, ids: list[str]) -> list[Belief]:
 
 
 def verify_report(store: BeliefStore) -> dict[str, object]:
-    """The store's invariant problems and how many beliefs it holds, in any state."""
-    problems = store.verify()
-    total = len(store.list(include_superseded=True, include_deleted=True))
+    """The store's invariant problems, and live directives that name an option their belief
+    rules out, and how many beliefs it holds, in any state."""
+    beliefs = store.list(include_superseded=True, include_deleted=True)
+    problems = [*store.verify(), *stale_directives(beliefs)]
+    total = len(beliefs)
     return {"ok": not problems, "beliefs": total, "problems": problems}

@@ -1,6 +1,7 @@
 """Redaction: our rules against detect-secrets' detectors on the secret corpus.
 
-For each line of `tests/extractor/secret_corpus.py` a redactor "catches" the secret when no
+For each line of `tests/extractor/secret_corpus.py` and `secret_corpus_general.py` (run
+with `--general` for the second alone) a redactor "catches" the secret when no
 part of it is left in the line after every span it detected is replaced; on the lines that
 hold no secret it should change nothing. Time is per line, both in the same run.
 
@@ -20,7 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from extractor.redact import REDACTED, redact  # noqa: E402
-from tests.extractor.secret_corpus import NOT_SECRETS, SECRETS  # noqa: E402
+from tests.extractor import secret_corpus, secret_corpus_general  # noqa: E402
+
+if "--general" in sys.argv:
+    SECRETS, NOT_SECRETS = secret_corpus_general.SECRETS, secret_corpus_general.NOT_SECRETS
+else:
+    SECRETS = secret_corpus.SECRETS + secret_corpus_general.SECRETS
+    NOT_SECRETS = secret_corpus.NOT_SECRETS + secret_corpus_general.NOT_SECRETS
 
 _ENTROPY = ("Base64HighEntropyString", "HexHighEntropyString")
 

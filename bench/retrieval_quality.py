@@ -37,7 +37,7 @@ HELD_OUT = ROOT / "tests" / "beliefs" / "heldout"
 HELD_OUT_C = ROOT / "tests" / "beliefs" / "heldout-c"
 HELD_OUT_D = ROOT / "tests" / "beliefs" / "heldout-d"
 HELD_OUT_E = ROOT / "tests" / "beliefs" / "heldout-e"
-LATER = {letter: ROOT / "tests" / "beliefs" / f"heldout-{letter.lower()}" for letter in "FGH"}
+LATER = {letter: ROOT / "tests" / "beliefs" / f"heldout-{letter.lower()}" for letter in "FGHIJK"}
 MODES = f"reference,extended,content,semantic:{FLOOR},semantic:0.35,agreed:{FLOOR}:{AGREED_FLOOR}"
 PUBLIC = ROOT / ".." / "shared" / "conformance"
 

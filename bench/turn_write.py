@@ -31,12 +31,13 @@ from beliefs.thread import StoreThread
 from bench.corpus import make_corpus
 from extractor.jobs import JobQueue
 from extractor.journal import JobJournal
-from proxy.gateway.background import StoreWriter, _Item
+from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.gateway.turns import CapturedTurn
+from proxy.gateway.write_batches import Item
 
 REPLY = (
     "Noted: you prefer tea over coffee in the morning, and the billing service keeps its "
@@ -57,7 +58,7 @@ def sse(text: str) -> list[bytes]:
     return [*events, b"data: [DONE]\n\n"]
 
 
-def turn_items(n: int, seen: SeenMessages, tag: str) -> list[_Item]:
+def turn_items(n: int, seen: SeenMessages, tag: str) -> list[Item]:
     """One proxied turn as the writer receives it: its injection record and its job."""
     request_id = f"req-{tag}-{n}"
     now = datetime.now(UTC)
@@ -89,8 +90,8 @@ def turn_items(n: int, seen: SeenMessages, tag: str) -> list[_Item]:
         created_at=now,
     )
     return [
-        _Item("injection", record=record),
-        _Item("job", turn=lambda: captured.to_turn(seen), done=None),
+        Item("injection", record=record),
+        Item("job", turn=lambda: captured.to_turn(seen), done=None),
     ]
 
 

@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from extractor.errors import ModelSilent
+
 BreakerState = Literal["closed", "open", "half_open"]
 
 
@@ -90,3 +92,13 @@ class CircuitBreaker:
                 "times_opened": self._opened_count,
                 "last_error": self._last_error,
             }
+
+
+def counts_as_outage(exc: BaseException) -> bool:
+    """Does this failure count toward opening the breaker?
+
+    The breaker is for a provider that is down or refusing. A model that is merely slow (it
+    fell silent for longer than TENURE_EXTRACT_TIMEOUT) is a configuration fact: its job is
+    retried and names the setting, and other jobs keep going to it.
+    """
+    return not isinstance(exc, ModelSilent)

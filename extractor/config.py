@@ -18,13 +18,13 @@ class ExtractionConfig:
     routes: Mapping[str, str] = field(default_factory=dict)
     workers: int = 1
     max_attempts: int = 4
-    timeout: float = 120.0
     backoff_s: float = 5.0
     backoff_max_s: float = 600.0
     breaker_threshold: int = 3
     breaker_cooldown_s: float = 300.0
     call: CallOptions = field(default_factory=CallOptions)
     raw_output_chars: int = 16_000  # what a job keeps of the model's reply
+    canary: bool = True  # ask each model a turn with a known answer before its first job
 
     def model_for(self, turn: Turn) -> str:
         """The configured model, else the turn's own model where the gateway sent it: its

@@ -20,7 +20,7 @@ from beliefs.conflicts import (
 from beliefs.models import Belief, new_belief_id, utcnow
 from beliefs.store import BeliefStore
 from extractor.errors import ConflictNotFound, ConflictStateError, InvalidResolution
-from extractor.merge import inherit
+from extractor.replacement import inherit
 
 __all__ = [
     "CONFLICT_STATUSES",

@@ -38,6 +38,25 @@ class ModelRefused(ExtractorError):
         self.detail = detail
 
 
+class ModelSilent(ExtractorError):
+    """The model server sent nothing for longer than the silence limit; what arrived is kept.
+
+    A slow model is a configuration fact, not an outage: it never counts toward the breaker.
+    """
+
+    status = 504
+
+    def __init__(self, message: str, *, raw_output: str) -> None:
+        super().__init__(message)
+        self.raw_output = raw_output
+
+
+class ModelUnreachable(ExtractorError):
+    """Nothing listens at the model server's URL (an outage: it counts toward the breaker)."""
+
+    status = 502
+
+
 class ModelMisconfigured(ExtractorError):
     """The model's server cannot take extraction calls as it is set up: reported as such, with
     what to change (no retries, no breaker trip)."""
@@ -47,6 +66,10 @@ class ModelMisconfigured(ExtractorError):
 
 class OutputModeUnavailable(ModelMisconfigured):
     """Every structured-output mode the settings allow was refused by the model."""
+
+
+class ModelUnauthorized(ModelMisconfigured):
+    """The model server rejected the call's key (401/403): a missing or wrong key, no outage."""
 
 
 class ContextWindowTooSmall(ModelMisconfigured):

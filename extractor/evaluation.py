@@ -2,26 +2,24 @@
 temporary store, then ask retrieval what it learned.
 
 A fact counts as extracted when, after its conversation, a probe query retrieves a belief that
-says it (the same search the gateway runs before a request), not when a string matches the
-model's reply. Also scored: rejected alternatives captured (recorded as such on a
-live belief),
-supersessions detected, beliefs made from small talk (there should be none), beliefs copied
-from the prompt's worked example, jobs failed and why, seconds and tokens per job.
+says it in other words than the user's (the same search the gateway runs before a request), and
+no retrieved belief says what a correction replaced. Also scored: rejected alternatives (and
+the chosen option never rejected), the right belief superseded (and no other), open questions,
+beliefs no gold accounts for (noise, on every conversation), small talk kept out, beliefs
+copied from the prompt's worked examples, jobs failed and why, and what each turn cost.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from beliefs.context import ContextRequest, assemble
 from beliefs.errors import BeliefError
@@ -29,92 +27,21 @@ from beliefs.record import AnyBelief
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from extractor.config import ExtractionConfig
+from extractor.eval_set import Conversation, EvalTurn
 from extractor.jobs import JobQueue
 from extractor.llm import ChatModel
+from extractor.prompts import EXAMPLE_NAMES, EXAMPLE_TEXTS
 from extractor.turn import Turn
 from extractor.worker import ExtractionWorkers, JobReport
 
 UNIVERSAL = "user:universal"
-# Words of the prompt's worked example (a cookbook in metric units): a belief that holds them
-# was copied, not extracted.
-EXAMPLE_WORDS = ("cookbook", "millilitres")
-
-
-class Probe(BaseModel):
-    """After the conversation, `query` must retrieve a belief that says every term of `says`
-    (a term may list alternatives with `|`) and none that says a term of `not_says`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    query: str = Field(min_length=1)
-    says: list[str] = Field(min_length=1)
-    not_says: list[str] = Field(default_factory=list)
-
-
-class EvalTurn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    user: str = Field(min_length=1)
-    assistant: str = ""
-    gold: list[dict[str, Any]] = Field(default_factory=list)  # for the reference model only
-
-
-class Conversation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(min_length=1)
-    persona: str
-    kinds: list[str] = Field(default_factory=list)
-    scopes: list[str] = Field(default_factory=list)
-    turns: list[EvalTurn] = Field(min_length=1)
-    probes: list[Probe] = Field(default_factory=list)
-    rejected: list[str] = Field(default_factory=list)
-    supersedes: int = Field(default=0, ge=0)
-    chit_chat: bool = False
-
-    @property
-    def user_id(self) -> str:
-        return f"eval-{self.id}"
-
-
-class ConversationSet(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    about: str = ""
-    conversations: list[Conversation] = Field(min_length=1)
-
-
-def load_conversations(path: str | Path | None = None) -> list[Conversation]:
-    """The shipped set, or a file of the same shape.
-
-    Raises:
-        BeliefError: the file is missing, not JSON, or not a conversation set (names the fault).
-    """
-    where = str(path) if path is not None else "the shipped conversation set"
-    try:
-        if path is None:
-            text = (
-                resources.files("extractor")
-                .joinpath("data/conversations.json")
-                .read_text(encoding="utf-8")
-            )
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = ConversationSet.model_validate_json(text)
-    except FileNotFoundError:
-        raise BeliefError(f"conversation file {where} does not exist") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        at = ".".join(str(p) for p in first["loc"])
-        raise BeliefError(
-            f"{where} is not a conversation set: {at}: {first['msg']} (see the shipped "
-            "set's shape in docs/extraction-models.md)"
-        ) from None
-    ids = [c.id for c in data.conversations]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise BeliefError(f"{where}: conversation id {twice[0]!r} is used twice")
-    return data.conversations
+# Three words in a row from a worked example (not all of them little words) in a belief: copied.
+SHINGLE = 3
+_WORD = re.compile(r"\w+")
+_LITTLE = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "its"}
+    | {"of", "on", "or", "so", "the", "their", "this", "to", "with"}
+)
 
 
 @dataclass
@@ -125,8 +52,16 @@ class Tally:
     facts_expected: int = 0
     rejected_captured: int = 0
     rejected_expected: int = 0
+    chosen_rejected: int = 0
     supersessions_detected: int = 0
     supersessions_expected: int = 0
+    superseded_wrongly: int = 0
+    questions_found: int = 0
+    questions_expected: int = 0
+    beliefs_written: int = 0
+    noise: int = 0
+    small_talk_clean: int = 0
+    small_talk_expected: int = 0
     chit_chat_beliefs: int = 0
 
     def add(self, other: Tally) -> None:
@@ -147,6 +82,7 @@ class ModelScore(Tally):
 
     model: str = ""
     conversations: int = 0
+    turns: int = 0
     copied_from_example: int = 0
     jobs: int = 0
     jobs_failed: int = 0
@@ -156,7 +92,12 @@ class ModelScore(Tally):
     prompt_tokens_per_job: float = 0.0
     completion_tokens_per_job: float = 0.0
     calls_per_job: float = 0.0
+    prompt_tokens_per_turn: float = 0.0
+    uncached_prompt_tokens_per_turn: float = 0.0
+    calls_per_turn: float = 0.0
+    turns_skipped: int = 0
     modes: dict[str, int] = field(default_factory=dict)
+    canary: str = ""  # the verdict on the turn with a known answer, asked before the first job
     details: list[ConversationScore] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -226,16 +167,30 @@ def _score(
             (j.last_error or f"not run ({j.status})").split(":", 1)[0] for j in unfinished
         ).most_common()
     )
-    if reports:
-        score.seconds_per_job = round(statistics.fmean(r.seconds for r in reports), 3)
-        score.seconds_max = round(max(r.seconds for r in reports), 3)
-        score.prompt_tokens_per_job = round(statistics.fmean(r.prompt_tokens for r in reports), 1)
-        score.completion_tokens_per_job = round(
-            statistics.fmean(r.completion_tokens for r in reports), 1
-        )
-        score.calls_per_job = round(statistics.fmean(r.calls for r in reports), 2)
-        score.modes = dict(Counter(r.mode or "none" for r in reports).most_common())
+    score.turns = sum(len(c.turns) for c in conversations)
+    _costs(score, reports)
     return score
+
+
+def _costs(score: ModelScore, reports: Sequence[JobReport]) -> None:
+    if not reports:
+        return
+    # Per job: the jobs the model was asked; per turn (below): every turn, a skipped one free.
+    asked = [r for r in reports if r.mode != "skipped"] or list(reports)
+    score.seconds_per_job = round(statistics.fmean(r.seconds for r in asked), 3)
+    score.seconds_max = round(max(r.seconds for r in asked), 3)
+    score.prompt_tokens_per_job = round(statistics.fmean(r.prompt_tokens for r in asked), 1)
+    score.completion_tokens_per_job = round(statistics.fmean(r.completion_tokens for r in asked), 1)
+    score.calls_per_job = round(statistics.fmean(r.calls for r in asked), 2)
+    turns = max(1, score.turns)
+    prompt = sum(r.prompt_tokens for r in reports)
+    score.prompt_tokens_per_turn = round(prompt / turns, 1)
+    score.uncached_prompt_tokens_per_turn = round(
+        (prompt - sum(r.cached_tokens for r in reports)) / turns, 1
+    )
+    score.calls_per_turn = round(sum(r.calls for r in reports) / turns, 2)
+    score.turns_skipped = sum(1 for r in reports if r.mode == "skipped")
+    score.modes = dict(Counter(r.mode or "none" for r in reports).most_common())
 
 
 def _score_conversation(store: BeliefStore, conversation: Conversation) -> ConversationScore:
@@ -244,33 +199,104 @@ def _score_conversation(store: BeliefStore, conversation: Conversation) -> Conve
     scopes = tuple(dict.fromkeys([*conversation.scopes, UNIVERSAL]))
     everything = store.list(user_id=user, include_superseded=True)
     live = [b for b in everything if b.superseded_by is None]
-    one.beliefs = len(live)
-    if conversation.chit_chat:
-        one.chit_chat_beliefs = len(everything)
+    one.beliefs = one.beliefs_written = len(live)
+    accounted: set[str] = set()
     for probe in conversation.probes:
         one.facts_expected += 1
         found = _retrieve(store, user, scopes, probe.query)
-        hit = any(_says(b, probe.says) for b in found)
-        wrong = any(_says_any(b, probe.not_says) for b in found)
-        if hit and not wrong:
+        hits = [b for b in found if _says(b, probe.says)]
+        accounted.update(b.id for b in hits)
+        if hits and not any(_says_any(b, probe.not_says) for b in found):
             one.facts_found += 1
         else:
             one.missed.append(f"probe {probe.query!r}")
-    live = [b for b in everything if b.superseded_by is None]
-    for name in conversation.rejected:
+    _score_rejections(one, conversation, live)
+    _score_supersessions(one, conversation, everything, accounted)
+    for question in conversation.questions:
+        one.questions_expected += 1
+        asked = [
+            b
+            for b in everything
+            if b.type == "open_question"
+            and _says(b, question.says)
+            and (b.resolved_at is not None) == question.settled
+        ]
+        accounted.update(b.id for b in asked)
+        if asked:
+            one.questions_found += 1
+        else:
+            one.missed.append(f"open question {' '.join(question.says)!r}")
+    one.noise = sum(1 for b in live if b.id not in accounted)
+    if conversation.chit_chat:
+        one.small_talk_expected = 1
+        one.chit_chat_beliefs = len(everything)
+        one.small_talk_clean = int(not everything)
+    return one
+
+
+def _score_rejections(
+    one: ConversationScore, conversation: Conversation, live: Sequence[AnyBelief]
+) -> None:
+    for rejection in conversation.rejected:
         one.rejected_expected += 1
         # Recorded where search reads it; whether a turn naming it then surfaces the decision
         # is the probes' part (a lone everyday word such as "slack" rightly does not).
-        if any(_rejects(b, name) for b in live):
+        wrong = [b for b in live if _rejects_part(b, rejection.chosen)]
+        one.chosen_rejected += len(wrong)
+        if wrong:
+            one.missed.append(f"rejected the chosen {rejection.chosen!r}")
+        elif any(_rejects(b, rejection.name) for b in live):
             one.rejected_captured += 1
         else:
-            one.missed.append(f"rejected {name!r}")
-    one.supersessions_expected = conversation.supersedes
-    superseded = sum(1 for b in everything if b.superseded_by is not None)
-    one.supersessions_detected = min(superseded, conversation.supersedes)
-    if superseded < conversation.supersedes:
-        one.missed.append(f"supersessions {superseded}/{conversation.supersedes}")
-    return one
+            one.missed.append(f"rejected {rejection.name!r}")
+
+
+def _score_supersessions(
+    one: ConversationScore,
+    conversation: Conversation,
+    everything: Sequence[AnyBelief],
+    accounted: set[str],
+) -> None:
+    by_id = {b.id: b for b in everything}
+    superseded = [b for b in everything if b.superseded_by is not None]
+    right: set[str] = set()
+    for expected in conversation.supersessions:
+        one.supersessions_expected += 1
+        done = [
+            b for b in superseded if _says(b, expected.old) and _says(_head(b, by_id), expected.new)
+        ]
+        if done:
+            right.update(b.id for b in done)
+            accounted.update(_head(b, by_id).id for b in done)
+        else:
+            one.missed.append(f"supersession {' '.join(expected.old)!r}")
+        one.supersessions_detected += bool(done)
+    # Superseding a belief no correction named is as wrong as missing the right one: a model
+    # that replaces everything it is shown scores nothing here.
+    wrong = [b for b in superseded if b.id not in right and not _in_chain(b, right, by_id)]
+    one.superseded_wrongly = len(wrong)
+    if wrong:
+        one.missed.append(f"superseded wrongly {len(wrong)}")
+        one.supersessions_detected = 0
+
+
+def _head(belief: AnyBelief, by_id: dict[str, AnyBelief]) -> AnyBelief:
+    return _chain(belief, by_id)[-1]
+
+
+def _in_chain(belief: AnyBelief, right: set[str], by_id: dict[str, AnyBelief]) -> bool:
+    # A belief superseded on the way from a rightly replaced one to its head (an update the
+    # model wrote in two steps) is part of the right supersession.
+    return any(belief.id in {b.id for b in _chain(by_id[r], by_id)} for r in right)
+
+
+def _chain(belief: AnyBelief, by_id: dict[str, AnyBelief]) -> list[AnyBelief]:
+    """The belief and its successors, in order, to the live head."""
+    out = [belief]
+    while belief.superseded_by in by_id and by_id[belief.superseded_by] not in out:
+        belief = by_id[belief.superseded_by]
+        out.append(belief)
+    return out
 
 
 def _retrieve(
@@ -300,9 +326,31 @@ def _rejects(belief: AnyBelief, name: str) -> bool:
     return any(wanted in r.casefold() for r in belief.rejected_alternatives)
 
 
+def _rejects_part(belief: AnyBelief, name: str) -> bool:
+    """Rejects the option or a word of its name ("GitHub" of "GitHub Actions")."""
+    wanted = name.strip().casefold()
+    rejected = (r.strip().casefold() for r in belief.rejected_alternatives)
+    return any(r and (wanted in r or (len(r) > 2 and r in wanted)) for r in rejected)
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.casefold())
+    return {
+        tuple(words[i : i + SHINGLE])
+        for i in range(len(words) - SHINGLE + 1)
+        if not set(words[i : i + SHINGLE]) <= _LITTLE
+    }
+
+
+_EXAMPLE_SHINGLES = frozenset(s for text in EXAMPLE_TEXTS for s in _shingles(text))
+
+
 def _copied(belief: AnyBelief) -> bool:
-    text = f"{_text(belief)} {belief.why_it_matters.casefold()}"
-    return any(word in text for word in EXAMPLE_WORDS)
+    """A belief that repeats a worked example's name or any three of its words in a row."""
+    if belief.canonical_name in EXAMPLE_NAMES:
+        return True
+    text = " ".join([_text(belief), belief.why_it_matters, *belief.rejected_alternatives])
+    return bool(_shingles(text) & _EXAMPLE_SHINGLES)
 
 
 def summary_json(scores: Sequence[ModelScore]) -> str:

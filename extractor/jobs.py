@@ -19,7 +19,7 @@ from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.migrations import MIGRATIONS
-from extractor.redact import redact, redact_value
+from extractor.redact import redact, redact_record
 from extractor.schema import Skipped
 from extractor.turn import Turn
 
@@ -30,7 +30,7 @@ JOB_STATUSES: tuple[str, ...] = get_args(JobStatus)
 
 _COLUMNS = (
     "id, status, attempts, next_attempt_at, last_error, raw_output, written_ids, skipped, "
-    "created_at, updated_at, finished_at, turn"
+    "created_at, updated_at, finished_at, turn, suspect"
 )
 
 
@@ -51,6 +51,8 @@ class Job(BaseModel):
     updated_at: datetime
     finished_at: datetime | None
     turn: Turn
+    # Done and wrote nothing, by a model that failed the canary: why "nothing" is not trusted.
+    suspect: str | None = None
 
 
 def new_job_id() -> str:
@@ -87,7 +89,7 @@ def pending_job(turn: Turn, now: datetime | None = None) -> PendingJob:
         new_job_id(),
         storable(turn.user_id),
         turn.request_id,
-        json.dumps(storable_value(redact_value(turn.model_dump(mode="json")))),
+        json.dumps(storable_value(redact_record(turn.model_dump(mode="json")))),
         now or utcnow(),
     )
 
@@ -285,6 +287,16 @@ class JobQueue:
             log.error("extraction backlog full: %d oldest pending job(s) parked", len(rows))
         return len(rows)
 
+    def renew(self, job_id: str, now: datetime | None = None) -> bool:
+        """Keep the lease of a job still being worked on (a slow model may stream for longer
+        than a lease); False when the job is no longer this queue's."""
+        rows = self.store.execute(
+            "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ? "
+            "RETURNING id",
+            [now or utcnow(), job_id, self.token],
+        ).fetchall()
+        return bool(rows)
+
     def release(self, job_id: str) -> None:
         """Give a claimed job back untouched (its attempt does not count)."""
         self._holding.discard(job_id)
@@ -320,7 +332,7 @@ class JobQueue:
         done = (
             job_id,
             json.dumps(list(written_ids)),
-            json.dumps([redact_value(s.model_dump()) for s in skipped]),
+            json.dumps(redact_record([s.model_dump() for s in skipped])),
             utcnow(),
         )
         self.store.defer("jobs.complete", self._complete_many, done)
@@ -363,14 +375,16 @@ class JobQueue:
         self._holding.discard(job_id)
         now = utcnow()
         status = "pending" if retry_at is not None else "failed"
+        # One record: the error often quotes the reply it could not read.
+        kept = redact_record({"error": error, "raw": raw_output})
         self.store.execute(
             "UPDATE jobs SET status = ?, last_error = ?, raw_output = coalesce(?, raw_output), "
             "next_attempt_at = ?, claimed_by = NULL, updated_at = ?, finished_at = ? "
             "WHERE id = ? AND status = 'running'",
             [
                 status,
-                redact(error)[:4000],
-                redact(raw_output) if raw_output is not None else None,
+                kept["error"][:4000],
+                kept["raw"],
                 retry_at,
                 now,
                 None if retry_at is not None else now,
@@ -425,14 +439,21 @@ class JobQueue:
         out.update({status: int(n) for status, n in rows})
         return out
 
+    def mark_suspect(self, reasons: dict[str, str]) -> None:
+        """Mark done jobs whose empty result is not trusted: job id -> why, one statement."""
+        self._set_text("suspect", reasons)
+
     def keep_raw_output(self, raw_outputs: dict[str, str]) -> None:
         """Record the model's raw reply (redacted) on done jobs: job id -> text, one statement."""
-        if not raw_outputs:
+        self._set_text("raw_output", {k: redact(v) for k, v in raw_outputs.items()})
+
+    def _set_text(self, column: Literal["suspect", "raw_output"], values: dict[str, str]) -> None:
+        if not values:
             return
         self.store.execute(
-            "UPDATE jobs SET raw_output = v.raw FROM (SELECT unnest(?::VARCHAR[]) AS id, "
-            "unnest(?::VARCHAR[]) AS raw) AS v WHERE jobs.id = v.id",
-            [list(raw_outputs), [redact(text) for text in raw_outputs.values()]],
+            f"UPDATE jobs SET {column} = v.text FROM (SELECT unnest(?::VARCHAR[]) AS id, "
+            "unnest(?::VARCHAR[]) AS text) AS v WHERE jobs.id = v.id",
+            [list(values), list(values.values())],
         )
 
 
@@ -450,6 +471,7 @@ def _job(row: Sequence[Any]) -> Job:
         updated_at=as_utc(row[9]),
         finished_at=as_utc(row[10]),
         turn=Turn.model_validate_json(row[11]),
+        suspect=row[12],
     )
 
 

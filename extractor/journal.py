@@ -173,6 +173,21 @@ class JobJournal:
                 os.close(fd)
         return read
 
+    def reread(self, wanted: dict[int, set[str]]) -> list[tuple[int, PendingJob]]:
+        """The jobs with these ids in this process's own segments (by number), read back
+        from disk, each with its segment's number for `folded`."""
+        with self._lock:
+            paths = {n: self._segments[n].path for n in wanted if n in self._segments}
+        found: list[tuple[int, PendingJob]] = []
+        for number, path in paths.items():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                jobs, _torn = _read(fd)
+            finally:
+                os.close(fd)
+            found.extend((number, job) for job in jobs if job.id in wanted[number])
+        return found
+
     def close(self) -> None:
         """Close the segments: emptied ones are deleted, the rest (jobs the table has not
         taken) stay for the next start to replay."""

@@ -1,16 +1,17 @@
-"""The live beliefs a turn touched: injected into it, found by its text, named by the output."""
+"""The live beliefs a turn touched: injected into it, found by its text, named by the output,
+or pointed at by what the model proposed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
-from beliefs.models import Belief
+from beliefs.models import Belief, normalize_canonical_name
 from beliefs.query import parse_query
 from beliefs.record import AnyBelief, as_belief
 from beliefs.search import search
 from beliefs.store import BeliefStore
 from extractor.merge import referenced, visible_scopes
-from extractor.schema import ExtractionOutput
+from extractor.schema import ExtractionOutput, NewBelief
 from extractor.turn import Turn
 
 MAX_TOUCHED = 30
@@ -42,6 +43,63 @@ def known_beliefs(store: BeliefStore, turn: Turn, output: ExtractionOutput) -> l
             if belief.canonical_name == name:
                 found.setdefault(belief.id, belief)
     return _visible(turn, found.values())
+
+
+def pointed_beliefs(
+    store: BeliefStore, turn: Turn, output: ExtractionOutput, shown: Collection[str]
+) -> list[Belief]:
+    """Live beliefs the output's new beliefs point at that the prompt did not show: the same
+    canonical name, a name about the same subject (its first or last word: `primary_database`
+    and `billing_database` or `database_postgres`), or one of the proposal's names among the
+    belief's own names.
+
+    "Billing now runs on CockroachDB" names no word of `primary_database` ("PostgreSQL 16"),
+    so the turn's search misses it; what the model proposes for it does not.
+    """
+    proposals = [_Proposal.of(nb) for nb in output.new_beliefs]
+    if not proposals:
+        return []
+    scopes = set(visible_scopes(turn))
+    found: list[Belief] = []
+    for record in store.index.records(turn.user_id):
+        if record.id in shown or not record.is_live or not scopes & set(record.scope):
+            continue
+        names = {record.canonical_name, *(a.casefold() for a in record.aliases)}
+        if any(p.points_at(record.canonical_name, names) for p in proposals):
+            found.append(as_belief(record))
+    return found[:MAX_TOUCHED]
+
+
+class _Proposal:
+    """A proposed new belief's canonical name, subject words and other names."""
+
+    def __init__(self, name: str, names: set[str]) -> None:
+        self.name = name
+        self.subjects = _subjects(name)
+        self.names = names
+
+    @classmethod
+    def of(cls, nb: NewBelief) -> _Proposal:
+        try:
+            name = normalize_canonical_name(nb.canonical_name)
+        except ValueError:
+            name = ""
+        names = {n.casefold() for n in [*nb.aliases, *nb.rejected_alternatives] if n.strip()}
+        return cls(name, names)
+
+    def points_at(self, canonical_name: str, names: set[str]) -> bool:
+        if self.name and canonical_name == self.name:
+            return True
+        if self.subjects & _subjects(canonical_name):
+            return True
+        return bool(self.names & names)
+
+
+def _subjects(canonical_name: str) -> set[str]:
+    # A snake_case name leads or ends with what it is about (`database_postgres`,
+    # `primary_database`); "db" or "v2" say too little.
+    words = canonical_name.split("_")
+    return {w for w in (words[0], words[-1]) if len(w) > 2 and not w.isdigit()}
 
 
 def _by_ids(store: BeliefStore, ids: Iterable[str]) -> list[Belief]:

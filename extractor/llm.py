@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import json
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -18,7 +19,14 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from extractor.errors import ExtractionOutputInvalid, ModelRefused
+from extractor.errors import (
+    ExtractionOutputInvalid,
+    ExtractorError,
+    ModelRefused,
+    ModelSilent,
+    ModelUnauthorized,
+    ModelUnreachable,
+)
 from extractor.modes import ModeBook
 from extractor.repair import json_error
 
@@ -49,6 +57,7 @@ class ModelReply:
     tool_arguments: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # of prompt_tokens, read from the provider's prompt cache
 
     @property
     def output(self) -> str:
@@ -95,6 +104,7 @@ class LiteLLMImport:
         try:
             module = importlib.import_module("litellm")
             module.suppress_debug_info = True  # type: ignore[attr-defined]  # it prints "Give Feedback" banners to stdout
+            logging.getLogger("LiteLLM").addFilter(_no_stream_chunks)
             self._module = module
         except BaseException as exc:  # reported to every caller, not lost in the thread
             self._error = exc
@@ -113,6 +123,14 @@ class LiteLLMImport:
         if self._module is None:
             raise RuntimeError(f"LiteLLM could not be imported: {self._error}")
         return self._module
+
+
+def _no_stream_chunks(record: logging.LogRecord) -> bool:
+    """Drop LiteLLM's debug lines about each streamed chunk: one line per token floods a debug
+    log, and they carry the model's reply piece by piece, past any redaction."""
+    return not (
+        record.levelno <= logging.DEBUG and record.pathname.endswith("streaming_handler.py")
+    )
 
 
 # Python's import is process-wide, and so is this: one import thread, whoever asks first.
@@ -164,8 +182,12 @@ class LiteLLMChatModel:
         return api_base, api_key
 
     async def complete(self, call: ModelCall) -> ModelReply:
-        """Raises:
+        """Stream the reply; only silence longer than `timeout` ends it early.
+
+        Raises:
         ModelRefused: the server refused the request's form (status and its words kept).
+        ModelUnreachable: nothing listens at the model's URL.
+        ModelSilent: the server sent nothing for `timeout` seconds (what arrived is kept).
         ExtractionOutputInvalid: a success status whose body is no chat completion.
         """
         litellm = await self.library.get()
@@ -176,22 +198,51 @@ class LiteLLMChatModel:
             value = getattr(call, name)
             if value is not None:
                 kwargs[name] = value
+        gathered = _Gathered()
+        stream: Any = None
         try:
-            response = await litellm.acompletion(
-                model=call.model,
-                messages=call.messages,
-                api_base=api_base,
-                api_key=api_key,  # None: LiteLLM reads the provider's usual variable
-                timeout=self.timeout,
-                num_retries=0,  # retries are the job queue's business, with backoff and a breaker
-                # a parameter the model does not take (temperature 0 on a model that takes only 1)
-                # is left out rather than failing every job
-                drop_params=True,
-                **kwargs,
+            stream = await asyncio.wait_for(
+                litellm.acompletion(
+                    model=call.model,
+                    messages=call.messages,
+                    api_base=api_base,
+                    api_key=api_key,  # None: LiteLLM reads the provider's usual variable
+                    # the HTTP client's own limit stays behind ours, so silence is ours to name
+                    timeout=self.timeout * 2,
+                    num_retries=0,  # retries are the job queue's business, with a breaker
+                    # a parameter the model does not take (temperature 0 on a model that takes
+                    # only 1) is left out rather than failing every job
+                    drop_params=True,
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    **kwargs,
+                ),
+                self.timeout,
             )
+            whole = await asyncio.wait_for(_whole_body(stream), self.timeout)
+            if whole is not None:  # the server answered without streaming
+                return _from_body(whole)
+            chunks = aiter(stream)
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(anext(chunks), self.timeout)
+                except StopAsyncIteration:
+                    break
+                gathered.add(chunk)
+        except TimeoutError:
+            message = _silence(call.model, self.timeout, gathered)
+            self._modes.note_silent(call.model, message)
+            raise ModelSilent(message, raw_output=gathered.output) from None
+        except ExtractorError:
+            raise
         except Exception as exc:
-            raise _classify(exc) from exc
-        return _reply(response)
+            raise _classify(exc, api_base) from exc
+        finally:
+            if stream is not None:
+                # Closing the connection tells the server to stop generating for a reply no
+                # one will read; otherwise the next call queues behind it.
+                await stream.aclose()
+        return gathered.reply()
 
     async def aclose(self) -> None:
         """Stop LiteLLM's background logging task, which is bound to this event loop."""
@@ -204,39 +255,139 @@ class LiteLLMChatModel:
             await worker.GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=2)
 
 
-def _reply(response: Any) -> ModelReply:
-    choices = getattr(response, "choices", None) or []
-    if not choices:
-        raise ExtractionOutputInvalid(
-            "the model answered without any choice", raw_output=str(response)[:4000]
+class _Gathered:
+    """A streamed reply as its chunks arrive: text, the first tool call's arguments, usage."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.arguments: list[str] | None = None
+        self.finish_reason: str | None = None
+        self.prompt_tokens: int | None = None
+        self.completion_tokens: int | None = None
+        self.cached_tokens: int | None = None
+        self.chunks = 0
+
+    def add(self, chunk: Any) -> None:
+        self.chunks += 1
+        usage: Any = getattr(chunk, "usage", None)
+        if getattr(usage, "prompt_tokens", None):
+            self.prompt_tokens = usage.prompt_tokens
+            self.completion_tokens = usage.completion_tokens
+            # OpenAI's field; LiteLLM maps Anthropic's cache reads into it too.
+            details: Any = getattr(usage, "prompt_tokens_details", None)
+            self.cached_tokens = getattr(details, "cached_tokens", None)
+        for choice in getattr(chunk, "choices", None) or []:
+            if getattr(choice, "index", 0):
+                continue
+            self.finish_reason = getattr(choice, "finish_reason", None) or self.finish_reason
+            delta: Any = getattr(choice, "delta", None)
+            if isinstance(getattr(delta, "content", None), str):
+                self.text.append(delta.content)
+            for tool_call in getattr(delta, "tool_calls", None) or []:
+                if getattr(tool_call, "index", 0):
+                    continue  # only the first (forced) call is ours
+                function = getattr(tool_call, "function", None)
+                part = getattr(function, "arguments", None)
+                self.arguments = self.arguments or []
+                if isinstance(part, str):
+                    self.arguments.append(part)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.arguments if self.arguments is not None else self.text)
+
+    def reply(self) -> ModelReply:
+        if not self.chunks:
+            raise ExtractionOutputInvalid(
+                "the model's reply is not a chat completion (no event in its stream)",
+                raw_output="",
+            )
+        return ModelReply(
+            text="".join(self.text),
+            finish_reason=self.finish_reason,
+            tool_arguments="".join(self.arguments) if self.arguments is not None else None,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cached_tokens=self.cached_tokens,
         )
-    choice = choices[0]
-    message = choice.message
-    content = message.content if isinstance(message.content, str) else ""
+
+
+async def _whole_body(stream: Any) -> str | None:
+    """The body of a reply that is not an event stream (a server that ignores `stream`, or
+    no chat server at all), read before LiteLLM's stream decoder skips it; else None."""
+    response = getattr(getattr(stream, "completion_stream", None), "response", None)
+    headers = getattr(response, "headers", None)
+    if response is None or headers is None:
+        return None
+    if "text/event-stream" in str(headers.get("content-type", "")):
+        return None
+    body: bytes = await response.aread()
+    return body.decode("utf-8", errors="replace")
+
+
+def _from_body(text: str) -> ModelReply:
+    """A whole (unstreamed) chat completion, or the error saying why it is none."""
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ExtractionOutputInvalid(
+            f"the model's reply is not a chat completion ({json_error(exc)})",
+            raw_output=text[:4000],
+        ) from None
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        raise ExtractionOutputInvalid(
+            "the model's reply is a JSON document but not a chat completion",
+            raw_output=text[:4000],
+        )
+    message = choices[0].get("message") or {}
     arguments = None
-    for tool_call in getattr(message, "tool_calls", None) or []:
-        function = getattr(tool_call, "function", None)
-        if function is not None and isinstance(function.arguments, str):
-            arguments = function.arguments
+    for tool_call in message.get("tool_calls") or []:
+        function = tool_call.get("function") or {}
+        if isinstance(function.get("arguments"), str):
+            arguments = function["arguments"]
             break
-    usage = getattr(response, "usage", None)
+    usage = payload.get("usage") or {}
+    content = message.get("content")
     return ModelReply(
-        text=content,
-        finish_reason=getattr(choice, "finish_reason", None),
+        text=content if isinstance(content, str) else "",
+        finish_reason=choices[0].get("finish_reason"),
         tool_arguments=arguments,
-        prompt_tokens=getattr(usage, "prompt_tokens", None),
-        completion_tokens=getattr(usage, "completion_tokens", None),
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        cached_tokens=(usage.get("prompt_tokens_details") or {}).get("cached_tokens"),
     )
 
 
-def _classify(exc: Exception) -> Exception:
-    """Our error for what LiteLLM raised: unusable output, a refusal, or itself (an outage)."""
+def _silence(model: str, limit: float, gathered: _Gathered) -> str:
+    if not gathered.output:
+        return (
+            f"model {model} sent nothing for {limit:g} s; a model that is slow to read the "
+            "prompt needs a longer TENURE_EXTRACT_TIMEOUT (the longest silence allowed)"
+        )
+    return (
+        f"model {model} went silent for {limit:g} s after {len(gathered.output)} characters of "
+        "its reply (kept); a model that slow needs a longer TENURE_EXTRACT_TIMEOUT (the "
+        "longest silence allowed between two tokens)"
+    )
+
+
+def _classify(exc: Exception, api_base: str | None = None) -> Exception:
+    """Our error for what LiteLLM raised: unusable output, a refusal, no server, or itself (an
+    outage)."""
     chain: list[BaseException] = []
     link: BaseException | None = exc
     while link is not None and link not in chain:
         chain.append(link)
         link = link.__cause__ or link.__context__
     for link in chain:
+        # LiteLLM reports a refused connection as a 500, as if the server had answered.
+        if isinstance(link, ConnectionRefusedError) or type(link).__name__ == "ConnectError":
+            where = api_base or "the provider's default URL"
+            return ModelUnreachable(
+                f"nothing answers at {where} ({link}); start the model's server, or point "
+                "TENURE_EXTRACT_API_BASE (or the model's route) at where it listens"
+            )
         # A success status with a body that is not JSON: LiteLLM reports it as a 500.
         if isinstance(link, json.JSONDecodeError):
             return ExtractionOutputInvalid(
@@ -249,6 +400,9 @@ def _classify(exc: Exception) -> Exception:
             "the model's reply is a JSON document but not a chat completion", raw_output=text
         )
     status = getattr(exc, "status_code", None)
+    unauthorized = _unauthorized(exc, status)
+    if unauthorized is not None:
+        return unauthorized
     if isinstance(status, int) and status in REFUSAL_STATUSES:
         body = getattr(exc, "body", None)
         detail = json.dumps(body, ensure_ascii=False) if body is not None else ""
@@ -258,3 +412,15 @@ def _classify(exc: Exception) -> Exception:
             detail=f"{detail} {text}",
         )
     return exc
+
+
+def _unauthorized(exc: Exception, status: object) -> ModelUnauthorized | None:
+    """A rejected key is a setting to fix, not an outage: named at once, never retried."""
+    if status not in (401, 403):
+        return None
+    return ModelUnauthorized(
+        f"the model server rejected the extraction call's key ({status}: {str(exc)[:300]}); "
+        "extraction never sends a client's key: set TENURE_EXTRACT_API_KEY, or "
+        "TENURE_UPSTREAM_API_KEY when extraction uses the upstream, to a key it accepts, "
+        "restart, then retry the failed jobs"
+    )

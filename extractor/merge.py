@@ -6,9 +6,9 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, cast, get_args
+from typing import Any, TypeVar, cast, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from beliefs.models import (
     Belief,
@@ -25,7 +25,8 @@ from extractor.plan import (
     Resolution,
     Supersession,
 )
-from extractor.redact import REDACTED, redact
+from extractor.redact import REDACTED, redact, redact_record
+from extractor.replacement import fitting_directive, inherit
 from extractor.schema import (
     BeliefUpdate,
     EntityUpdate,
@@ -77,6 +78,15 @@ def referenced(output: ExtractionOutput) -> tuple[set[str], set[str]]:
     return ids, names
 
 
+_Item = TypeVar("_Item", bound=BaseModel)
+
+
+def as_one_record(item: _Item) -> _Item:
+    """`item` with its secrets redacted over all its fields at once: a secret recognised in
+    its content is masked in its reason, names and aliases too."""
+    return item.model_copy(update=redact_record(item.model_dump()))
+
+
 def clean_names(names: Iterable[str]) -> list[str]:
     """Redacted, short (1-4 words) names; anything that held a secret is dropped."""
     out = []
@@ -87,24 +97,6 @@ def clean_names(names: Iterable[str]) -> list[str]:
         if len(name.split()) <= MAX_ALIAS_WORDS:
             out.append(name)
     return dedupe_names(out)
-
-
-def inherit(old: Belief, new: Belief) -> Belief:
-    """`new` as the replacement of `old`: old names, rejected options, scope and pin carry over."""
-    aliases = [*new.aliases, *old.aliases]
-    if old.canonical_name != new.canonical_name:
-        aliases.append(old.canonical_name)
-    return new.model_copy(
-        update={
-            "aliases": dedupe_names([a for a in aliases if a != new.canonical_name])[:25],
-            "rejected_alternatives": dedupe_names(
-                [*new.rejected_alternatives, *old.rejected_alternatives]
-            ),
-            "scope": list(old.scope),
-            "pinned": old.pinned or new.pinned,
-            "why_it_matters": new.why_it_matters or old.why_it_matters,
-        }
-    )
 
 
 def should_promote(belief: Belief, now: datetime) -> bool:
@@ -218,8 +210,9 @@ class _Merger:
         if target.id in self.changed or target.id in self.planned:
             self.skip(label, f"belief {target.id} was already changed by this turn")
             return
-        content = redact(up.new_content).strip() if up.new_content else ""
-        reason = redact(up.reason or up.change)
+        up = as_one_record(up)
+        content = up.new_content.strip() if up.new_content else ""
+        reason = up.reason or up.change
         unchanged = not content or same_content(content, target.content)
         if up.change == "reinforced" or (up.change == "enriched" and unchanged):
             self.add_reinforcement(target, [], [])
@@ -233,16 +226,18 @@ class _Merger:
             # An operator's correction is never overwritten by what a model inferred: review it.
             if up.change != "contradicted":
                 reason = f"{reason} (belief {target.id} was edited by the operator)"
-            self.contest(label, target, content, reason)
+            self.contest(label, target, content, reason, up)
         elif up.change == "enriched":
             self.plan.enrichments.append(
                 Enrichment(belief_id=target.id, content=content, reason=reason)
             )
         else:
-            self.supersede(label, target, content, up.new_canonical_name, reason)
+            self.supersede(label, target, content, up, reason)
 
-    def contest(self, label: str, target: Belief, content: str, reason: str) -> None:
-        proposed = self.belief_from(target, content=content, name=None)
+    def contest(
+        self, label: str, target: Belief, content: str, reason: str, up: BeliefUpdate
+    ) -> None:
+        proposed = self.belief_from(target, content=content, name=None, up=up)
         if proposed is None:
             self.skip(label, "the proposed content is not a valid belief")
             return
@@ -260,11 +255,13 @@ class _Merger:
             return False
 
     def supersede(
-        self, label: str, target: Belief, content: str, new_name: str | None, reason: str
+        self, label: str, target: Belief, content: str, up: BeliefUpdate, reason: str
     ) -> None:
-        replacement = self.belief_from(target, content=content, name=new_name)
+        replacement = self.belief_from(target, content=content, name=up.new_canonical_name, up=up)
         if replacement is None:
-            self.skip(label, f"new_canonical_name {new_name!r} has no letters or digits")
+            self.skip(
+                label, f"new_canonical_name {up.new_canonical_name!r} has no letters or digits"
+            )
             return
         replacement = inherit(target, replacement)
         clash = self.by_name(replacement.canonical_name, replacement.scope)
@@ -282,16 +279,21 @@ class _Merger:
             Supersession(old_id=target.id, replacement=replacement, reason=reason)
         )
 
-    def belief_from(self, old: Belief, *, content: str, name: str | None) -> Belief | None:
+    def belief_from(
+        self, old: Belief, *, content: str, name: str | None, up: BeliefUpdate
+    ) -> Belief | None:
+        """What the update says `old` should now be: its directive and ruled-out options come
+        from the turn; the old directive only where it still fits."""
         try:
-            return Belief(
+            belief = Belief(
                 user_id=old.user_id,
                 agent_id=old.agent_id,
                 type=old.type,
                 subtype=old.subtype,
                 canonical_name=name or old.canonical_name,
                 content=content,
-                why_it_matters=old.why_it_matters,
+                why_it_matters=redact(up.why_it_matters or "").strip(),
+                rejected_alternatives=clean_names(up.rejected_alternatives),
                 scope=list(old.scope),
                 epistemic_status="active",
                 confidence=old.confidence,
@@ -302,6 +304,8 @@ class _Merger:
             )
         except ValidationError:
             return None
+        belief.why_it_matters = fitting_directive(old, belief)
+        return belief
 
     def agent_written(self) -> dict[str, Any]:
         return {
@@ -327,13 +331,14 @@ class _Merger:
             scope = [s for s in scope if s != UNIVERSAL] or own
         if not scope:
             scope = own or [UNIVERSAL]
+        nb = as_one_record(nb)
         try:
             belief = Belief(
                 user_id=self.turn.user_id,
                 type=nb.type,
                 canonical_name=nb.canonical_name,
-                content=redact(nb.content).strip(),
-                why_it_matters=redact(nb.why_it_matters).strip(),
+                content=nb.content.strip(),
+                why_it_matters=nb.why_it_matters.strip(),
                 aliases=clean_names(nb.aliases),
                 rejected_alternatives=clean_names(nb.rejected_alternatives),
                 scope=scope,

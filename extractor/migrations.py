@@ -32,4 +32,10 @@ EXTRACTION_JOBS = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [EXTRACTION_JOBS]
+JOB_SUSPECT = Migration(
+    33,
+    "jobs.suspect: why a done job's empty result is not trusted (its model failed the canary)",
+    ("ALTER TABLE jobs ADD COLUMN suspect VARCHAR",),
+)
+
+MIGRATIONS: list[Migration] = [EXTRACTION_JOBS, JOB_SUSPECT]

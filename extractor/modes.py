@@ -28,6 +28,9 @@ class _Facts:
     bare_schema: str | None = None  # why the schema's length and count limits are left out
     system_dropped: str | None = None  # how we know the chat template drops system messages
     last_mode: OutputMode | None = None
+    silent: str | None = None  # the last reply abandoned for silence, with the setting to raise
+    fit: bool | None = None  # the canary's verdict; None until it was asked
+    fitness: str | None = None  # why
 
 
 class ModeBook:
@@ -95,6 +98,30 @@ class ModeBook:
         with self._lock:
             return self._facts.get(model, _Facts()).system_dropped is not None
 
+    def note_silent(self, model: str, message: str) -> None:
+        """A reply was abandoned for silence: a configuration fact (logged by the job)."""
+        with self._lock:
+            self._facts.setdefault(model, _Facts()).silent = message[:500]
+
+    def note_fitness(self, model: str, fit: bool, reason: str) -> None:
+        """Record the canary's verdict; an unfit model is logged with the reason."""
+        with self._lock:
+            facts = self._facts.setdefault(model, _Facts())
+            facts.fit, facts.fitness = fit, reason
+        if not fit:
+            log.warning(
+                "model %s is unfit for extraction: %s; its jobs that write nothing are marked "
+                "suspect (choose an instruction-tuned model: docs/extraction-models.md)",
+                model,
+                reason,
+            )
+
+    def unfit(self, model: str) -> str | None:
+        """Why the model failed the canary, or None (fit, or not asked yet)."""
+        with self._lock:
+            facts = self._facts.get(model, _Facts())
+            return facts.fitness if facts.fit is False else None
+
     def note_used(self, model: str, mode: OutputMode) -> None:
         with self._lock:
             self._facts.setdefault(model, _Facts()).last_mode = mode
@@ -108,6 +135,9 @@ class ModeBook:
                     "refused_modes": dict(facts.refused),
                     "schema_limits_refused": facts.bare_schema,
                     "system_messages_dropped": facts.system_dropped,
+                    "fell_silent": facts.silent,
+                    "fit": facts.fit,
+                    "fitness": facts.fitness,
                 }
                 for model, facts in sorted(self._facts.items())
             }

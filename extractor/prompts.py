@@ -10,7 +10,7 @@ from typing import Any
 from beliefs.model_view import ViewField, model_view
 from beliefs.models import Belief
 from beliefs.render import strip_injected
-from extractor.redact import redact, redact_value
+from extractor.redact import redact_record
 from extractor.turn import Turn
 
 MAX_MESSAGE_CHARS = 12_000
@@ -18,35 +18,24 @@ MAX_TOOL_CHARS = 2_000
 LONG_CODE_LINES = 25
 
 SYSTEM = """\
-You keep the long-term memory of an AI assistant. Read one conversation turn and write down what \
-is worth remembering about the user for future conversations: their preferences, the entities in \
-their world (projects, tools, people), the decisions they made together with the alternatives \
-they rejected, relations between these, and questions they left open.
+You keep the long-term memory of an AI assistant. From one conversation turn, write down what \
+is worth remembering about the user in future conversations: preferences, entities of their \
+world (projects, tools, people), decisions with the options they rejected, relations, and open \
+questions.
 
 Rules:
-- Only durable things the user stated or clearly showed. Not small talk, greetings or thanks, not \
-one-off task details, not facts from pasted documents, logs or code the user shared as reference \
-material, not the assistant's own suggestions unless the user accepted them.
-- Never copy secrets (keys, tokens, passwords); they appear as [REDACTED] and must not be stored.
-- Write every value from this turn's own words. The worked example below is about someone else: \
-never reuse its names, sentences or aliases.
-- canonical_name: a short snake_case subject. If a known belief covers the same subject, do not \
-create a new belief: write a belief_update for it (reinforced, enriched, superseded or \
-contradicted), naming it by belief_id AND canonical_name.
-- superseded: the user clearly replaced an earlier belief (switched tools, changed their mind); \
-give new_content. contradicted: the turn conflicts with a known belief and it is unclear which \
-holds.
-- why_it_matters: ONE imperative sentence telling a future assistant what to do differently \
-because of this belief.
-- aliases: short forms (1-2 words) the user may use later for the same subject. \
-rejected_alternatives: the names of the options the user ruled out.
-- entity_updates: new short names the user used for a known belief.
-- resolved_open_questions: only when the user's words in this turn settle a known open_question: \
-give its id and quote those words exactly. Otherwise leave it empty.
-- confidence: 0.9 stated, 0.6 implied, below 0.35 a guess (dropped).
-- Nothing worth remembering (small talk, a one-off question): return empty lists.
+- Only durable things the user stated or clearly showed. Not small talk, thanks, one-off \
+questions, pasted documents, logs or code, nor the assistant's suggestions the user did not \
+accept. Nothing worth remembering: empty lists.
+- Secrets appear as [REDACTED]: never store them.
+- Write in your own words from this turn only. The examples are about someone else: never \
+reuse their names or sentences.
+- If a known belief covers the subject, do not create another: add a belief_update naming its \
+belief_id and canonical_name. superseded = the user replaced it: give new_content, \
+why_it_matters for the new choice and, in rejected_alternatives, the option it replaced.
+- resolved_open_questions: only when the turn's words settle a known open_question.
 
-Reply with one JSON object only, matching the response schema, no prose, no code fences."""
+Reply with one JSON object only, no prose, no code fences."""
 
 _EMPTY: dict[str, list[Any]] = {
     "new_beliefs": [],
@@ -57,35 +46,34 @@ _EMPTY: dict[str, list[Any]] = {
 
 # One complete worked example (a subject far from any user's) and one turn of small talk.
 _EXAMPLE_TURN = (
-    "I'm writing my cookbook for readers in Europe, so every recipe uses grams and millilitres "
-    "only: no cups, no ounces. I just call it the book.",
-    "Understood: metric quantities throughout the book.",
+    "My cookbook is for readers in Europe, so grams and millilitres only, no cups.",
+    "Understood: metric throughout.",
 )
 _EXAMPLE_OUTPUT: dict[str, Any] = {
     **_EMPTY,
     "new_beliefs": [
         {
-            "type": "entity",
-            "canonical_name": "cookbook_project",
-            "content": "Is writing a cookbook for readers in Europe.",
-            "why_it_matters": "Treat recipes and food writing as work for this cookbook.",
-            "aliases": ["the book", "cookbook"],
-            "rejected_alternatives": [],
-            "confidence": 0.9,
-        },
-        {
             "type": "decision",
             "canonical_name": "cookbook_units",
-            "content": "Uses metric units only in the cookbook: grams and millilitres.",
-            "why_it_matters": "Give every quantity in grams or millilitres; never in cups or "
-            "ounces.",
-            "aliases": ["metric units"],
-            "rejected_alternatives": ["cups", "ounces"],
+            "content": "Gives every quantity in the European cookbook in metric units.",
+            "why_it_matters": "Write recipe quantities in grams or millilitres.",
+            "aliases": ["cookbook", "metric units"],
+            "rejected_alternatives": ["cups"],
             "confidence": 0.9,
         },
     ],
 }
-_SMALL_TALK_TURN = ("thanks, that's all for today! have a nice evening", "You too, bye!")
+_SMALL_TALK_TURN = ("that's all for today, have a nice evening", "You too!")
+# What a model could copy from the examples instead of extracting (the evaluation looks for it).
+EXAMPLE_NAMES = frozenset(b["canonical_name"] for b in _EXAMPLE_OUTPUT["new_beliefs"])
+EXAMPLE_TEXTS: tuple[str, ...] = (
+    *_EXAMPLE_TURN,
+    *(
+        text
+        for b in _EXAMPLE_OUTPUT["new_beliefs"]
+        for text in (b["content"], b["why_it_matters"], *b["aliases"])
+    ),
+)
 
 
 def build_messages(
@@ -94,36 +82,38 @@ def build_messages(
     """The chat messages for one extraction call: the rules, the worked examples, then the turn
     (stripped of memory and redacted)."""
     known = [_project(b) for b in touched_beliefs]
-    sections = _sections(
-        scope,
-        known,
-        _clean(turn.user_message),
-        _clean(turn.assistant_message),
+    # One record: a secret recognised in one message is masked where another repeats it bare.
+    said = redact_record(
+        {
+            "user": strip_injected(turn.user_message),
+            "assistant": strip_injected(turn.assistant_message),
+            "tool_calls": turn.tool_calls or [],
+        }
     )
+    sections = _sections(scope, known, _clean(said["user"]), _clean(said["assistant"]))
     if turn.tool_calls:
-        calls = json.dumps(redact_value(turn.tool_calls), ensure_ascii=False)
+        calls = json.dumps(said["tool_calls"], ensure_ascii=False)
         sections.append(f"<tool_calls>\n{_clip(calls, MAX_TOOL_CHARS)}\n</tool_calls>")
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": "\n\n".join(_sections(["domain:cooking"], [], *_EXAMPLE_TURN))},
+        {"role": "user", "content": "\n".join(_sections(["domain:cooking"], [], *_EXAMPLE_TURN))},
         {"role": "assistant", "content": json.dumps(_EXAMPLE_OUTPUT, ensure_ascii=False)},
         {
             "role": "user",
-            "content": "\n\n".join(_sections(["domain:cooking"], [], *_SMALL_TALK_TURN)),
+            "content": "\n".join(_sections(["domain:cooking"], [], *_SMALL_TALK_TURN)),
         },
         {"role": "assistant", "content": json.dumps(_EMPTY)},
-        {"role": "user", "content": "\n\n".join(sections)},
+        {"role": "user", "content": "\n".join(sections)},
     ]
 
 
 def _sections(
     scope: Sequence[str], known: Sequence[dict[str, Any]], user: str, assistant: str
 ) -> list[str]:
+    lines = "\n".join(json.dumps(k, ensure_ascii=False) for k in known) if known else "(none)"
     return [
-        f"Scope of this conversation: {', '.join(scope) or 'user:universal'}",
-        "Known beliefs (JSON lines):\n"
-        + ("\n".join(json.dumps(k, ensure_ascii=False) for k in known) if known else "(none)"),
-        "The turn:",
+        f"Scope: {', '.join(scope) or 'user:universal'}",
+        f"Known beliefs (JSON lines):\n{lines}",
         f"<user>\n{user}\n</user>",
         f"<assistant>\n{assistant}\n</assistant>",
     ]
@@ -151,8 +141,6 @@ _FENCE = re.compile(r"```[^\n]*\n([\s\S]*?)```")
 
 
 def _clean(text: str) -> str:
-    # Never extract from what memory injected (no echo loops), nor keep a secret.
-    text = redact(strip_injected(text))
     text = _FENCE.sub(_fold_long_code, text)
     return _clip(text.strip(), MAX_MESSAGE_CHARS)
 

@@ -27,68 +27,47 @@ class NewBelief(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # The descriptions are the model's field guide (in the JSON schema, or the outline the
+    # prompt carries in the modes without one): every call pays for them, so each is terse and
+    # says only what the field's name and type do not.
     type: NewBeliefType = Field(
-        description="preference (how the user likes things done), entity (a thing in their "
-        "world: a project, tool, person), decision (a choice they made, often with rejected "
-        "options), relation (links between named beliefs, see participants), open_question "
-        "(something still undecided they will come back to)."
+        description="preference: how they like things done; entity: a project, tool or person; "
+        "decision: a choice made; relation: links beliefs; open_question: still undecided"
     )
     canonical_name: str = Field(
         min_length=1,
         max_length=120,
-        description="Short snake_case name for what the belief is about, stable across "
-        "conversations. Reuse the canonical name of a known belief when the turn is about the "
-        "same thing.",
+        description="short snake_case subject",
     )
-    content: str = Field(
-        min_length=1,
-        max_length=2000,
-        description="The fact itself, in one or two plain sentences about this user.",
-    )
+    content: str = Field(min_length=1, max_length=2000, description="the fact, 1-2 sentences")
     why_it_matters: str = Field(
         default="",
         max_length=600,
-        description="One imperative sentence telling a future assistant what to do because of "
-        "this belief, written for this belief only.",
+        description="one imperative sentence for a future assistant",
     )
     aliases: list[str] = Field(
         default_factory=list,
-        description="Other short names (1-2 words) the user might use for the same thing "
-        "later: abbreviations, product names, nicknames. Only names of this subject.",
+        description="1-2 word names the user may use for it later",
     )
     rejected_alternatives: list[str] = Field(
-        default_factory=list,
-        description="Names of the options the user ruled out (1-2 words each), as the user "
-        "named them.",
+        default_factory=list, description="options the user ruled out, as named"
     )
     scope: list[str] = Field(
         default_factory=list,
-        description="Where this belief applies: the turn's scopes, or 'user:universal' for "
-        "something true everywhere (personal style, general preferences). Empty = the turn's "
-        "scopes.",
+        description="empty = the turn's scopes; 'user:universal' for the person's general ways",
     )
     confidence: float = Field(
-        ge=0.0,
-        le=1.0,
-        description="0-1: how sure you are the user holds this durably. Stated outright: 0.9; "
-        "implied: 0.6; a guess: below 0.35 (it will be dropped).",
+        ge=0.0, le=1.0, description="0.9 stated, 0.6 implied, below 0.35 a guess (dropped)"
     )
     epistemic_status: NewStatus = Field(
-        default="active",
-        description="active (stated), inferred (you concluded it from behaviour), exploratory "
-        "(being considered, not decided).",
+        default="active", description="inferred: from behaviour; exploratory: undecided"
     )
-    memory_class: str | None = Field(
-        default=None,
-        description="episodic, semantic, procedural, working, document, or null.",
-    )
+    memory_class: str | None = Field(default=None)
     participants: list[str] = Field(
-        default_factory=list,
-        description="For type relation only: the canonical names of the beliefs it links.",
+        default_factory=list, description="relation only: canonical names it links"
     )
     resolves_open_question: str | None = Field(
-        default=None,
-        description="The id of a known open_question this belief settles, else null.",
+        default=None, description="id of a known open_question this settles"
     )
 
 
@@ -97,31 +76,28 @@ class BeliefUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    belief_id: str | None = Field(
-        default=None, description="The id of the known belief, copied exactly; null if unsure."
-    )
-    canonical_name: str | None = Field(
-        default=None, description="The canonical name of the known belief (always give it)."
-    )
+    belief_id: str | None = Field(default=None, description="the known belief's id, exactly")
+    canonical_name: str | None = Field(default=None, description="the known belief's name")
     change: Change = Field(
-        description="reinforced (the turn confirms it again), contradicted (the turn says "
-        "something incompatible and it is unclear which holds), superseded (the user clearly "
-        "replaced it: give new_content), enriched (adds detail without changing it)."
+        description="reinforced: said again; enriched: more detail; superseded: the user "
+        "replaced it; contradicted: conflicts, unclear which holds"
     )
     new_content: str | None = Field(
         default=None,
         max_length=2000,
-        description="For superseded, contradicted and enriched: the belief's content as it "
-        "should now read; else null.",
+        description="the content as it should now read (not for reinforced)",
     )
     new_canonical_name: str | None = Field(
-        default=None,
-        max_length=120,
-        description="For superseded: a new snake_case name if the subject itself changed; "
-        "else null.",
+        default=None, max_length=120, description="superseded: new name if the subject changed"
     )
-    reason: str | None = Field(
-        default=None, max_length=500, description="Why, in a few words, quoting the turn."
+    reason: str | None = Field(default=None, max_length=500, description="a few quoted words")
+    why_it_matters: str | None = Field(
+        default=None,
+        max_length=600,
+        description="superseded, contradicted: the new directive, one imperative sentence",
+    )
+    rejected_alternatives: list[str] = Field(
+        default_factory=list, description="superseded: the option just replaced"
     )
 
 
@@ -130,10 +106,9 @@ class EntityUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    canonical_name: str = Field(min_length=1, description="Canonical name of the known belief.")
+    canonical_name: str = Field(min_length=1, description="the known belief's name")
     new_aliases: list[str] = Field(
-        default_factory=list,
-        description="Short names (1-2 words) the user just used for it that are not yet aliases.",
+        default_factory=list, description="1-2 word names the user just used for it"
     )
 
 
@@ -142,11 +117,9 @@ class OpenQuestionResolution(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(min_length=1, description="The id of the known open_question, copied exactly.")
+    id: str = Field(min_length=1, description="the known open_question's id, exactly")
     quote: str = Field(
-        min_length=1,
-        max_length=300,
-        description="The user's words in this turn that settle it, quoted exactly.",
+        min_length=1, max_length=300, description="the user's words that settle it, exactly"
     )
 
 
@@ -173,18 +146,12 @@ class ExtractionOutput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     new_beliefs: list[NewBelief] = Field(
-        default_factory=list, description="Durable things not covered by a known belief."
+        default_factory=list, description="durable things no known belief covers"
     )
-    belief_updates: list[BeliefUpdate] = Field(
-        default_factory=list, description="Changes to known beliefs."
-    )
-    entity_updates: list[EntityUpdate] = Field(
-        default_factory=list, description="New aliases for known beliefs."
-    )
+    belief_updates: list[BeliefUpdate] = Field(default_factory=list)
+    entity_updates: list[EntityUpdate] = Field(default_factory=list)
     resolved_open_questions: list[OpenQuestionResolution] = Field(
-        default_factory=list,
-        description="Known open_question beliefs the user settled in this turn, each with its "
-        "id and the user's words that settle it. Empty unless the turn clearly answers one.",
+        default_factory=list, description="only when the turn clearly settles one"
     )
 
     _skipped: list[Skipped] = PrivateAttr(default_factory=list)
@@ -361,3 +328,41 @@ def _strict(node: Any) -> Any:
         for value in node:
             _strict(value)
     return node
+
+
+def outline(schema: dict[str, Any]) -> str:
+    """A compact outline of a wire schema, for the modes that carry the schema in the prompt:
+    one line per field with its type and description, a third of the JSON schema's tokens."""
+    lines: list[str] = []
+    _outline_object(schema, schema.get("$defs", {}), 0, lines)
+    return "\n".join(lines)
+
+
+def _outline_object(
+    node: dict[str, Any], defs: dict[str, Any], depth: int, lines: list[str]
+) -> None:
+    for name, prop in node.get("properties", {}).items():
+        kind, inner = _outline_type(prop, defs)
+        note = prop.get("description") or (inner or {}).get("description")
+        head = f"{'  ' * depth}{name}: {kind}"
+        lines.append(f"{head}  # {note}" if note and not inner else head)
+        if inner is not None:
+            _outline_object(inner, defs, depth + 1, lines)
+
+
+def _outline_type(prop: dict[str, Any], defs: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """The type's words, and the object to outline beneath it (a list of objects)."""
+    if "$ref" in prop:
+        target = defs[prop["$ref"].rsplit("/", 1)[-1]]
+        return "object", target
+    if "enum" in prop:
+        return "|".join(str(v) for v in prop["enum"]), None
+    if "anyOf" in prop:
+        kinds = [_outline_type(option, defs)[0] for option in prop["anyOf"]]
+        return " or ".join(kinds), None
+    if prop.get("type") == "array":
+        kind, inner = _outline_type(prop.get("items", {}), defs)
+        if inner is not None:
+            return "list of objects, each:", inner
+        return f"list of {kind}s", None
+    return str(prop.get("type", "any")), None

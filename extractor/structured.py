@@ -5,7 +5,8 @@ The order of business for a call:
    schema in the prompt, a forced tool call, plain JSON in text); a refusal is remembered in
    the client's `ModeBook` and the next mode is tried at once;
 2. the rules: in the system message, or in the user turn when the model's chat template drops
-   system messages (a setting, or detected from the prompt's token count);
+   system messages (a setting, or detected from the prompt's token count; the reply that was
+   written without the rules is dropped and the model asked again, with them);
 3. the reply: cut off at the token budget -> once more with twice the budget (and the light
    schema), then `ExtractionTruncated`; invalid -> one re-ask naming the error and only the
    invalid part, then `ExtractionOutputInvalid`. Both carry every raw reply.
@@ -13,7 +14,6 @@ The order of business for a call:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,12 +26,14 @@ from extractor.errors import (
     ExtractionOutputInvalid,
     ExtractionTruncated,
     ModelRefused,
+    ModelSilent,
     OutputModeUnavailable,
 )
 from extractor.llm import ChatModel, ModelCall, ModelReply
 from extractor.modes import ModeSetting, OutputMode, RulesPlacement
+from extractor.prompt_cache import cache_marked
 from extractor.repair import Problem, validate
-from extractor.schema import SchemaVariant, response_format, wire_schema
+from extractor.schema import SchemaVariant, outline, response_format, wire_schema
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -82,6 +84,7 @@ class Structured(Generic[T]):
     calls: int = 1
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
 
 @dataclass
@@ -98,6 +101,7 @@ class _Attempt:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
     @property
     def raw_output(self) -> str:
@@ -107,6 +111,7 @@ class _Attempt:
         self.calls += 1
         self.prompt_tokens += reply.prompt_tokens or 0
         self.completion_tokens += reply.completion_tokens or 0
+        self.cached_tokens += reply.cached_tokens or 0
 
 
 async def complete_structured(
@@ -144,6 +149,9 @@ async def complete_structured(
         call = _call(messages, response_model, model, schema_name, mode, attempt, llm)
         try:
             reply = await llm.complete(call)
+        except ModelSilent as exc:
+            exc.raw_output = RE_ASK_SEPARATOR.join([*attempt.raws, exc.raw_output])
+            raise
         except ModelRefused as exc:
             if _CONTEXT_WORDS.search(exc.detail):
                 raise ContextWindowTooSmall(
@@ -175,8 +183,11 @@ async def complete_structured(
                 model, f"{reply.prompt_tokens} prompt tokens for {_chars(call.messages)} chars"
             )
             attempt.rules_in_user = True
-            if value is None:
-                continue  # the rules never reached the model: ask again, with them
+            # The rules never reached the model: whatever it said was said blind (a valid
+            # reply is likely the prompt's worked example). Ask again, with them, and keep only
+            # that answer.
+            attempt.raws.pop()
+            continue
         if value is not None:
             book.note_used(model, mode)
             return Structured(
@@ -186,6 +197,7 @@ async def complete_structured(
                 calls=attempt.calls,
                 prompt_tokens=attempt.prompt_tokens,
                 completion_tokens=attempt.completion_tokens,
+                cached_tokens=attempt.cached_tokens,
             )
         if reply.finish_reason == "length":
             if attempt.truncated:
@@ -229,6 +241,7 @@ def _call(
         out = _rules_in_user(out)
     if attempt.problem is not None:
         out.append({"role": "user", "content": _re_ask(attempt.problem)})
+    out = cache_marked(out, model)
     call = ModelCall(model=model, messages=out, max_tokens=attempt.max_tokens, temperature=0.0)
     if mode == "json_schema":
         fmt = response_format(response_model, name, variant=attempt.schema, bounded=bounded)
@@ -250,10 +263,8 @@ def _call(
 
 
 def _with_schema(messages: list[dict[str, Any]], schema: dict[str, Any]) -> list[dict[str, Any]]:
-    text = (
-        "\n\nThe reply is one JSON object that validates against this JSON schema:\n"
-        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
-    )
+    # An outline, not the JSON schema: a third of its tokens on every call of these modes.
+    text = "\n\nThe reply is one JSON object with every key below:\n" + outline(schema)
     for i, message in enumerate(messages):
         if message.get("role") == "system" and isinstance(message.get("content"), str):
             messages[i] = {**message, "content": message["content"] + text}

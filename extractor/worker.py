@@ -5,25 +5,29 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import tenacity
 
-from beliefs.models import utcnow
+from beliefs.connection import store_refused
+from beliefs.models import Belief, utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
-from extractor.breaker import CircuitBreaker
+from extractor.breaker import CircuitBreaker, counts_as_outage
+from extractor.canary import ask_canary
 from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
-from extractor.known import touched_beliefs
+from extractor.known import pointed_beliefs, touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
+from extractor.precheck import SKIPPED, nothing_to_remember
 from extractor.prompts import build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
@@ -46,6 +50,7 @@ class JobReport:
     prompt_tokens: int
     completion_tokens: int
     error: str
+    cached_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class ExtractionWorkers:
         self._observe = observe
         self._task: asyncio.Task[None] | None = None
         self._calls: set[asyncio.Task[_Outcome]] = set()
+        self._store_away = False  # the last round failed because the store was away
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
         self._stopping = False
@@ -115,6 +121,12 @@ class ExtractionWorkers:
         # second off the request path); 0 = unbounded.
         self._backlog_max = backlog_max
         self._bounded_at = 0.0
+        # The last configuration fact the model's server reported (a rejected key, a context
+        # too small): memory cannot form until a setting changes; cleared by a good call.
+        self.config_fault: str | None = None
+        # Models whose canary was asked (per process; an outage leaves a model out to ask again).
+        self._canaries: dict[str, asyncio.Lock] = {}
+        self._canaried: set[str] = set()
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -151,7 +163,9 @@ class ExtractionWorkers:
             **self.breaker.state(),
             "workers": self.concurrency if running else 0,
             "in_flight": len(self._calls),
+            "waiting_for_store": self._store_away,
             "models": self.llm.modes.snapshot(),
+            "config_fault": self.config_fault,
         }
 
     async def run_once(self) -> int:
@@ -191,9 +205,20 @@ class ExtractionWorkers:
                     await self._settle([task.result() for task in done])
             except asyncio.CancelledError:
                 raise
-            except Exception:  # background work never dies; the failure is logged
-                log.exception("extraction worker error")
+            except Exception as exc:  # background work never dies; the failure is logged
+                self._failed(exc)
                 await asyncio.sleep(self.poll_s)
+            else:
+                self._store_away = False
+
+    def _failed(self, exc: Exception) -> None:
+        """A bug is logged with its traceback; the store being away (PostgreSQL restarting)
+        is said once, and the jobs wait where they are until it is back."""
+        if not store_refused(exc):
+            log.exception("extraction worker error")
+        elif not self._store_away:
+            log.warning("extraction waits: the store does not take work (%s)", exc)
+        self._store_away = store_refused(exc)
 
     async def _yield_to_requests(self) -> None:
         """Wait while live requests are in flight, for at most `max_defer_s`."""
@@ -243,6 +268,12 @@ class ExtractionWorkers:
     async def _extract(self, job: Job) -> _Outcome:
         turn = job.turn
         model = self.config.model_for(turn)
+        skip = nothing_to_remember(turn)
+        if skip is not None:  # settled without a call: nothing in it can become a belief
+            note = f"{SKIPPED}: {skip}"
+            return self._outcome(
+                job, model, time.monotonic(), output=ExtractionOutput(), raw_output=note
+            )
         try:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
@@ -250,12 +281,14 @@ class ExtractionWorkers:
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
-            result = await asyncio.wait_for(
-                complete_structured(
+            # No limit on the whole call: the client ends a reply only when the model falls
+            # silent, so a slow model that keeps writing finishes its job (its lease kept).
+            async with self._lease_kept(job.id):
+                await self._ask_canary(model)
+                started = time.monotonic()  # the job's own time, not the canary's
+                result = await complete_structured(
                     self.llm, messages, ExtractionOutput, model=model, options=self.config.call
-                ),
-                self.config.timeout,
-            )
+                )
         except ExtractionOutputInvalid as exc:
             # The model answered; the answer was unusable (invalid twice, cut off twice, or a
             # body that is no completion): park it now with the raw text, no breaker trip.
@@ -266,14 +299,98 @@ class ExtractionWorkers:
         except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
+            self._misconfigured(exc)
             return self._outcome(job, model, started, error=_name(exc), permanent=True)
         except Exception as exc:
-            error = _describe(exc)
-            self.breaker.record_failure(error)
-            return self._outcome(job, model, started, error=error)
+            error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
+            if counts_as_outage(exc):
+                self.breaker.record_failure(error)
+            else:
+                self.breaker.record_success()  # a slow model is up: as a probe it closes it
+            # Retried with backoff; a reply cut off by silence keeps what arrived.
+            raw = getattr(exc, "raw_output", None)
+            return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
+        self.config_fault = None
+        async with self._lease_kept(job.id):
+            result = await self._look_again(job, touched, result, model)
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
+        )
+
+    def _misconfigured(self, exc: ModelMisconfigured) -> None:
+        """Say a configuration fault at once, and once, rather than at each job it parks."""
+        fault = redact(exc.message)
+        if fault != self.config_fault:
+            log.error("extraction cannot work as configured; memory will not form: %s", fault)
+        self.config_fault = fault
+
+    @contextlib.asynccontextmanager
+    async def _lease_kept(self, job_id: str) -> AsyncIterator[None]:
+        """Renew the job's lease every third of it while the body runs (shared stores only)."""
+        lease = self.queue.lease_s
+        if lease <= 0:
+            yield
+            return
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(lease / 3)
+                try:
+                    await self.thread.run(self.queue.renew, job_id)
+                except Exception as exc:  # the next renewal may succeed; the lease says how long
+                    log.warning("job %s: could not renew its lease: %s", job_id, exc)
+
+        task = asyncio.create_task(renew(), name=f"tenure-lease-{job_id}")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _ask_canary(self, model: str) -> None:
+        """Before a model's first job, the turn with a known answer (once, whoever asks first)."""
+        if not self.config.canary or model in self._canaried:
+            return
+        async with self._canaries.setdefault(model, asyncio.Lock()):
+            if model in self._canaried:
+                return
+            try:
+                verdict = await ask_canary(self.llm, model, self.config.call)
+            except Exception as exc:  # an outage: the job's own call meets it and says so
+                log.info("model %s: the canary waits for the next job (%s)", model, _describe(exc))
+                return
+            self._canaried.add(model)
+            if verdict is not None:
+                self.llm.modes.note_fitness(model, verdict.fit, verdict.reason)
+
+    async def _look_again(
+        self, job: Job, touched: list[Belief], first: Structured[ExtractionOutput], model: str
+    ) -> Structured[ExtractionOutput]:
+        """Ask once more when what the model proposed points at live beliefs it was not shown
+        (same name or subject): a correction that never named the old belief then updates it
+        instead of opening a conflict beside it. Any failure lands the first answer."""
+        turn = job.turn
+        try:
+            shown = {b.id for b in touched}
+            store = self.queue.store
+            missed = await self.thread.run(pointed_beliefs, store, turn, first.value, shown)
+            if not missed:
+                return first
+            messages = build_messages(turn, [*touched, *missed], visible_scopes(turn))
+            # the call's own silence limit bounds it, as for the first look
+            again = await complete_structured(
+                self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+            )
+        except Exception as exc:
+            log.warning("job %s: the second look failed, the first answer lands: %s", job.id, exc)
+            return first
+        return dataclasses.replace(
+            again,
+            calls=first.calls + again.calls,
+            prompt_tokens=first.prompt_tokens + again.prompt_tokens,
+            completion_tokens=first.completion_tokens + again.completion_tokens,
         )
 
     def _outcome(
@@ -289,11 +406,12 @@ class ExtractionWorkers:
             job_id=job.id,
             model=model,
             seconds=time.monotonic() - started,
-            mode=result.mode if result else None,
+            mode=result.mode if result else "skipped" if fields.get("output") is not None else None,
             calls=result.calls if result else 0,
             prompt_tokens=result.prompt_tokens if result else 0,
             completion_tokens=result.completion_tokens if result else 0,
             error=str(fields.get("error", "")),
+            cached_tokens=result.cached_tokens if result else 0,
         )
         if self._observe is not None:
             self._observe(report)
@@ -314,19 +432,27 @@ class ExtractionWorkers:
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}
         landed: dict[str, str] = {}
+        suspect: dict[str, str] = {}
         for landing, result in zip(
             landings, land_many(store, self.queue, landings, now=now), strict=True
         ):
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
                 failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
-            elif raw.get(landing.job.id):
+                continue
+            if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
-        if landed:  # done jobs keep the reply too, so the job page shows what the model said
-            try:
-                self.queue.keep_raw_output(landed)
-            except Exception:
-                log.exception("could not keep the raw output of %d done jobs", len(landed))
+            unfit = self.llm.modes.unfit(landing.model)
+            asked = not (raw.get(landing.job.id) or "").startswith(SKIPPED)
+            if unfit and asked and not result.written_ids:
+                suspect[landing.job.id] = (
+                    f"wrote nothing; model {landing.model} failed the canary: {unfit}"
+                )
+        try:  # done jobs keep the reply too, so the job page shows what the model said
+            self.queue.keep_raw_output(landed)
+            self.queue.mark_suspect(suspect)
+        except Exception:
+            log.exception("could not keep the raw output of %d done jobs", len(landed))
         if not failures:
             return
         with store.transaction():

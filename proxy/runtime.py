@@ -11,9 +11,11 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
+from beliefs.errors import BeliefError
 from beliefs.lexicon import warm as warm_lexicon
 from beliefs.semantic import enable as enable_semantic
 from beliefs.store import BeliefStore
@@ -29,6 +31,7 @@ from extractor.worker import ExtractionWorkers
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
 from proxy.gateway.counters import Counters
+from proxy.gateway.loop_memory import LoopMemories
 from proxy.gateway.memory import MemoryBuilder
 from proxy.gateway.replicas import Follower
 from proxy.gateway.side_calls import SeenMessages
@@ -53,6 +56,7 @@ class Runtime:
     upstream: UpstreamPool
     writer: StoreWriter
     memory: MemoryBuilder
+    loops: LoopMemories  # each typed message's memory, for the requests of its tool loop
     chat_states: ChatStates
     counters: Counters
     jobs: JobQueue
@@ -103,8 +107,9 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
             max_connections=settings.upstream_max_connections,
         )
-        # On PostgreSQL another replica's running job is its own until its lease runs out: an
-        # attempt ends within the extraction timeout, so twice that (and a margin) is generous.
+        # On PostgreSQL another replica's running job is its own until its lease runs out; the
+        # lease is renewed every third of it while the model call goes on, so it only has to
+        # outlast a silence (twice the extraction timeout, and a margin, is generous).
         lease = settings.extract_lease or settings.extract_timeout * 2 + 30
         shared = store.dialect == "postgresql"
         holder = store.feed.origin if store.feed is not None else None
@@ -121,6 +126,7 @@ class Runtime:
             llm = own_llm = chat_model_for(settings)
         workers: ExtractionWorkers | None = None
         if settings.extract_workers > 0:
+            warn_if_keyless(settings)
             workers = ExtractionWorkers(
                 thread,
                 jobs,
@@ -150,6 +156,7 @@ class Runtime:
             upstream=pool,
             writer=writer,
             memory=MemoryBuilder(store, thread, settings, counters, persona=parts.persona),
+            loops=LoopMemories(thread, writer),
             chat_states=chat_states,
             counters=counters,
             jobs=jobs,
@@ -219,7 +226,10 @@ async def start_when_loaded(
     if llm is not None:
         llm.warm_up()
     if semantic and store.index.semantic is None:
-        await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+        try:
+            await asyncio.to_thread(enable_semantic, store.index)  # loads the encoder
+        except BeliefError as exc:  # name recall still works; extraction must still start
+            log.error("semantic recall is off: %s", exc.message)
     if workers is not None:
         await workers.start()
     scheduler.start()
@@ -266,17 +276,32 @@ def chat_model_for(settings: Settings) -> LiteLLMChatModel:
     )
 
 
+def warn_if_keyless(settings: Settings) -> None:
+    """Extraction never uses a client's key: without one of its own, a provider that wants a
+    key refuses every call and memory never forms. A server on this machine may need none."""
+    base = settings.extract_api_base or settings.upstream_url
+    local = urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1")
+    own = settings.extract_model is None  # else LiteLLM may read the provider's own variable
+    if settings.extract_api_key or settings.upstream_api_key or local or not own:
+        return
+    log.warning(
+        "extraction calls %s without a key (a client's key is never kept): set "
+        "TENURE_UPSTREAM_API_KEY or TENURE_EXTRACT_API_KEY, or memory will not form",
+        base,
+    )
+
+
 def extraction_config(settings: Settings) -> ExtractionConfig:
     return ExtractionConfig(
         model=settings.extract_model,
         routes={name: route.litellm_model for name, route in settings.models.items()},
         workers=settings.extract_workers,
         max_attempts=settings.extract_max_attempts,
-        timeout=settings.extract_timeout,
         backoff_s=settings.extract_backoff_s,
         backoff_max_s=settings.extract_backoff_max_s,
         breaker_threshold=settings.breaker_threshold,
         breaker_cooldown_s=settings.breaker_cooldown_s,
+        canary=settings.extract_canary,
         call=CallOptions(
             max_tokens=settings.extract_max_tokens,
             max_tokens_retry=max(settings.extract_max_tokens * 2, 4096),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -10,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from beliefs.errors import reason
 from beliefs.models import SCOPE_PATTERN
-from beliefs.postgres import is_postgres_url, redacted
 
 
 class SettingsError(Exception):
@@ -49,6 +50,10 @@ class Settings(BaseModel):
     upstream_timeout: float = Field(default=600.0, gt=0)
     upstream_connect_timeout: float = Field(default=10.0, gt=0)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    # Web apps (origins) trusted to call the model paths from a browser; no web page may else.
+    allowed_origins: tuple[str, ...] = ()
+    read_timeout: float = Field(default=60.0, gt=0)
 
     default_user: str = "default"
     # A request that names no scope works in this one (and `user:universal`), so what is said
@@ -83,6 +88,9 @@ class Settings(BaseModel):
     write_keep_max: int = Field(default=10_000, ge=1)  # refused writes kept in memory for a retry
     extract_min_rate: float = Field(default=5.0, ge=0)  # jobs/s extraction keeps under load
     extract_backlog_max: int = Field(default=20_000, ge=0)  # pending jobs kept; 0 = unbounded
+    # /healthz says "degraded" past this many pending jobs, or an oldest one this old; 0 = off
+    extract_backlog_degraded: int = Field(default=1_000, ge=0)
+    extract_backlog_degraded_age_s: float = Field(default=300.0, ge=0)
     upstream_max_connections: int = Field(default=256, ge=1)  # per upstream origin, in use
 
     log_level: Literal["debug", "info", "warning", "error"] = "info"
@@ -95,6 +103,7 @@ class Settings(BaseModel):
     extract_output_mode: Literal["auto", "json_schema", "json_object", "tools", "text"] = "auto"
     extract_schema: Literal["full", "light"] = "full"
     extract_rules_in: Literal["auto", "system", "user"] = "auto"
+    extract_canary: bool = True  # a turn with a known answer before each model's first job
 
     # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
     # Tenure users here, else ignored unless trusted (see proxy/gateway/identity.py).
@@ -130,6 +139,19 @@ class Settings(BaseModel):
                 )
         return scopes
 
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        origins = tuple(o.strip().lower().rstrip("/") for o in value)
+        for origin in origins:
+            scheme, sep, rest = origin.partition("://")
+            if not sep or not scheme or not rest or "/" in rest:
+                raise ValueError(
+                    f"{origin!r} is not an origin: write scheme://host[:port], "
+                    "e.g. https://chat.example.com"
+                )
+        return origins
+
     @field_validator("upstream_url", "anthropic_upstream_url", "extract_api_base")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
@@ -140,6 +162,8 @@ class Settings(BaseModel):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str | None) -> str | None:
+        from beliefs.postgres import is_postgres_url  # psycopg's import: only with a URL
+
         if value is not None and not is_postgres_url(value):
             raise ValueError(
                 "is not a postgresql:// URL (e.g. postgresql://user:password@host:5432/tenure); "
@@ -180,16 +204,21 @@ class Settings(BaseModel):
                 values.update(tomllib.loads(config.read_text(encoding="utf-8")))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise SettingsError(f"{config}: not valid TOML ({exc}); fix or remove it") from exc
+        # Where each value came from, so an error names the place to fix it.
+        origin = {key: f"in {config}" for key in values}
         for key in cls.model_fields:
-            if key in ("home", "models", "client_users"):
+            if key in _FILE_ONLY:
                 continue
             raw = env.get(f"TENURE_{key.upper()}")
             if raw is not None and raw != "":
                 values[key] = _split_list(raw) if key in _LIST_KEYS else raw
+                origin[key] = f"TENURE_{key.upper()}"
         for key in _LIST_KEYS:
             if isinstance(values.get(key), str):
                 values[key] = _split_list(values[key])
-        values.update({k: v for k, v in overrides.items() if v is not None})
+        given = {k: v for k, v in overrides.items() if v is not None}
+        values.update(given)
+        origin.update({key: "given" for key in given})
         values["home"] = home
         routes = values.get("models")
         if isinstance(routes, dict):
@@ -199,27 +228,50 @@ class Settings(BaseModel):
         try:
             return cls.model_validate(values)
         except ValidationError as exc:
-            raise SettingsError(_describe(exc)) from None
+            raise SettingsError(_describe(exc, origin)) from None
 
 
-_LIST_KEYS = ("default_scopes", "inject_scopes")
+_LIST_KEYS = ("default_scopes", "inject_scopes", "allowed_origins")
+_FILE_ONLY = ("home", "models", "client_users")  # tables, or TENURE_HOME read first
+
+
+def unknown_variables(environ: Mapping[str, str], settings: Settings) -> list[str]:
+    """A warning for each TENURE_* variable that is no setting (a typo is otherwise ignored)."""
+    known = {f"TENURE_{key.upper()}" for key in Settings.model_fields if key not in _FILE_ONLY}
+    keys = {route.api_key_env for route in settings.models.values() if route.api_key_env}
+    warnings = []
+    for name in sorted(environ):
+        if not name.startswith("TENURE_") or name in known or name in keys:
+            continue
+        if name == "TENURE_HOME":
+            continue
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]}?" if close else "see docs/settings.md"
+        warnings.append(f"{name} is not a Tenure setting and is ignored; {hint}")
+    return warnings
 
 
 def _split_list(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "settings"
-        env_name = f"TENURE_{str(err['loc'][0]).upper()}" if err["loc"] else ""
+        top = str(err["loc"][0]) if err["loc"] else ""
+        where = origin.get(top, f"TENURE_{top.upper()}")
         if err["type"] == "extra_forbidden":
-            accepted = ", ".join(sorted(Settings.model_fields))
-            lines.append(f"unknown setting {key!r}; accepted keys: {accepted}")
+            close = difflib.get_close_matches(top, Settings.model_fields, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "docs/settings.md lists them"
+            lines.append(f"unknown setting {key!r} ({where}); {hint}")
             continue
         value = err.get("input")
         if key == "database_url" and isinstance(value, str):
+            from beliefs.postgres import redacted
+
             value = redacted(value)
-        lines.append(f"setting {key} ({env_name}) = {value!r}: {err['msg']}")
+        # pydantic prefixes a validator's own message with "Value error, "
+        message = reason(err)
+        lines.append(f"setting {key} ({where}) = {value!r}: {message}")
     return "; ".join(lines)

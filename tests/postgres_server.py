@@ -40,6 +40,7 @@ class PostgresServer:
         self.socket_dir = self.root / "run"
         self._as_user = os.geteuid() == 0
         self._schemas = itertools.count(1)
+        self._options = ""
 
     def _run(self, *args: str) -> None:
         user = SERVER_USER if self._as_user else None
@@ -67,9 +68,18 @@ class PostgresServer:
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
             "-c max_connections=200"
         )
-        log = str(self.root / "server.log")
-        self._run("pg_ctl", "-D", str(self.data), "-l", log, "-o", options, "-w", "start")
+        self._options = options
+        self.resume()
         return self
+
+    def halt(self) -> None:
+        """Stop the server (its clients' connections drop), keeping its data for `resume`."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server (again), once it accepts connections."""
+        log = str(self.root / "server.log")
+        self._run("pg_ctl", "-D", str(self.data), "-l", log, "-o", self._options, "-w", "start")
 
     def stop(self) -> None:
         try:

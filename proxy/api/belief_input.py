@@ -11,6 +11,7 @@ from typing import Any, get_args
 from pydantic import ValidationError
 from starlette.requests import Request
 
+from beliefs.errors import reason
 from beliefs.models import (
     Belief,
     BeliefType,
@@ -157,5 +158,4 @@ def validated(data: dict[str, Any]) -> Belief:
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "body"
-        reason = str(err["msg"]).removeprefix("Value error, ")
-        raise bad_field(field, f"{field}: {reason}") from None
+        raise bad_field(field, f"{field}: {reason(err)}") from None

@@ -153,17 +153,16 @@ async def create_belief(rt: Runtime, body: dict[str, Any]) -> dict[str, Any]:
 async def patch_belief(rt: Runtime, belief_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Edit fields: content, canonical_name, aliases, rejected_alternatives, why_it_matters,
     scope, epistemic_status, pinned, delivery, expires_in_days (null clears the expiry). One
-    history event per call (user_edited)."""
+    history event per call (user_edited, except for a pin alone)."""
     body = check_fields(body, EDITABLE)
     if not body:
         raise bad_field("body", f"nothing to change; send any of {', '.join(EDITABLE)}")
     body = with_expiry(body)
     old = await rt.thread.run(rt.store.get, belief_id)
     validated({**old.model_dump(exclude={"change_log"}), **body})
-    event = "user_correction"
-    if set(body) == {"pinned"}:
-        event = "pinned" if body["pinned"] else "unpinned"
-    changes = {**body, "user_edited": True}
+    event, changes = "user_correction", {**body, "user_edited": True}
+    if set(body) == {"pinned"}:  # a pin changes delivery, not what the belief says
+        event, changes = ("pinned" if body["pinned"] else "unpinned"), body
     updated = await _clash_is_409(
         rt, rt.store.update, belief_id, changes, actor="operator", event=event
     )

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from starlette.routing import BaseRoute, Route
 
 from beliefs.context import Context
+from beliefs.errors import reason
 from beliefs.recall import recall
 from beliefs.record import fields_json
 from beliefs.render import system_block, user_block
@@ -33,7 +34,7 @@ def _rule_json(rule: Rule) -> dict[str, Any]:
 def _validation(exc: ValidationError) -> ProxyError:
     err = exc.errors()[0]
     field = ".".join(str(p) for p in err["loc"]) or "body"
-    return bad_field(field, f"{field} {err.get('input')!r}: {err['msg']}")
+    return bad_field(field, f"{field} {err.get('input')!r}: {reason(err)}")
 
 
 async def list_rules(rt: Runtime) -> list[dict[str, Any]]:

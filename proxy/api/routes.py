@@ -62,9 +62,40 @@ async def replica_health(rt: Runtime) -> dict[str, Any]:
     return out
 
 
+def job_backlog(rt: Runtime, stored: tuple[int, float] | None) -> tuple[dict[str, Any], str]:
+    """The extraction backlog, the jobs still in memory (not in the store yet) counted in, and
+    why it degrades the server ("" when it does not): more pending jobs than
+    TENURE_EXTRACT_BACKLOG_DEGRADED, or an oldest one older than ..._DEGRADED_AGE_S."""
+    waiting, waiting_age = rt.writer.jobs_waiting()
+    in_store, store_age = stored if stored is not None else (0, 0.0)
+    pending, age = in_store + waiting, max(store_age, waiting_age)
+    settings = rt.settings
+    jobs = {
+        "pending": pending,
+        "in_store": stored[0] if stored is not None else None,
+        "in_memory": waiting,
+        "oldest_pending_age_s": round(age, 3),
+        "degraded_at": settings.extract_backlog_degraded,
+        "degraded_age_s": settings.extract_backlog_degraded_age_s,
+        "backlog_max": settings.extract_backlog_max,
+        "shed": rt.jobs.shed,
+    }
+    too_many = 0 < settings.extract_backlog_degraded <= pending
+    too_old = 0 < settings.extract_backlog_degraded_age_s <= age
+    if not (too_many or too_old):
+        return jobs, ""
+    return jobs, (
+        f"the extraction backlog is behind: {pending:,} job(s) pending ({waiting:,} of them in "
+        f"memory, not in the store yet), the oldest {age:,.0f} s old; past "
+        f"TENURE_EXTRACT_BACKLOG_DEGRADED ({settings.extract_backlog_degraded:,}) or "
+        f"TENURE_EXTRACT_BACKLOG_DEGRADED_AGE_S ({settings.extract_backlog_degraded_age_s:g}); "
+        "add extraction workers (TENURE_EXTRACT_WORKERS) or check the extraction model"
+    )
+
+
 async def health(rt: Runtime) -> dict[str, Any]:
     """ "ok"; "busy" when the store thread is behind on queued writes; "degraded" when the
-    store fails or refuses writes, with the reasons. Also the extraction backlog."""
+    store fails or refuses writes or the extraction backlog is behind, with the reasons."""
     status, store_ok = "ok", True
     reasons: list[str] = []
     backlog: tuple[int, float] | None = None
@@ -82,12 +113,21 @@ async def health(rt: Runtime) -> dict[str, Any]:
             f"the beliefs could not be loaded ({rt.store.index.failed}); memory is off until "
             "the server is restarted with a readable database"
         )
+    jobs, late = job_backlog(rt, backlog)
+    if late:
+        status = "degraded"
+        reasons.append(late)
     writes = rt.writer.health()
     if not writes.ok:
         status, store_ok = "degraded", False
+        fix = (
+            "check that the PostgreSQL server TENURE_DATABASE_URL names is up and reachable"
+            if rt.store.dialect == "postgresql"
+            else "free disk space or fix the data directory's permissions"
+        )
         reasons.append(
             f"the store refuses writes ({writes.reason}); {writes.kept} write(s) kept in memory "
-            "and tried again; free disk space or fix the data directory's permissions"
+            f"and tried again until it takes them; {fix}"
         )
     body: dict[str, Any] = {
         "status": status,
@@ -109,12 +149,7 @@ async def health(rt: Runtime) -> dict[str, Any]:
             "lost": writes.lost,
             "failing_since": writes.failing_since,
         },
-        "jobs": {
-            "pending": backlog[0] if backlog else None,
-            "oldest_pending_age_s": round(backlog[1], 3) if backlog else None,
-            "backlog_max": rt.settings.extract_backlog_max,
-            "shed": rt.jobs.shed,
-        },
+        "jobs": jobs,
     }
     try:
         breaker = rt.breaker_state()
@@ -122,6 +157,9 @@ async def health(rt: Runtime) -> dict[str, Any]:
         breaker = {"error": "breaker state unavailable"}
     if breaker is not None:
         body["extractor"] = breaker
+        if breaker.get("config_fault"):  # the proxy still answers: 200, yet memory is not forming
+            body["status"] = "degraded"
+            reasons.append(f"extraction is misconfigured: {breaker['config_fault']}")
     body["compaction"] = rt.scheduler.state()
     body["replica"] = await replica_health(rt)
     return body
@@ -129,7 +167,8 @@ async def health(rt: Runtime) -> dict[str, Any]:
 
 async def healthz(request: Request) -> Response:
     """200 "ok"; 200 "busy" when the store thread is behind on queued writes; 503 "degraded"
-    when the store fails or refuses writes, with the reasons. Also the extraction backlog."""
+    when the store fails or refuses writes, with the reasons. A backlog that is behind is
+    "degraded" with 200: the replica still serves, and every replica shares the backlog."""
     body = await health(runtime_of(request))
     return JSONResponse(body, status_code=200 if body["store"]["ok"] else 503)
 

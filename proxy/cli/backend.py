@@ -3,28 +3,60 @@ it — that server's API, and only a server that answers with this home's id."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from beliefs.errors import BeliefError, StoreLocked
-from beliefs.store import BeliefStore
 from proxy.cli.api_client import ApiClient, ServerUnreachable
-from proxy.cli.home_record import home_id, read_server
+from proxy.cli.home_record import home_id, read_database, read_server
 from proxy.settings import Settings
+
+if TYPE_CHECKING:  # imported by `open_store`: a command that a running server answers never does
+    from beliefs.store import BeliefStore
 
 T = TypeVar("T")
 
-__all__ = ["open_store", "server_for_home", "with_backend"]
+__all__ = ["check_home", "open_store", "server_for_home", "with_backend"]
 
 
-def open_store(settings: Settings, *, read_only: bool = False, indexed: bool = True) -> BeliefStore:
+def check_home(settings: Settings, *, create: bool = False) -> None:
+    """Refuse a home that holds no memory, before anything is opened or created in it.
+
+    Raises:
+        BeliefError: the home does not exist (a mistyped TENURE_HOME would otherwise start
+            a new, empty memory), or the home's server runs on PostgreSQL and this shell has
+            no TENURE_DATABASE_URL.
+    """
+    if settings.database_url is not None:
+        return
+    recorded = read_database(settings.home)
+    if recorded is not None:
+        raise BeliefError(
+            f"the memory of {settings.home} is in PostgreSQL ({recorded}), where its server "
+            "runs: set TENURE_DATABASE_URL to that database in this shell too"
+        )
+    if not create and not settings.home.exists():
+        raise BeliefError(
+            f"no Tenure home at {settings.home} (TENURE_HOME): check the path; `tenure serve` "
+            "or `tenure import` starts a new memory there"
+        )
+
+
+def open_store(
+    settings: Settings, *, read_only: bool = False, create: bool = False, indexed: bool = True
+) -> BeliefStore:
     """Raises:
     StoreLocked: another process holds the database.
+    BeliefError: the home holds no memory and `create` is not set (see `check_home`).
 
     Without `indexed` (commands that only write rows, such as an import) the beliefs are not
     read into memory; on PostgreSQL they always are.
     """
+    from beliefs.store import BeliefStore
+
+    check_home(settings, create=create)
     if not read_only:
         settings.home.mkdir(parents=True, exist_ok=True)
     return BeliefStore.open(settings.store_location, read_only=read_only, background=not indexed)
@@ -36,6 +68,7 @@ def with_backend(
     remote: Callable[[ApiClient], T] | str,
     *,
     read_only: bool = False,
+    create: bool = False,
     timeout: float = 30.0,
     indexed: bool = True,
 ) -> T:
@@ -47,8 +80,14 @@ def with_backend(
     Raises:
         BeliefError: the database is held and no server of this home can be used.
     """
+    if not isinstance(remote, str) and settings.database_url is None:
+        # A live server of this home holds its DuckDB file: asked first, it spares the command
+        # the store's imports and an open that would only find the file held.
+        server = _running_server(settings, timeout)
+        if server is not None:
+            return remote(server)
     try:
-        store = open_store(settings, read_only=read_only, indexed=indexed)
+        store = open_store(settings, read_only=read_only, create=create, indexed=indexed)
     except StoreLocked as locked:
         if isinstance(remote, str):
             raise BeliefError(f"{_held_by(locked)}; {remote}") from None
@@ -93,6 +132,25 @@ def server_for_home(settings: Settings, locked: StoreLocked, *, timeout: float =
         file=sys.stderr,
     )
     return client
+
+
+def _running_server(settings: Settings, timeout: float) -> ApiClient | None:
+    """The home's recorded server when its process is alive and it proves to serve this home;
+    None otherwise (the database is then opened, and a failure there says what is wrong)."""
+    record = read_server(settings.home)
+    if record is None:
+        return None
+    try:
+        os.kill(record.pid, 0)
+    except ProcessLookupError:
+        return None  # a record a killed server left
+    except PermissionError:
+        pass  # alive, another user's
+    held = StoreLocked(f"the belief database {settings.db_path} is held by process {record.pid}")
+    try:
+        return server_for_home(settings, held, timeout=min(timeout, 5.0))
+    except BeliefError:
+        return None
 
 
 def _held_by(locked: StoreLocked) -> str:

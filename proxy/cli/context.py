@@ -109,6 +109,7 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
             now=now,
             count_tokens=token_counter(),
             rules=store.rules,
+            contested=None if args.as_of else store.contested,
         )
         return {
             **context_json(ctx),
@@ -163,6 +164,7 @@ def _print_text(data: dict[str, Any]) -> None:
                 line += f"  score {b['score']:.2f}  ({why})"
             print(line)
     budget = data["budget"]
-    limit = budget["limit_tokens"] if budget["limit_tokens"] is not None else "none"
-    shed = [s["id"] for s in budget["shed"]] or "none"
-    print(f"budget: {budget['used_tokens']} tokens used of {limit}; shed {shed}")
+    limit = budget["limit_tokens"]
+    of = f"of {limit}" if limit is not None else "(no limit)"
+    shed = ", ".join(s["id"] for s in budget["shed"]) or "nothing"
+    print(f"budget: {budget['used_tokens']} tokens used {of}; shed {shed}")

@@ -71,7 +71,8 @@ def _copy(args: argparse.Namespace, settings: Settings) -> int:
         print(f"verify: {issue}", file=sys.stderr)
     total = sum(counts.values())
     print(
-        f"copied {total} rows in {len(counts)} tables from {_name(source)} to {_name(dest)}: "
+        f"copied {total} row{'' if total == 1 else 's'} in {len(counts)} tables from "
+        f"{_name(source)} to {_name(dest)}: "
         + ", ".join(f"{t} {n}" for t, n in counts.items() if n)
     )
     print("verify: clean" if not issues else f"verify: {len(issues)} problem(s)")

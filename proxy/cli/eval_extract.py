@@ -12,13 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from beliefs.errors import BeliefError
-from extractor.evaluation import (
-    Conversation,
-    ModelScore,
-    evaluate,
-    load_conversations,
-    summary_json,
-)
+from extractor.eval_set import Conversation, load_conversations
+from extractor.evaluation import ModelScore, evaluate, summary_json
 from proxy.runtime import chat_model_for, extraction_config
 from proxy.settings import Settings
 
@@ -108,7 +103,11 @@ async def _run(
         )
         print(f"evaluating {model} on {len(conversations)} conversations …", file=sys.stderr)
         try:
-            scores.append(await evaluate(llm, config, conversations))
+            score = await evaluate(llm, config, conversations)
+            unfit = llm.modes.unfit(model)
+            if llm.modes.snapshot().get(model, {}).get("fit") is not None:
+                score.canary = f"failed: {unfit}" if unfit else "passed"
+            scores.append(score)
         finally:
             await llm.aclose()
     return scores
@@ -135,18 +134,31 @@ def _ratio(found: int, expected: int) -> str:
 def comparison(scores: Sequence[ModelScore]) -> str:
     """A side-by-side table: one column per model."""
     rows: list[tuple[str, list[str]]] = [
-        ("conversations", [str(s.conversations) for s in scores]),
+        ("conversations (turns)", [f"{s.conversations} ({s.turns})" for s in scores]),
+        ("canary (a turn with a known answer)", [s.canary or "not asked" for s in scores]),
         ("facts found by retrieval", [_ratio(s.facts_found, s.facts_expected) for s in scores]),
         (
             "rejected alternatives captured",
             [_ratio(s.rejected_captured, s.rejected_expected) for s in scores],
         ),
+        ("  chosen option rejected (want 0)", [str(s.chosen_rejected) for s in scores]),
         (
-            "supersessions detected",
+            "right belief superseded",
             [_ratio(s.supersessions_detected, s.supersessions_expected) for s in scores],
         ),
-        ("beliefs from small talk (want 0)", [str(s.chit_chat_beliefs) for s in scores]),
-        ("copied from the example (want 0)", [str(s.copied_from_example) for s in scores]),
+        ("  superseded wrongly (want 0)", [str(s.superseded_wrongly) for s in scores]),
+        ("open questions", [_ratio(s.questions_found, s.questions_expected) for s in scores]),
+        (
+            "beliefs the gold accounts for",
+            [_ratio(s.beliefs_written - s.noise, s.beliefs_written) for s in scores],
+        ),
+        ("  noise: beliefs not in the gold", [str(s.noise) for s in scores]),
+        (
+            "small talk left alone",
+            [_ratio(s.small_talk_clean, s.small_talk_expected) for s in scores],
+        ),
+        ("  beliefs from small talk (want 0)", [str(s.chit_chat_beliefs) for s in scores]),
+        ("copied from the examples (want 0)", [str(s.copied_from_example) for s in scores]),
         ("jobs failed", [f"{s.jobs_failed}/{s.jobs}" for s in scores]),
         (
             "  why",
@@ -157,7 +169,12 @@ def comparison(scores: Sequence[ModelScore]) -> str:
             "tokens per job (in / out)",
             [f"{s.prompt_tokens_per_job:g} / {s.completion_tokens_per_job:g}" for s in scores],
         ),
-        ("model calls per job", [f"{s.calls_per_job:g}" for s in scores]),
+        (
+            "uncached prompt tokens per turn",
+            [f"{s.uncached_prompt_tokens_per_turn:g}" for s in scores],
+        ),
+        ("model calls per turn", [f"{s.calls_per_turn:g}" for s in scores]),
+        ("turns skipped by the pre-check", [_ratio(s.turns_skipped, s.turns) for s in scores]),
         ("output modes", [", ".join(f"{k} {v}" for k, v in s.modes.items()) for s in scores]),
     ]
     header = ("", [s.model for s in scores])

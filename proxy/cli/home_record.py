@@ -15,8 +15,20 @@ from pathlib import Path
 
 HOME_ID_FILE = "home-id"
 SERVER_FILE = "server.json"
+# Where the home's memory lives when it is not the DuckDB file beside it: the PostgreSQL URL
+# its server last ran on, password hidden, so a shell without that URL does not read an empty
+# DuckDB file instead.
+DATABASE_FILE = "database.json"
 
-__all__ = ["ServerRecord", "clear_server", "home_id", "read_server", "write_server"]
+__all__ = [
+    "ServerRecord",
+    "clear_server",
+    "home_id",
+    "read_database",
+    "read_server",
+    "write_database",
+    "write_server",
+]
 
 
 def home_id(home: Path) -> str:
@@ -72,3 +84,25 @@ def clear_server(home: Path) -> None:
     if record is not None and record.pid == os.getpid():
         with contextlib.suppress(FileNotFoundError):
             (home / SERVER_FILE).unlink()
+
+
+def write_database(home: Path, shown_url: str | None) -> None:
+    """Record the PostgreSQL database (password hidden) the home's server runs on; None
+    (a server on the DuckDB file) removes the record."""
+    path = home / DATABASE_FILE
+    if shown_url is None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"database_url": shown_url}) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_database(home: Path) -> str | None:
+    """The recorded PostgreSQL URL (password hidden), or None."""
+    try:
+        data = json.loads((home / DATABASE_FILE).read_text(encoding="utf-8"))
+        return str(data["database_url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -9,6 +9,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from beliefs.errors import BeliefError
 from beliefs.store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
 from extractor.journal import journal_of
@@ -84,24 +85,46 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
             line += f", skipped {len(job.skipped)}"
         if job.last_error and job.status != "done":
             line += f"  error: {_one_line(job.last_error)}"
+        if job.suspect:
+            line += f"  suspect: {_one_line(job.suspect)}"
         print(line)
     print(f"{len(jobs)} job{'s' if len(jobs) != 1 else ''}")
     return 0
 
 
 def _retry(args: argparse.Namespace, settings: Settings) -> int:
-    job = _with_queue(
-        settings,
-        lambda queue: queue.retry(args.id),
-        lambda api: Job.model_validate(
+    def remote(api: ApiClient) -> tuple[Job, str]:
+        job = Job.model_validate(
             api.post(f"/api/jobs/{urllib.parse.quote(args.id, safe='')}/retry")
-        ),
+        )
+        try:
+            health = api.get("/healthz")
+        except BeliefError:  # 503: the store is failing; /healthz says why
+            return job, "but the running server reports trouble: see its /healthz or /status page"
+        return job, _pickup(health.get("extractor"))
+
+    job, pickup = _with_queue(
+        settings,
+        lambda queue: (queue.retry(args.id), "the next `tenure serve` picks it up"),
+        remote,
     )
     if args.json:
         _json(job.model_dump(mode="json"))
     else:
-        print(f"job {job.id} is pending again; a running server picks it up within a second")
+        print(f"job {job.id} is pending again; {pickup}")
     return 0
+
+
+def _pickup(extractor: dict[str, Any] | None) -> str:
+    """When the running server will take a retried job, from its /healthz extractor state."""
+    if not extractor or not extractor.get("workers"):
+        return "but the running server has no extraction workers (TENURE_EXTRACT_WORKERS)"
+    if extractor.get("config_fault"):
+        return f"but it will fail again until extraction is configured: {extractor['config_fault']}"
+    if extractor.get("state") == "open":
+        wait = round(float(extractor.get("retry_in_s") or 0))
+        return f"the model keeps failing (breaker open): the server tries again in {wait} s"
+    return "the running server picks it up within a second"
 
 
 def _json(value: Any) -> None:

@@ -31,10 +31,15 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
+            free = _free_near(host, port)
+            other = (
+                f"tenure serve --port {free} (or TENURE_PORT={free}; make serve PORT={free})"
+                if free is not None
+                else "tenure serve --port N (or TENURE_PORT=N)"
+            )
             raise SettingsError(
                 f"port {port} on {host} is already in use by {port_holder(host, port)}; stop "
-                f"it, or serve on another port: tenure serve --port {_next(port)} "
-                f"(or TENURE_PORT={_next(port)}; make serve PORT={_next(port)})"
+                f"it, or serve on another port: {other}"
             ) from None
         raise SettingsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
@@ -52,8 +57,18 @@ def port_holder(host: str, port: int) -> str:
     return f"process {pid} ({_command(pid)})"
 
 
-def _next(port: int) -> int:
-    return port + 1 if port < 65535 else port - 1
+def _free_near(host: str, port: int, tries: int = 20) -> int | None:
+    """The first port after `port` that this host can listen on now, so the hint works."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for candidate in range(port + 1, min(port + 1 + tries, 65536)):
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host.strip("[]"), candidate))
+            except OSError:
+                continue
+            return candidate
+    return None
 
 
 def _tenure_server(host: str, port: int) -> str | None:

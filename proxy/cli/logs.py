@@ -17,6 +17,7 @@ __all__ = ["ACCESS_FIELDS", "LITELLM_LOGGERS", "JsonFormatter", "configure_loggi
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 # The fields of an access line, as attributes of its log record (and keys of its JSON).
 ACCESS_FIELDS = ("method", "path", "status", "ms", "user", "injected", "request_id")
+MCP_SESSION_LOGGER = "mcp.server.streamable_http"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -38,6 +39,14 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
+class _SessionEnds(logging.Filter):
+    """Drops the MCP SDK's "Terminating session: …" line, logged at INFO after every call on
+    a stateless connection: one line of noise per tool call, saying nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Terminating session:")
+
+
 def configure_logging(settings: Settings) -> None:
     """Route every logger (ours, uvicorn's) through one stderr handler at the set level."""
     handler = logging.StreamHandler(sys.stderr)
@@ -50,6 +59,12 @@ def configure_logging(settings: Settings) -> None:
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
+    # psycopg's pool warns at every reconnect attempt while PostgreSQL is away; the writer and
+    # the change feed say so once each, and again when it is back.
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+    session_log = logging.getLogger(MCP_SESSION_LOGGER)
+    if not any(isinstance(f, _SessionEnds) for f in session_log.filters):
+        session_log.addFilter(_SessionEnds())
     quiet = settings.litellm_log_level == "off"
     for name in LITELLM_LOGGERS:
         logger = logging.getLogger(name)

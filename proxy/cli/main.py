@@ -9,32 +9,41 @@ import sys
 from collections.abc import Sequence
 
 from beliefs.errors import BeliefError
-from proxy.settings import Settings, SettingsError
+from proxy.settings import Settings, SettingsError, unknown_variables
 
-# Each module exposes `register(subparsers)`; add new command groups here.
-COMMAND_MODULES: tuple[str, ...] = (
-    "proxy.cli.store",
-    "proxy.cli.serve",
-    "proxy.cli.context",
-    "proxy.cli.evaluate",
-    "proxy.cli.compact",
-    "proxy.cli.persona",
-    "proxy.cli.rules",
-    "proxy.cli.jobs",
-    "proxy.cli.mcp",
-    "proxy.cli.eval_extract",
-    "proxy.cli.db",
-    "proxy.cli.tokens",
-)
+# Which module registers each command (each exposes `register(subparsers)`; add new commands
+# here). A command imports only its own module, as start-up is mostly imports; help and unknown
+# commands register them all. A test checks each module registers exactly the names given here.
+COMMANDS: dict[str, str] = {
+    "import": "proxy.cli.store",
+    "export": "proxy.cli.store",
+    "verify": "proxy.cli.store",
+    "beliefs": "proxy.cli.store",
+    "serve": "proxy.cli.serve",
+    "context": "proxy.cli.context",
+    "eval": "proxy.cli.evaluate",
+    "compact": "proxy.cli.compact",
+    "persona": "proxy.cli.persona",
+    "rules": "proxy.cli.rules",
+    "jobs": "proxy.cli.jobs",
+    "mcp": "proxy.cli.mcp",
+    "eval-extract": "proxy.cli.eval_extract",
+    "db": "proxy.cli.db",
+    "tokens": "proxy.cli.tokens",
+}
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with `argv` naming a command, only that command's module is imported."""
     parser = argparse.ArgumentParser(
         prog="tenure",
         description="Belief memory for LLM agents: data lives in TENURE_HOME (default ~/.tenure).",
     )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    first = next((arg for arg in argv or () if not arg.startswith("-")), None)
+    wanted = COMMANDS.get(first or "")
+    for name in (wanted,) if wanted else COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
 
@@ -45,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # copy it ships with; nothing of ours may reach the network except the upstream. Set before
     # any command can import it (an explicit choice in the environment is kept).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse reports usage errors and --help this way
@@ -55,7 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(handler(args, Settings.load()))
+        settings = Settings.load()
+        for warning in unknown_variables(os.environ, settings):
+            print(f"warning: {warning}", file=sys.stderr)
+        return int(handler(args, settings))
     except (BeliefError, SettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if value
     }
     try:
-        store = open_store(settings)
+        store = open_store(settings, create=True)  # an agent's own memory, like `serve`
     except StoreLocked as locked:
         server = server_for_home(settings, locked)  # only a server of this home, and says so
         asyncio.run(relay_stdio(settings, server.base, headers))

@@ -73,7 +73,14 @@ def _regenerate(args: argparse.Namespace, settings: Settings) -> int:
     def remote(client: ApiClient) -> Any:
         return client.send("POST", "/api/persona/regenerate", None, user=user)
 
-    return _print(args, _with_store(settings, local, remote))
+    persona = _with_store(settings, local, remote)
+    if persona.get("source") == "operator":
+        print(
+            f"note: the persona of {user} was set by hand and regeneration keeps it: nothing "
+            "changed (`tenure persona set` replaces it)",
+            file=sys.stderr,
+        )
+    return _print(args, persona)
 
 
 def _set(args: argparse.Namespace, settings: Settings) -> int:
@@ -93,15 +100,17 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
     def remote(client: ApiClient) -> Any:
         return client.send("PUT", "/api/persona", {"text": text}, user=user)
 
-    return _print(args, _with_store(settings, local, remote))
+    return _print(args, _with_store(settings, local, remote, create=True))
 
 
 def _with_store(
     settings: Settings,
     local: Callable[[BeliefStore], dict[str, Any]],
     remote: Callable[[ApiClient], Any],
+    *,
+    create: bool = False,
 ) -> dict[str, Any]:
-    result: dict[str, Any] = with_backend(settings, local, remote, timeout=120)
+    result: dict[str, Any] = with_backend(settings, local, remote, timeout=120, create=create)
     return result
 
 

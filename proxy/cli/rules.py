@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from beliefs.errors import InvalidBelief
+from beliefs.errors import InvalidBelief, reason
 from beliefs.models import MemoryClass
 from beliefs.rule_store import create_rule, delete_rule, load_rules, update_rule
 from beliefs.rules import Rule
@@ -84,12 +84,12 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(map(str, err["loc"]))
-        raise InvalidBelief(f"rule {field} {err.get('input')!r}: {err['msg']}") from None
+        raise InvalidBelief(f"rule {field} {err.get('input')!r}: {reason(err)}") from None
 
     def remote(api: ApiClient) -> Rule:
         return _rules([api.send("POST", "/api/rules", changes)])[0]
 
-    rule = with_backend(settings, lambda store: create_rule(store, rule), remote)
+    rule = with_backend(settings, lambda store: create_rule(store, rule), remote, create=True)
     _print(rule)
     print(f"added rule {rule.id} for {rule.pattern}")
     return 0

@@ -6,6 +6,7 @@ import argparse
 
 from pydantic import ValidationError
 
+from beliefs.errors import reason
 from proxy.cli import count
 from proxy.settings import Settings, SettingsError
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         try:
             settings = Settings.model_validate({**settings.model_dump(), **overrides})
         except ValidationError as exc:
-            raise SettingsError(f"bad --host: {exc.errors()[0]['msg']}") from None
+            raise SettingsError(f"bad --host: {reason(exc.errors()[0])}") from None
     check_workers(settings, args.workers)
     serve(settings, workers=args.workers)
     return 0

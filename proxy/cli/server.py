@@ -10,10 +10,18 @@ import socket
 import sys
 from types import FrameType
 
+from beliefs.encoder import packaged_model_dir
 from beliefs.errors import StoreLocked
+from beliefs.postgres import redacted
 from beliefs.store import BeliefStore
 from proxy.app import create_app
-from proxy.cli.home_record import clear_server, read_server, write_server
+from proxy.cli.home_record import (
+    clear_server,
+    read_database,
+    read_server,
+    write_database,
+    write_server,
+)
 from proxy.cli.listen import bind
 from proxy.cli.logs import configure_logging
 from proxy.security.access import is_loopback
@@ -49,14 +57,20 @@ def serve(settings: Settings, workers: int = 1) -> None:
 
     Raises:
         SettingsError: the bind address is refused or the port is taken.
+        BeliefError: TENURE_SEMANTIC is set and the model package is not installed.
         StoreLocked: another process holds the database.
     """
     check_bind(settings.host, settings.api_key)
+    if settings.semantic:  # refused now, as the CLI's own commands do, not ignored in silence
+        packaged_model_dir()
     configure_logging(settings)
     # The store thread holds the GIL in short bursts; let the event loop take it back sooner
     # than the default 5 ms so those bursts do not show up in the proxy's tail latency.
     sys.setswitchinterval(0.001)
     sock = bind(settings.host, settings.port)
+    if settings.database_url is not None:  # a shell of this home without the URL is told so
+        settings.home.mkdir(parents=True, exist_ok=True)
+        write_database(settings.home, redacted(settings.database_url))
     if workers > 1:
         from proxy.cli.workers import serve_workers
 
@@ -70,10 +84,14 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
     (`--workers`) leaves the home's server record to the parent."""
     import uvicorn  # the server is only needed by `tenure serve`
 
+    from proxy.cli.request_limits import limited_protocol
+
     if worker is not None:
         settings = settings.model_copy(
             update={"replica_id": f"{settings.replica_id or socket.gethostname()}-w{worker}"}
         )
+    new = settings.database_url is None and not settings.db_path.exists()
+    was = read_database(settings.home) if settings.database_url is None else None
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
         try:
@@ -97,10 +115,7 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
         sock.close()
         raise
     url = local_url(settings.host, settings.port)
-    banner = (
-        f"tenure: serving on {url}/v1 (upstream {settings.upstream_url}, data in "
-        f"{settings.home}); UI at {url}/beliefs"
-    )
+    banner = f"tenure: serving on {url}/v1 ({_where(settings, new, was)}); UI at {url}/beliefs"
     if worker:
         pass  # of several workers, the first prints the banner for all
     elif settings.log_format == "json":  # every line of a JSON log is JSON
@@ -109,6 +124,8 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
         print(banner, file=sys.stderr)
     if worker is None:
         write_server(settings.home, url)
+        if was is not None:  # this home's server now runs on its DuckDB file (the banner said)
+            write_database(settings.home, None)
 
     def stopped(signum: int, frame: FrameType | None) -> None:
         """uvicorn stops gracefully on SIGTERM or Ctrl-C (the lifespan has closed the runtime),
@@ -134,6 +151,7 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
             proxy_headers=False,  # nothing reads the client address; skip the header rewrite
             date_header=False,
             lifespan="on",
+            http=limited_protocol(settings.max_header_bytes, settings.read_timeout),
         )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
@@ -142,3 +160,16 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
         with contextlib.suppress(OSError):
             sock.close()
         store.close()
+
+
+def _where(settings: Settings, new: bool, was: str | None) -> str:
+    """The banner's account of the upstream and where the memory is (a password hidden)."""
+    where = f"upstream {settings.upstream_url}, "
+    if settings.database_url is not None:
+        return where + f"database {redacted(settings.database_url)}"
+    where += f"data in {settings.home}"
+    if new:
+        where += ": a new, empty memory (TENURE_HOME held none)"
+    if was is not None:
+        where += f"; its server ran on {was} before: set TENURE_DATABASE_URL to serve that"
+    return where

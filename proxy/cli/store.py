@@ -8,17 +8,18 @@ import sys
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from beliefs.interchange import FORMATS, iter_file, to_jsonl, to_tenure
 from beliefs.models import Belief, HistoryEvent
-from beliefs.store import BeliefStore
-from beliefs.tallies import verify_report
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
 from proxy.cli.text import belief_detail, belief_table, chain_lines, history_lines
 from proxy.settings import Settings
+
+if TYPE_CHECKING:  # the store (DuckDB, psycopg) is imported only by a command that opens it
+    from beliefs.store import BeliefStore
 
 T = TypeVar("T")
 
@@ -98,10 +99,12 @@ def _backend(
     args: argparse.Namespace,
     local: Callable[[BeliefStore], T],
     remote: Callable[[ApiClient], T] | str,
+    *,
+    create: bool = False,
 ) -> T:
     """The database, or the API of the server holding it (see `backend.with_backend`)."""
     read_only = bool(getattr(args, "read_only", False))
-    return with_backend(settings, local, remote, read_only=read_only)
+    return with_backend(settings, local, remote, read_only=read_only, create=create)
 
 
 _API_NAMES = {"user_id": "user", "agent_id": "agent"}  # store.list's names as the API's
@@ -149,7 +152,7 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
 
     # The rows are only written: reading the stored beliefs into memory first would cost
     # the store's size in memory and time for nothing.
-    count = with_backend(settings, local, remote, indexed=False)
+    count = with_backend(settings, local, remote, create=True, indexed=False)
     _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
     return 0
 
@@ -169,7 +172,7 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
 def _verify(args: argparse.Namespace, settings: Settings) -> int:
     report: dict[str, Any] = _backend(
-        settings, args, verify_report, lambda api: dict(api.get("/api/verify"))
+        settings, args, _verify_report, lambda api: dict(api.get("/api/verify"))
     )
     problems, total = list(report["problems"]), int(report["beliefs"])
     if args.json:
@@ -222,7 +225,7 @@ def _dumps(items: Iterable[Belief | HistoryEvent]) -> list[dict[str, Any]]:
 READS: dict[str, BeliefRead] = {
     "show": BeliefRead(
         "show every field of a belief",
-        BeliefStore.get,
+        lambda store, belief_id: store.get(belief_id),
         "",
         Belief.model_validate,
         lambda _, belief: belief_detail(belief),
@@ -230,7 +233,7 @@ READS: dict[str, BeliefRead] = {
     ),
     "history": BeliefRead(
         "show a belief's change log",
-        BeliefStore.history,
+        lambda store, belief_id: store.history(belief_id),
         "/history",
         lambda data: [HistoryEvent.model_validate(e) for e in data],
         history_lines,
@@ -238,7 +241,7 @@ READS: dict[str, BeliefRead] = {
     ),
     "chain": BeliefRead(
         "show the supersession chain a belief belongs to, oldest first",
-        BeliefStore.chain,
+        lambda store, belief_id: store.chain(belief_id),
         "/chain",
         _beliefs,
         lambda _, chain: chain_lines(chain),
@@ -331,3 +334,9 @@ def _restore(args: argparse.Namespace, settings: Settings) -> int:
 
 def _quoted(belief_id: str) -> str:
     return urllib.parse.quote(belief_id, safe="")
+
+
+def _verify_report(store: BeliefStore) -> dict[str, Any]:
+    from beliefs.tallies import verify_report
+
+    return verify_report(store)

@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from beliefs.models import Belief, HistoryEvent
+from beliefs.render import clip
+
+MAX_LISTED_CONTENT = 80  # a listing line stays readable; `beliefs show` has the whole text
 
 
 def when(value: datetime | None, *, precise: bool = False) -> str:
@@ -26,7 +29,7 @@ def state(belief: Belief) -> str:
 
 
 def belief_table(beliefs: Sequence[Belief]) -> list[str]:
-    """One line per belief, columns aligned."""
+    """One line per belief, columns aligned, ending with its content (clipped)."""
     rows = [
         (
             b.id,
@@ -34,14 +37,15 @@ def belief_table(beliefs: Sequence[Belief]) -> list[str]:
             b.canonical_name,
             ",".join(b.scope),
             state(b) + (" pinned" if b.pinned else ""),
+            clip(b.content, MAX_LISTED_CONTENT),
         )
         for b in beliefs
     ]
     if not rows:
         return ["no beliefs match"]
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = [
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r[:4])) + "  " + r[4] for r in rows
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r[:5])) + "  " + r[5] for r in rows
     ]
     lines.append(f"{len(rows)} belief{'s' if len(rows) != 1 else ''}")
     return lines

@@ -26,19 +26,19 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from beliefs.store import BeliefStore
+import tenacity
+
 from beliefs.thread import StoreThread
-from extractor.jobs import JobQueue, PendingJob, pending_job
+from extractor.jobs import JobQueue, pending_job
 from extractor.journal import JobJournal
 from extractor.turn import Turn
 from proxy.gateway.counters import Counters
-from proxy.gateway.injections import InjectionRecord, save_records
+from proxy.gateway.injections import InjectionRecord
+from proxy.gateway.write_batches import Item, Write, apply_folding, describe, rewrite
 
 log = logging.getLogger("tenure.proxy")
-
-Write = Callable[[BeliefStore], object]
 
 LINGER_S = 0.02  # how long a write waits for others to share its commit
 MAX_KEPT = 10_000  # refused writes kept for another try before the oldest is dropped
@@ -46,25 +46,6 @@ RETRY_S = 0.5  # first wait before a refused write is tried again (doubling up t
 RETRY_MAX_S = 10.0
 RECORD_LINGER_S = 0.25  # how long an injection record may wait for others before it is written
 RECORD_BATCH = 64  # held records written as soon as this many wait
-
-
-@dataclass(slots=True)
-class _Item:
-    label: str
-    write: Write | None = None
-    record: InjectionRecord | None = None
-    turn: Callable[[], Turn | None] | None = None  # builds an extraction job's turn
-    done: asyncio.Future[bool] | None = field(default=None, compare=False)  # commit_job's waiter
-    built: list[Turn | None] | None = None  # the turn, once built (a kept job is not rebuilt)
-    pending: PendingJob | None = None  # a journaled job, to be folded into the table
-    segment: int = -1  # the journal segment holding `pending`
-
-    def job_turn(self) -> Turn | None:
-        if self.turn is None:
-            return None
-        if self.built is None:
-            self.built = [self.turn()]
-        return self.built[0]
 
 
 @dataclass(slots=True)
@@ -94,7 +75,7 @@ class StoreWriter:
         journal: JobJournal | None = None,
     ) -> None:
         self._journal = journal
-        self._journaling: list[_Item] = []  # durable jobs waiting for the next append
+        self._journaling: list[Item] = []  # durable jobs waiting for the next append
         self._journal_wake = asyncio.Event()
         self._journal_task: asyncio.Task[None] | None = None
         self._appending = False
@@ -106,27 +87,49 @@ class StoreWriter:
         )
         self._linger = linger_s
         self._record_linger = record_linger_s
-        self._held: list[_Item] = []  # injection records waiting to share a later commit
+        self._held: list[Item] = []  # injection records waiting to share a later commit
         self._held_since = 0.0  # time.monotonic() of the oldest held record
         self._thread = thread
         self._counters = counters
         self._jobs = jobs
-        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._hurry = asyncio.Event()
-        self._kept: deque[_Item] = deque()
+        self._kept: deque[Item] = deque()
         self._max_kept = max(1, max_kept)
-        self._retry_s = retry_s
-        self._retry_wait = retry_s
+        # Doubling from retry_s to RETRY_MAX_S, with jitter: replicas that lost one database
+        # together do not all come back at the same instant.
+        self._backoff = tenacity.wait_exponential_jitter(
+            multiplier=retry_s, max=RETRY_MAX_S, jitter=retry_s
+        )
+        self._refusals = 0  # refused writes in a row
+        self._retry_at = 0.0  # time.monotonic() when kept writes are tried again
+        self._retrying = 0  # kept writes in the write under way
         self._health = WriteHealth()
+        # Extraction jobs not in the store yet (queued, journaled, kept): id(item) -> created.
+        self._jobs_waiting: dict[int, float] = {}
+        # Journaled jobs let go of from memory past max_kept: segment -> {job id: created}.
+        self._journal_only: dict[int, dict[str, float]] = {}
 
     @property
     def pending(self) -> int:
         return self._queue.qsize() + len(self._kept) + len(self._held) + len(self._journaling)
 
     def health(self) -> WriteHealth:
-        self._health.kept = len(self._kept)
+        self._health.kept = len(self._kept) + self._retrying
         return self._health
+
+    def jobs_waiting(self) -> tuple[int, float]:
+        """Extraction jobs in memory, not in the store yet (queued, journaled and waiting to
+        share a commit, kept while the store refuses writes): how many, and the oldest one's
+        age in seconds (0 when none)."""
+        times = [*self._jobs_waiting.values(), *self._journaled_times()]
+        if not times:
+            return 0, 0.0
+        return len(times), max(0.0, time.time() - min(times))
+
+    def _journaled_times(self) -> list[float]:
+        return [t for ids in self._journal_only.values() for t in ids.values()]
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name="tenure-store-writer")
@@ -137,16 +140,16 @@ class StoreWriter:
 
     def submit(self, label: str, write: Write) -> None:
         """Queue `write(store)`; never blocks the caller."""
-        self._queue.put_nowait(_Item(label, write))
+        self._queue.put_nowait(Item(label, write))
 
     def submit_record(self, record: InjectionRecord) -> None:
         """Queue an injection record; the records of a batch go in one statement."""
-        self._queue.put_nowait(_Item("injection", record=record))
+        self._queue.put_nowait(Item("injection", record=record))
 
     def submit_job(self, turn: Callable[[], Turn | None]) -> None:
         """Queue an extraction job; `turn()` runs on the store thread (parsing the captured
         exchange off the request path) and the jobs of a batch go in one INSERT."""
-        self._queue.put_nowait(_Item("job", turn=turn))
+        self._queue.put_nowait(self._job(Item("job", turn=turn)))
 
     async def commit_job(self, turn: Callable[[], Turn | None]) -> bool:
         """Write an extraction job now, with whatever else is queued, and wait for the commit.
@@ -156,7 +159,7 @@ class StoreWriter:
         the wait leaves the write queued.
         """
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        item = _Item("job", turn=turn, done=done)
+        item = self._job(Item("job", turn=turn, done=done))
         if self._journal_task is not None:
             self._journaling.append(item)
             self._journal_wake.set()
@@ -164,6 +167,10 @@ class StoreWriter:
             self._queue.put_nowait(item)
             self._hurry.set()
         return await asyncio.shield(done)
+
+    def _job(self, item: Item) -> Item:
+        self._jobs_waiting[id(item)] = time.time()
+        return item
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is written or kept for a retry (tests)."""
@@ -221,7 +228,7 @@ class StoreWriter:
                     "the job journal refused %d job(s) (%s); they are committed to the store "
                     "instead, as with TENURE_JOURNAL=0",
                     len(items),
-                    _describe(exc),
+                    describe(exc),
                 )
                 self._journal_failing = True
                 for item in items:
@@ -240,7 +247,7 @@ class StoreWriter:
                 if item.pending is not None:
                     self._queue.put_nowait(item)
 
-    def _append(self, items: list[_Item]) -> None:
+    def _append(self, items: list[Item]) -> None:
         """Journal thread: build the turns (parsing the captured exchanges), encode them as job
         rows and append those with one sync."""
         assert self._journal is not None
@@ -266,26 +273,69 @@ class StoreWriter:
                 self._hurry.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._hurry.wait(), self._linger)
-            batch: list[_Item | None] = [] if first is _RETRY else [first]
+            batch: list[Item | None] = [] if first is _RETRY else [first]
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             queued = len(batch)
+            urgent = any(item is None or item is _FLUSH for item in batch)
             items = self._with_held(
                 [item for item in batch if item is not None and not _marker(item)],
-                now=first is _RETRY or any(item is None or item is _FLUSH for item in batch),
+                now=first is _RETRY or urgent,
             )
-            retried = list(self._kept)
-            self._kept.clear()
             try:
-                if items or retried:
-                    await self._write(retried + items)
+                if self._kept and not urgent and time.monotonic() < self._retry_at:
+                    self._keep_until_retry(items)
+                else:
+                    retried = list(self._kept)
+                    self._kept.clear()
+                    self._retrying = len(retried)
+                    if items or retried:
+                        await self._write(retried + items)
             finally:
+                self._retrying = 0
                 for _ in range(queued):
                     self._queue.task_done()
             if any(item is None for item in batch):
                 return
 
-    def _with_held(self, items: list[_Item], *, now: bool) -> list[_Item]:
+    def _keep_until_retry(self, items: list[Item]) -> None:
+        """While the store refuses writes, new ones join the kept ones until the next try is
+        due (the backoff holds under load); a reply waiting for its job is told at once."""
+        for item in items:
+            if item.done is not None and not item.done.done():
+                item.done.set_result(False)
+        self._kept.extend(items)
+        self._trim_kept()
+
+    def _trim_kept(self) -> None:
+        while len(self._kept) > self._max_kept:
+            item = self._kept.popleft()
+            if item.pending is None:
+                self._lose(item, "more writes waiting than can be kept")
+                continue
+            # Safe in the journal: let go of here, read back from there once the store is back.
+            if not self._journal_only:
+                log.warning("more writes wait than can be kept: journaled jobs now wait there")
+            ids = self._journal_only.setdefault(item.segment, {})
+            ids[item.pending.id] = self._jobs_waiting.pop(id(item), time.time())
+
+    async def _write_from_journal(self) -> None:
+        """The store takes writes again: write the jobs let go of from memory, from the
+        journal (kept for the next try, or the next start, if that fails)."""
+        wanted, self._journal_only = self._journal_only, {}
+        try:
+            written = await self._thread.run(
+                rewrite, self._jobs, self._journal, {n: set(ids) for n, ids in wanted.items()}
+            )
+        except Exception as exc:
+            for number, ids in wanted.items():
+                self._journal_only.setdefault(number, {}).update(ids)
+            log.warning("jobs waiting in the journal are tried again later: %s", describe(exc))
+            return
+        self._counters.jobs_enqueued += written
+        log.warning("%d job(s) that waited in the journal are written", written)
+
+    def _with_held(self, items: list[Item], *, now: bool) -> list[Item]:
         """`items` with the injection records taken out to wait for a later commit, or with
         every held record put back when they are due (`now`, too old, or enough of them)."""
         records = [item for item in items if _holds(item)]
@@ -303,10 +353,10 @@ class StoreWriter:
         held, self._held = self._held, []
         return held + rest
 
-    async def _next(self) -> _Item | None:
+    async def _next(self) -> Item | None:
         """The next queued item; `_RETRY` when kept writes are due for another try or held
         records for their commit."""
-        waits = [self._retry_wait] if self._kept else []
+        waits = [self._retry_at - time.monotonic()] if self._kept else []
         if self._held:
             waits.append(self._held_since + self._record_linger - time.monotonic())
         if not waits:
@@ -316,17 +366,19 @@ class StoreWriter:
         except TimeoutError:
             return _RETRY
 
-    async def _write(self, items: list[_Item]) -> None:
+    async def _write(self, items: list[Item]) -> None:
         try:
             results = await self._thread.run(
-                _apply_folding, self._thread.store, self._jobs, self._journal, items
+                apply_folding, self._thread.store, self._jobs, self._journal, items
             )
         except Exception as exc:  # the store thread itself failed: keep everything
-            results = [(item, _describe(exc), True) for item in items]
-        refused: list[_Item] = []
+            results = [(item, describe(exc), True) for item in items]
+        refused: list[Item] = []
         for item, error, keep in results:
             if item.done is not None and not item.done.done():
                 item.done.set_result(not error)
+            if not error or not keep:
+                self._jobs_waiting.pop(id(item), None)
             if not error:
                 if item.label == "injection":
                     self._counters.records_written += 1
@@ -349,104 +401,39 @@ class StoreWriter:
                     _first_error(results),
                 )
             health.ok, health.reason = False, _first_error(results)
-            self._retry_wait = min(self._retry_wait * 2, RETRY_MAX_S)
+            self._refusals += 1
+            state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
+            state.attempt_number = self._refusals
+            self._retry_at = time.monotonic() + self._backoff(state)
             self._kept.extend(refused)
-            while len(self._kept) > self._max_kept:
-                self._lose(self._kept.popleft(), "more writes waiting than can be kept")
+            self._trim_kept()
         elif not health.ok and not self._kept:
             log.warning("the store takes writes again; every kept write is written")
             health.ok, health.reason, health.failing_since = True, "", None
-            self._retry_wait = self._retry_s
+            self._refusals = 0
+        if health.ok and self._journal_only:
+            await self._write_from_journal()
 
-    def _lose(self, item: _Item, error: str) -> None:
+    def _lose(self, item: Item, error: str) -> None:
+        self._jobs_waiting.pop(id(item), None)
         self._counters.writes_lost += 1
         self._health.lost += 1
         log.error("LOST a %s write (%d lost since start): %s", item.label, self._health.lost, error)
 
 
-_RETRY = _Item("retry")  # a marker: no new item, try the kept ones (and write held records)
-_FLUSH = _Item("flush")  # a marker: write held records now
+_RETRY = Item("retry")  # a marker: no new item, try the kept ones (and write held records)
+_FLUSH = Item("flush")  # a marker: write held records now
 
 
-def _marker(item: _Item) -> bool:
+def _marker(item: Item) -> bool:
     return item is _RETRY or item is _FLUSH
 
 
-def _holds(item: _Item) -> bool:
+def _holds(item: Item) -> bool:
     """Whether the item may wait to share a later commit: an injection record, or a job
     already safe in the journal."""
     return item.record is not None or item.pending is not None
 
 
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}".strip()[:500]
-
-
-def _first_error(results: list[tuple[_Item, str, bool]]) -> str:
+def _first_error(results: list[tuple[Item, str, bool]]) -> str:
     return next((error for _, error, keep in results if error and keep), "")
-
-
-def _store_refused(exc: BaseException) -> bool:
-    """The store could not write (disk full, file too large, unwritable, invalidated by an
-    earlier I/O error) rather than the write being wrong: worth keeping and trying again."""
-    if isinstance(exc, OSError | MemoryError):
-        return True
-    name = type(exc).__name__
-    if name == "TransactionException":  # DuckDB: "Failed to commit: Could not write file …"
-        return "commit" in str(exc).lower() or "write" in str(exc).lower()
-    return name in ("IOException", "OutOfMemoryException", "FatalException", "InternalException")
-
-
-def _apply_folding(
-    store: BeliefStore, jobs: JobQueue | None, journal: JobJournal | None, items: list[_Item]
-) -> list[tuple[_Item, str, bool]]:
-    """`_apply`, then the journal forgets the jobs the table now has (or that were lost)."""
-    results = _apply(store, jobs, items)
-    if journal is not None:
-        journal.folded(
-            item.segment for item, _, keep in results if item.pending is not None and not keep
-        )
-    return results
-
-
-def _apply(
-    store: BeliefStore, jobs: JobQueue | None, items: list[_Item]
-) -> list[tuple[_Item, str, bool]]:
-    """All items in one transaction; if that fails, each on its own so one bad write costs
-    only itself. Each result: (item, error or "", whether to keep it for another try)."""
-    try:
-        with store.transaction():
-            _write(store, jobs, items)
-        return [(item, "", False) for item in items]
-    except Exception as exc:
-        if len(items) == 1 or _store_refused(exc):
-            # The store refuses writes as such: trying each alone would only fail again.
-            if not _store_refused(exc):
-                log.exception("background %s write failed", items[0].label)
-            return [(item, _describe(exc), _store_refused(exc)) for item in items]
-    results = []
-    for item in items:
-        try:
-            with store.transaction():
-                _write(store, jobs, [item])
-            results.append((item, "", False))
-        except Exception as exc:
-            if not _store_refused(exc):
-                log.exception("background %s write failed", item.label)
-            results.append((item, _describe(exc), _store_refused(exc)))
-    return results
-
-
-def _write(store: BeliefStore, jobs: JobQueue | None, items: list[_Item]) -> None:
-    save_records(store, [item.record for item in items if item.record is not None])
-    journaled = [item.pending for item in items if item.pending is not None]
-    turns = [
-        turn for item in items if item.pending is None and (turn := item.job_turn()) is not None
-    ]
-    if turns or journaled:
-        if jobs is None:
-            raise RuntimeError("an extraction job was queued but the writer has no job queue")
-        jobs.insert(journaled + [pending_job(turn) for turn in turns])
-    for item in items:
-        if item.write is not None:
-            item.write(store)

@@ -1,8 +1,9 @@
 """The chat endpoints: OpenAI `chat/completions` and Anthropic `messages`.
 
-One request: read and check the body, resolve identity, answer a chat command, place memory,
-forward (or translate through LiteLLM for configured models), relay the reply as it arrives,
-then record the injection and hand the finished turn to extraction in the background.
+One request: read and check the body, resolve identity, answer a chat command, place memory
+(a tool loop's request gets its typed message's again), forward (or translate through LiteLLM
+for configured models), relay the reply as it arrives, then record the injection and, with the
+turn's final answer, hand the turn to extraction.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 
 from proxy.gateway import placement, synthetic
+from proxy.gateway.authorship import subagent_marker
+from proxy.gateway.capture import note_turn
 from proxy.gateway.chat_commands import (
     SAVE_SQL,
     ChatCommand,
@@ -25,11 +28,13 @@ from proxy.gateway.forward import Header
 from proxy.gateway.handoff import Handoff
 from proxy.gateway.harness import user_words
 from proxy.gateway.identity import Identity
+from proxy.gateway.loop_memory import turn_memory
 from proxy.gateway.memory import Memory
 from proxy.gateway.replies import send_bytes, send_events
 from proxy.gateway.request import ChatRequest, Entry, read_request
 from proxy.gateway.request_body import check_chat
 from proxy.gateway.side_calls import is_task_call
+from proxy.gateway.turn_loop import chat_turn, earlier_turn
 from proxy.runtime import Runtime
 from proxy.security.grants import Grant, client_grant
 
@@ -56,7 +61,8 @@ async def handle_chat(
     else:
         tool_turn = placement.openai_ends_with_tool_result(messages)
         said = placement.openai_last_user_text(messages)
-    query = user_words(said)  # the user's words, not the agent harness around them
+    turn = chat_turn(messages)
+    query = user_words(turn.words)  # the user's words, not the agent harness around them
     last = messages[-1] if messages else None
     if not tool_turn and isinstance(last, dict) and last.get("role") == "user":
         command = parse_command(placement.text_of(last.get("content")))
@@ -67,7 +73,7 @@ async def handle_chat(
 
     memory: Memory | None = None
     if not (identity.incognito or identity.no_inject or not state.inject):
-        memory = await rt.memory.build(identity, query, request.model, tool_turn=tool_turn)
+        memory = await turn_memory(rt.memory, rt.loops, identity, turn, query, request.model)
         if memory is not None and memory.empty:
             memory = None
     if b'"tenure_' in request.raw and placement.has_tenure_metadata(body):
@@ -75,13 +81,18 @@ async def handle_chat(
         request.rewrite(placement.without_tenure_metadata(body))
     if memory is not None:
         place = placement.place_anthropic if anthropic else placement.place_openai
-        request.rewrite(place(request.body, memory.system_block, memory.user_block))
+        placed = place(request.body, memory.system_block, memory.user_block, at=turn.at)
+        request.rewrite(placed)
         request.memory = memory
     extract = not (identity.incognito or identity.no_extract or not state.extract)
-    if extract and is_task_call(said, placement.system_texts(request.body, anthropic=anthropic)):
+    system = placement.system_texts(body, anthropic=anthropic)
+    if extract and is_task_call(said, system):
         extract = False  # an app's title or tag call: not a turn, not a reinforcement
-    request.extract = extract
-    request.user_message = _typed_text(last) if tool_turn else said
+    if extract and subagent_marker(scope["headers"], system) is not None:
+        extract = False  # a subagent's prompt is the parent model's text, not the user's
+    request.extract, request.turn, request.until_final = extract, turn, True
+    request.user_message = turn.words
+    note_turn(rt, request, *earlier_turn(messages, turn, responses=False))
     handoff = Handoff(rt, request)
     extra: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
     handoff.finish(await handoff.forward(receive, send, extra))
@@ -109,14 +120,6 @@ def run_command(
         rt.writer.submit("chat_state", lambda store: store.execute(SAVE_SQL, row))
     rt.counters.chat_commands += 1
     return reply
-
-
-def _typed_text(last: Any) -> str:
-    """On a tool-result turn, what the user typed beside the results (an Anthropic user message
-    may hold text blocks next to its tool_result blocks); an OpenAI tool message has none."""
-    if isinstance(last, dict) and last.get("role") == "user":
-        return placement.text_of(last.get("content"))
-    return ""
 
 
 async def _send_synthetic(request: ChatRequest, text: str, *, send: Send) -> None:

@@ -26,6 +26,7 @@ class Counters:
     writes_lost: int = 0  # refused writes dropped because too many were waiting
     in_flight: int = 0  # proxied requests being answered right now
     memory_skipped_loading: int = 0  # requests sent without memory while the index loaded
+    browser_requests_refused: int = 0  # a web page's calls (foreign Origin or Host) refused
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)

@@ -59,4 +59,5 @@ def build_context(
         rules=store.rules,
         persona_covers=covers,
         deadline=deadline,
+        contested=store.contested,
     )

@@ -112,8 +112,8 @@ def response_headers(resp: UpstreamResponse, extra: Iterable[Header]) -> list[He
     out = []
     for name, value in resp.raw_headers:
         lower = name.decode("latin-1").lower()
-        if lower in _HOP_BY_HOP or lower in listed:
-            continue
+        if lower in _HOP_BY_HOP or lower in listed or lower == "server":
+            continue  # the provider's software is not the client's business
         if bodiless and lower == "content-length":
             continue
         out.append((name.lower(), value))

@@ -10,6 +10,7 @@ cut short.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -32,6 +33,8 @@ from proxy.gateway.turns import WireFormat
 from proxy.runtime import Runtime
 from proxy.security.grants import grant_of
 
+log = logging.getLogger("tenure.proxy")
+
 ENDPOINTS: dict[WireFormat, str] = {  # the upstream path of each wire format, after the base
     "openai": "chat/completions",
     "anthropic": "messages",
@@ -46,6 +49,8 @@ class Handoff:
     rt: Runtime
     request: ChatRequest
     capture: TurnCapture | None = field(init=False)
+    # The setting whose key went upstream in place of the client's, if one did.
+    own_key: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.capture = TurnCapture(self.rt, self.request) if self.request.extract else None
@@ -77,6 +82,14 @@ class Handoff:
             key = settings.anthropic_upstream_api_key or settings.upstream_api_key
         else:
             base, key = settings.upstream_url, settings.upstream_api_key
+        if key:
+            self.own_key = (
+                "TENURE_ANTHROPIC_UPSTREAM_API_KEY"
+                if anthropic and settings.anthropic_upstream_api_key
+                else "TENURE_UPSTREAM_API_KEY"
+            )
+            # the client can tell whose key a refusal was about
+            extra = [*extra, (b"x-tenure-upstream-key", self.own_key.encode())]
         forwarded = upstream_headers(
             scope["headers"],
             api_key=key,
@@ -107,6 +120,13 @@ class Handoff:
             rt.counters.client_disconnects += 1
         if outcome.status >= 400:
             rt.counters.upstream_errors += 1
+        if outcome.status in (401, 403) and self.own_key is not None:
+            log.warning(
+                "the upstream refused the key in %s (%d); while it is set it replaces each "
+                "client's own key: fix it, or unset it to forward the clients' keys",
+                self.own_key,
+                outcome.status,
+            )
         answered = 200 <= outcome.status < 300  # a failed exchange leaves the store as it was
         memory = self.request.memory
         if memory is not None and answered:

@@ -3,10 +3,11 @@
 Agents wrap the text a person types in blocks of their own: Claude Code puts several kilobytes
 of `<system-reminder>` parts before the prompt, Codex sends `<environment_context>` and
 `<user_instructions>` messages, Cline and Roo Code append `<environment_details>`, slash
-commands arrive as `<command-name>` … `<local-command-stdout>`. Searching or extracting that
-text buries the user's words (the query is clamped to its first 1,000 characters) and feeds
-the extractor boilerplate. A block is dropped whole, tags and text; what is left, when still
-long, is cut from the front, because people type at the end.
+commands arrive as `<command-name>` … `<local-command-stdout>`, and Claude Code and Codex
+report on their subagents in `<task-notification>` and `<subagent_notification>`. Searching or
+extracting that text buries the user's words (the query is clamped to its first 1,000
+characters) and feeds the extractor boilerplate. A block is dropped whole, tags and text; what
+is left, when still long, is cut from the front, because people type at the end.
 
 `HARNESS_TAGS` is the list to extend: a name matches that tag, a name ending in `-` or `_`
 matches every tag it begins (`command-` covers `command-name`, `command-args` …).
@@ -30,6 +31,7 @@ HARNESS_TAGS: tuple[str, ...] = (
     "ide_",
     "turn_aborted",
     "task-notification",
+    "subagent_notification",  # Codex: a subagent's status, reported to the parent model
 )
 
 # What the search sees: the query builder clamps a cleaned query to 1,000 characters.

@@ -29,8 +29,6 @@ from proxy.settings import Settings
 
 log = logging.getLogger("tenure.proxy")
 
-RELEVANT = "relevant"
-
 
 @dataclass(frozen=True, slots=True)
 class Memory:
@@ -76,14 +74,8 @@ class MemoryBuilder:
         self._keeper = persona
         self._recent = RecentMemory()
 
-    async def build(
-        self, identity: Identity, query: str, model: str, *, tool_turn: bool
-    ) -> Memory | None:
-        """Memory for a request, or None when retrieval failed or the user is not loaded.
-
-        On a tool-result turn only the system block is used: it is recomputed from the same
-        state as the turn's first request, so the cached prompt prefix stays the same.
-        """
+    async def build(self, identity: Identity, query: str, model: str) -> Memory | None:
+        """Memory for a request, or None when retrieval failed or the user is not loaded."""
         if not self._store.index.ready.is_set():
             # The index is still filling at start-up: the request goes now, without memory,
             # rather than waiting behind the load.
@@ -106,7 +98,8 @@ class MemoryBuilder:
                 model=model,
             )
             # Read before assembling: a write landing meanwhile must not be cached as seen.
-            key = (request, persona, covers, self._store.index.user_version(identity.user_id))
+            version = self._store.index.user_version(identity.user_id)
+            key = (request, persona, covers, version, self._store.contested.version)
             memory = self._recent.get(key, self._store.rules)
             if memory is None:
                 rules = self._store.rules
@@ -129,9 +122,6 @@ class MemoryBuilder:
                 "retrieval for user %s failed; request sent without memory", identity.user_id
             )
             return None
-        if tool_turn:
-            layers = {k: v for k, v in memory.layers.items() if k != RELEVANT}
-            return Memory(memory.system_block, "", layers, memory.persona, memory.query)
         return memory
 
     async def _persona(self, user_id: str) -> tuple[str, frozenset[str] | None]:
@@ -150,10 +140,11 @@ class MemoryBuilder:
 class RecentMemory:
     """The last few assembled memories, for requests that repeat one exactly.
 
-    An agent's tool loop re-sends the same last user message after every tool call; those turns
-    reuse the memory (and so send byte-identical system blocks) instead of searching again. A
-    key is the request, the persona and the index version; an entry is valid while the rules
-    are the same object, for at most a minute (beliefs can expire).
+    An app may send the same request several times (a retry, an app's task calls beside its
+    chat): those reuse the memory instead of searching again. A key is the request, the persona
+    and the index version; an entry is valid while the rules are the same object, for at most a
+    minute (beliefs can expire). A tool loop's requests reuse their turn's memory by the turn
+    (`loop_memory.py`).
     """
 
     def __init__(self, size: int = 256, ttl_s: float = 60.0) -> None:

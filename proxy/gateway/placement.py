@@ -1,8 +1,9 @@
 """Where memory goes in a request, keeping its cacheable prefix stable.
 
 Persona and pinned beliefs (rarely change) go at the end of the system message; the
-turn-dependent relevant beliefs at the end of the last user message. When the last message is
-a tool result nothing goes into the user side. Only the touched messages are copied; the rest
+turn-dependent relevant beliefs at the end of the turn's typed user message, on every request
+of its tool loop alike (`turn_loop.py`), so the prefix a loop request shares with the one
+before it is byte for byte the same. Only the touched messages are copied; the rest
 of the request (unknown fields, content parts, `cache_control`, tools) is left as it came.
 """
 
@@ -19,19 +20,22 @@ _SYSTEM_ROLES = ("system", "developer")
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
+def is_text_part(part: Any) -> bool:
+    """A content part holding text. Any other shape (a `type` that is a list, a `text` that
+    is a number) is no text of the turn's and goes upstream untouched, for the provider to
+    refuse, as other fields the gateway does not read do."""
+    if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+        return False
+    kind = part.get("type")
+    return isinstance(kind, str) and kind in TEXT_PARTS
+
+
 def text_of(content: Any) -> str:
     """The text of a message content: a string, or the text parts of a content array."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type") in TEXT_PARTS
-            and isinstance(part.get("text"), str)
-        ]
-        return "\n".join(texts)
+        return "\n".join(part["text"] for part in content if is_text_part(part))
     return ""
 
 
@@ -67,8 +71,8 @@ def stripped(content: Any) -> Any:
         return content
     parts = []
     for part in content:
-        text = part.get("text") if isinstance(part, dict) else None
-        if isinstance(text, str) and part.get("type") in TEXT_PARTS:
+        if is_text_part(part):
+            text = part["text"]
             left = strip_injected(text)
             if not left and text:
                 continue  # the part was only memory
@@ -125,8 +129,37 @@ def openai_ends_with_tool_result(messages: list[Any]) -> bool:
     return isinstance(last, dict) and last.get("role") in ("tool", "function")
 
 
-def place_openai(body: dict[str, Any], system_block: str, user_block: str) -> dict[str, Any]:
-    """A copy of `body` with the blocks placed; empty blocks are not placed."""
+# `at` of the place functions: the last user message, unless the request ends with tool results.
+LAST_USER = -1
+
+
+def _with_block_at(messages: list[Any], at: int | None, block: str) -> list[Any]:
+    """`messages` with `block` at the end of message `at` (a new list), or as they are."""
+    if not block or at is None or not 0 <= at < len(messages):
+        return messages
+    message = messages[at]
+    if not isinstance(message, dict):
+        return messages
+    placed = list(messages)
+    placed[at] = {**message, "content": with_text(message.get("content"), block)}
+    return placed
+
+
+def _last_user(messages: list[Any], *, ends_with_tool_result: bool) -> int | None:
+    if ends_with_tool_result:
+        return None
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if isinstance(message, dict) and message.get("role") == "user":
+            return i
+    return None
+
+
+def place_openai(
+    body: dict[str, Any], system_block: str, user_block: str, *, at: int | None = LAST_USER
+) -> dict[str, Any]:
+    """A copy of `body` with the blocks placed; empty blocks are not placed. The user block
+    goes at the end of message `at` (the turn's typed message); None places none."""
     messages: list[Any] = list(body["messages"])
     if system_block:
         index = next(
@@ -145,13 +178,11 @@ def place_openai(body: dict[str, Any], system_block: str, user_block: str) -> di
                 **message,
                 "content": with_text(message.get("content"), system_block),
             }
-    if user_block and not openai_ends_with_tool_result(messages):
-        for i in range(len(messages) - 1, -1, -1):
-            message = messages[i]
-            if isinstance(message, dict) and message.get("role") == "user":
-                messages[i] = {**message, "content": with_text(message.get("content"), user_block)}
-                break
-    return {**body, "messages": messages}
+    if at == LAST_USER:
+        at = _last_user(messages, ends_with_tool_result=openai_ends_with_tool_result(messages))
+    elif at is not None and len(messages) > len(body["messages"]):
+        at += 1  # a system message was put first
+    return {**body, "messages": _with_block_at(messages, at, user_block)}
 
 
 # Anthropic messages
@@ -179,17 +210,18 @@ def anthropic_ends_with_tool_result(messages: list[Any]) -> bool:
     return isinstance(last, dict) and last.get("role") == "user" and _is_tool_result(last)
 
 
-def place_anthropic(body: dict[str, Any], system_block: str, user_block: str) -> dict[str, Any]:
-    """A copy of `body` with the blocks placed: top-level `system` and the last user message."""
+def place_anthropic(
+    body: dict[str, Any], system_block: str, user_block: str, *, at: int | None = LAST_USER
+) -> dict[str, Any]:
+    """A copy of `body` with the blocks placed: top-level `system`, and the user block at the
+    end of message `at` (the turn's typed message; None places none)."""
     out = dict(body)
     if system_block:
         out["system"] = with_text(body.get("system"), system_block)
-    messages: list[Any] = list(body["messages"])
-    if user_block and not anthropic_ends_with_tool_result(messages):
-        for i in range(len(messages) - 1, -1, -1):
-            message = messages[i]
-            if isinstance(message, dict) and message.get("role") == "user":
-                messages[i] = {**message, "content": with_text(message.get("content"), user_block)}
-                out["messages"] = messages
-                break
+    messages: list[Any] = body["messages"]
+    if at == LAST_USER:
+        at = _last_user(messages, ends_with_tool_result=anthropic_ends_with_tool_result(messages))
+    placed = _with_block_at(messages, at, user_block)
+    if placed is not messages:
+        out["messages"] = placed
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from beliefs.connection import store_refused
 from beliefs.feed import Listener
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -22,6 +23,7 @@ class Follower:
         self._lock = threading.Lock()
         self._queued = False
         self._stopped = False
+        self._away = False
         self.listener = Listener(url, self._wake)
 
     def start(self) -> None:
@@ -39,8 +41,14 @@ class Follower:
             self._queued = False
         try:
             self.store.catch_up()
-        except Exception:
-            log.exception("applying other replicas' changes failed; retried on the next notice")
+        except Exception as exc:
+            if not store_refused(exc):
+                log.exception("applying other replicas' changes failed; retried on the next notice")
+            elif not self._away:  # the store is away: said once, caught up when it is back
+                log.warning("cannot read other replicas' changes (%s); retried on reconnect", exc)
+            self._away = True
+        else:
+            self._away = False
 
     def stop(self) -> None:
         with self._lock:

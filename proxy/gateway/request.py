@@ -17,6 +17,7 @@ from proxy.gateway.chat_commands import ChatState
 from proxy.gateway.identity import Identity, header_text, resolve_identity
 from proxy.gateway.memory import Memory
 from proxy.gateway.request_body import dump_object, parse_object, read_body
+from proxy.gateway.turn_loop import NO_TURN, TurnLoop
 from proxy.gateway.turns import WireFormat
 from proxy.runtime import Runtime
 from proxy.security.grants import client_grant
@@ -45,8 +46,10 @@ class ChatRequest:
     state: ChatState
     payload: bytes  # what goes upstream: the bytes as received until the body changes
     memory: Memory | None = None
-    user_message: str = ""  # what the user said, for the extraction job
+    user_message: str = ""  # what the user typed to start the turn, for the extraction job
     extract: bool = False
+    turn: TurnLoop = NO_TURN  # the typed message this request answers, and its tool loop
+    until_final: bool = False  # the turn's job waits for its final answer (history resent)
 
     @property
     def model(self) -> str:

@@ -2,9 +2,10 @@
 every client on `responses.create`, with memory as on the chat endpoints.
 
 One request: read and check the body, resolve identity, answer a chat command, place memory
-(`instructions` and the last user message), forward (or answer through LiteLLM for a routed
-model), relay the reply as it arrives, then record the injection and hand the finished turn —
-the input's user words and the output's text and function calls — to extraction.
+(`instructions` and the turn's typed user message, again on every request of its tool loop),
+forward (or answer through LiteLLM for a routed model), relay the reply as it arrives, then
+record the injection and, with the turn's final answer, hand the turn — the typed words, the
+answer and the loop's calls — to extraction.
 """
 
 from __future__ import annotations
@@ -12,17 +13,21 @@ from __future__ import annotations
 from starlette.types import Receive, Scope, Send
 
 from proxy.gateway import responses_body as shape
+from proxy.gateway.authorship import subagent_marker
+from proxy.gateway.capture import note_turn
 from proxy.gateway.chat import run_command
 from proxy.gateway.chat_commands import parse_command
 from proxy.gateway.forward import Header
 from proxy.gateway.handoff import Handoff
 from proxy.gateway.harness import user_words
+from proxy.gateway.loop_memory import turn_memory
 from proxy.gateway.memory import Memory
 from proxy.gateway.placement import has_tenure_metadata, without_tenure_metadata
 from proxy.gateway.replies import send_bytes, send_events
 from proxy.gateway.request import Entry, read_request
 from proxy.gateway.responses_stream import response_events, response_reply
 from proxy.gateway.side_calls import is_task_call
+from proxy.gateway.turn_loop import chained, earlier_turn, responses_turn
 from proxy.runtime import Runtime
 
 
@@ -48,22 +53,33 @@ async def handle_responses(
             await send_bytes(send, 200, data, headers=extra)
         return
 
+    turn = responses_turn(body)
     memory: Memory | None = None
     if not (identity.incognito or identity.no_inject or not state.inject):
-        query = user_words(shape.last_user_text(body))
-        memory = await rt.memory.build(identity, query, model, tool_turn=tool_turn)
+        query = user_words(turn.words)
+        memory = await turn_memory(rt.memory, rt.loops, identity, turn, query, model)
         if memory is not None and memory.empty:
             memory = None
     if b'"tenure_' in request.raw and has_tenure_metadata(body):
         request.rewrite(without_tenure_metadata(body))
     if memory is not None:
-        request.rewrite(shape.place_responses(request.body, memory.system_block, memory.user_block))
+        blocks = (memory.system_block, memory.user_block)
+        request.rewrite(shape.place_responses(request.body, *blocks, at=turn.at))
         request.memory = memory
     extract = not (identity.incognito or identity.no_extract or not state.extract)
-    instructions = request.body.get("instructions")
-    if extract and is_task_call(said, [instructions] if isinstance(instructions, str) else []):
+    instructions = body.get("instructions")
+    system = [instructions] if isinstance(instructions, str) else []
+    if extract and is_task_call(said, system):
         extract = False
-    request.extract, request.user_message = extract, said
+    if extract and subagent_marker(scope["headers"], system) is not None:
+        extract = False  # a subagent's prompt is the parent model's text, not the user's
+    request.extract, request.turn, request.user_message = extract, turn, turn.words
+    # A chained request does not send its history again: its own reply ends its part of the turn.
+    request.until_final = not chained(body)
+    items = body.get("input")
+    note_turn(
+        rt, request, *earlier_turn(items if isinstance(items, list) else [], turn, responses=True)
+    )
     handoff = Handoff(rt, request)
     extra_headers: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
     handoff.finish(await handoff.forward(receive, send, extra_headers))

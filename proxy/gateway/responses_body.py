@@ -4,8 +4,8 @@
 content a string or `input_text` parts) beside function calls, their outputs, reasoning and
 other items the gateway leaves alone. Persona and pinned beliefs go at the end of
 `instructions` (rebuilt from the same state on every call, so the cached prefix stays the
-same); relevant beliefs at the end of the last user message. When the last item is a tool's
-output (`function_call_output` and the other `*_output` items) nothing goes into the input.
+same); relevant beliefs at the end of the turn's typed user message, on every request of its
+tool loop alike (`function_call_output` and the other `*_output` items follow it).
 A request chained by `previous_response_id` or `conversation` carries only its new items: the
 turn is read from those.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from beliefs.render import append_block, strip_injected
 from proxy.errors import bad_field
-from proxy.gateway.placement import stripped, text_of, with_text
+from proxy.gateway.placement import LAST_USER, stripped, text_of, with_text
 
 _STRINGS = ("model", "instructions", "user", "safety_identifier", "previous_response_id")
 
@@ -88,24 +88,31 @@ def last_item_text(body: dict[str, Any]) -> str | None:
     return None
 
 
-def place_responses(body: dict[str, Any], system_block: str, user_block: str) -> dict[str, Any]:
-    """A copy of `body` with the blocks placed; empty blocks are not placed."""
+def place_responses(
+    body: dict[str, Any], system_block: str, user_block: str, *, at: int | None = LAST_USER
+) -> dict[str, Any]:
+    """A copy of `body` with the blocks placed; empty blocks are not placed. The user block
+    goes at the end of input item `at` (the turn's typed message; None places none; by
+    default the last user message unless the input ends with a tool's output)."""
     out = dict(body)
     if system_block:
         out["instructions"] = append_block(body.get("instructions") or "", system_block)
     items = body.get("input")
-    if not user_block or ends_with_tool_output(body):
+    if not user_block or at is None:
         return out
     if isinstance(items, str):
         out["input"] = append_block(items, user_block)
         return out
-    if isinstance(items, list):
-        for i in range(len(items) - 1, -1, -1):
-            item = items[i]
-            if _is_message(item, "user"):
-                placed = with_text(item.get("content"), user_block, part_type="input_text")
-                out["input"] = [*items[:i], {**item, "content": placed}, *items[i + 1 :]]
-                break
+    if not isinstance(items, list):
+        return out
+    if at == LAST_USER:
+        if ends_with_tool_output(body):
+            return out
+        at = next((i for i in range(len(items) - 1, -1, -1) if _is_message(items[i], "user")), None)
+    if at is not None and 0 <= at < len(items) and isinstance(items[at], dict):
+        item = items[at]
+        placed = with_text(item.get("content"), user_block, part_type="input_text")
+        out["input"] = [*items[:at], {**item, "content": placed}, *items[at + 1 :]]
     return out
 
 

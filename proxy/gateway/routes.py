@@ -15,7 +15,12 @@ from proxy.gateway.passthrough import handle_passthrough
 from proxy.gateway.request import Entry
 from proxy.gateway.responses import handle_responses
 from proxy.runtime import Runtime
+from proxy.security.access import is_loopback
+from proxy.security.csrf import refuse_browsers
 from proxy.security.middleware import REQUEST_ID
+
+# The calls whose bodies the gateway reads and answers with memory.
+MODEL_CALLS = frozenset({"chat/completions", "messages", "responses"})
 
 
 def split_user(path: str) -> tuple[str | None, str]:
@@ -92,6 +97,16 @@ class ProxyEndpoint:
         try:
             url_user, path = split_user(scope["path"])
             url_scope, rest = split_path(path)
+            try:
+                refuse_browsers(
+                    scope["headers"],
+                    loopback_only=is_loopback(runtime.settings.host),
+                    model_call=rest in MODEL_CALLS,
+                    allowed_origins=runtime.settings.allowed_origins,
+                )
+            except ProxyError:
+                counters.browser_requests_refused += 1
+                raise
             if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
                 entry = Entry(
                     wire="openai" if rest == "chat/completions" else "anthropic",

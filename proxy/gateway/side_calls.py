@@ -7,8 +7,9 @@ beliefs again and count each as a reinforcement. `TASK_MARKERS` is the list to e
 matches the start of the last user message or of a system prompt part.
 
 Agents also send a user message again: a retry, a regenerate, a whole history replayed.
-`SeenMessages` remembers which user messages were handed to extraction, per user and agent,
-so each is extracted once; the assistant's new answer still is.
+`SeenMessages` remembers which typed messages were handed to extraction, per user and agent
+(by their turn's key: the words and their place in the conversation, so the same short reply
+typed later is a new message), so each is extracted once.
 """
 
 from __future__ import annotations
@@ -38,27 +39,56 @@ def is_task_call(user_text: str, system_texts: Iterable[str] = ()) -> bool:
 
 
 class SeenMessages:
-    """The user messages recently handed to extraction, as digests per (user, agent)."""
+    """The user messages recently handed to extraction, as digests per (user, agent), and the
+    typed messages whose turns began here (their job comes with the turn's final answer)."""
 
     def __init__(self, size: int = 8192, ttl_s: float = 24 * 3600.0) -> None:
         self._size = size
         self._ttl = ttl_s
         self._lock = threading.Lock()
         self._seen: OrderedDict[bytes, float] = OrderedDict()
+        self._begun: OrderedDict[bytes, float] = OrderedDict()
 
     def first_time(self, user_id: str, agent_id: str | None, text: str) -> bool:
         """True the first time `text` comes from this user and agent (and marks it seen)."""
         if not text.strip():
             return True
-        key = hashlib.blake2b(
-            "\x00".join((user_id, agent_id or "", text.strip())).encode("utf-8", "replace"),
-            digest_size=16,
-        ).digest()
+        key = _digest(user_id, agent_id, text)
         now = time.monotonic()
         with self._lock:
             seen = self._seen.get(key)
-            self._seen[key] = now
-            self._seen.move_to_end(key)
-            while len(self._seen) > self._size:
-                self._seen.popitem(last=False)
+            _note(self._seen, key, now, self._size)
         return seen is None or now - seen > self._ttl
+
+    def begin(self, user_id: str, agent_id: str | None, text: str) -> None:
+        """Note that the turn of a typed message (`text`: its key) is under way here."""
+        with self._lock:
+            _note(self._begun, _digest(user_id, agent_id, text), time.monotonic(), self._size)
+
+    def unfinished(self, user_id: str, agent_id: str | None, text: str) -> bool:
+        """True, once, for a turn that began here and was never handed to extraction (its loop
+        was cut off before a final answer); it then counts as seen."""
+        key = _digest(user_id, agent_id, text)
+        now = time.monotonic()
+        with self._lock:
+            began, seen = self._begun.pop(key, None), self._seen.get(key)
+            if (
+                began is None
+                or now - began > self._ttl
+                or (seen is not None and now - seen <= self._ttl)
+            ):
+                return False
+            _note(self._seen, key, now, self._size)
+        return True
+
+
+def _digest(user_id: str, agent_id: str | None, text: str) -> bytes:
+    joined = "\x00".join((user_id, agent_id or "", text.strip()))
+    return hashlib.blake2b(joined.encode("utf-8", "replace"), digest_size=16).digest()
+
+
+def _note(entries: OrderedDict[bytes, float], key: bytes, now: float, size: int) -> None:
+    entries[key] = now
+    entries.move_to_end(key)
+    while len(entries) > size:
+        entries.popitem(last=False)

@@ -1,4 +1,5 @@
-"""The gateway's tables, `injections`, `chat_state` and `mcp_calls` (memory tool calls):
+"""The gateway's tables, `injections`, `chat_state`, `mcp_calls` (memory tool calls) and
+`turn_memory` (the memory of each typed message, for its tool loop: `loop_memory.py`):
 numbered migrations the runtime applies to the store's file (`BeliefStore.ensure_schema`) when
 it starts."""
 
@@ -68,4 +69,23 @@ MCP_CALLS = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS]
+TURN_MEMORY = Migration(
+    120,
+    "gateway: the memory placed for each typed message, reused by its tool loop",
+    (
+        """
+        CREATE TABLE turn_memory (
+            key VARCHAR PRIMARY KEY,
+            created_at TIMESTAMPTZ NOT NULL,
+            system_block VARCHAR NOT NULL,
+            user_block VARCHAR NOT NULL,
+            layers JSON NOT NULL,
+            persona BOOLEAN NOT NULL,
+            query VARCHAR NOT NULL
+        )
+        """,
+        "CREATE INDEX turn_memory_time ON turn_memory (created_at)",
+    ),
+)
+
+MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS, TURN_MEMORY]

@@ -7,8 +7,11 @@ Tool calls come out in the OpenAI shape `{"id", "type": "function", "function": 
 "arguments"}}` for both formats (Anthropic `tool_use` input is serialised to JSON). The
 finished turn, with everything the proxy injected and the agent harness wrapped around the
 user's words stripped, becomes an extraction job written through the background writer, so the
-response is never delayed. A user message already handed to extraction (a retry, a replayed
-history) goes once: the job then carries only the new answer.
+response is never delayed. One typed message makes one job: a reply that calls tools is not
+the turn's end when the client sends the history again, and the job written with the final
+answer holds the typed words, that answer and the loop's tool calls by name. A request with no
+new user words makes none, and a user message already handed to extraction (a retry, a
+replayed history) goes once.
 """
 
 from __future__ import annotations
@@ -218,20 +221,29 @@ class CapturedTurn:
     content_encoding: str
     injected_ids: list[str]
     created_at: datetime
+    tools: tuple[str, ...] = ()  # the tools the turn's loop called before this request
+    until_final: bool = False  # a reply that calls tools is not the turn's end: no job yet
+    turn_key: str | None = None  # the typed message and its place in the conversation
 
     def to_turn(self, seen: SeenMessages | None = None) -> Turn | None:
-        """The extraction turn with injected memory and harness text stripped; None when
-        nothing new was said. `seen`: user messages already extracted (they go once)."""
+        """The extraction turn with injected memory and harness text stripped; None when the
+        user said nothing new (a tool loop's request, a subagent's, a message already
+        extracted) or the turn goes on. `seen`: user messages already extracted (they go
+        once)."""
         reply = read_turn(
             self.wire,
             self.chunks,
             content_type=self.content_type,
             content_encoding=self.content_encoding,
         )
+        if self.until_final and reply.tool_calls:
+            return None  # the loop goes on: its final answer makes the turn's one job
         user_message = strip_harness(strip_injected(self.user_message))
-        if seen is not None and not seen.first_time(self.user_id, self.agent_id, user_message):
-            user_message = ""
-        if reply.empty and not user_message.strip():
+        if not user_message.strip():
+            return None
+        # Once per typed message: "yes" typed again later is new, the same message resent is not.
+        once = self.turn_key or user_message
+        if seen is not None and not seen.first_time(self.user_id, self.agent_id, once):
             return None
         return Turn(
             request_id=self.request_id,
@@ -241,11 +253,17 @@ class CapturedTurn:
             model=self.model,
             user_message=user_message,
             assistant_message=strip_injected(reply.text),
-            tool_calls=reply.tool_calls,
+            tool_calls=named_calls(self.tools) + reply.tool_calls,
             injected_ids=self.injected_ids,
             created_at=self.created_at,
             wire="anthropic" if self.wire == "anthropic" else "openai",
         )
+
+
+def named_calls(names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A loop's earlier tool calls, by name only (their arguments and results are the tools'
+    business, not what the user said)."""
+    return [{"type": "function", "function": {"name": name}} for name in names]
 
 
 def enqueue_turn(

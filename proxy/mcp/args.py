@@ -83,8 +83,9 @@ class RememberArgs(_Args):
 
 
 class ForgetArgs(_Args):
-    """Stop using a remembered belief the user says is wrong or no longer wanted. It is
-    rejected (never injected again, kept in history, restorable by the user), not erased."""
+    """Stop using a remembered belief the user says is wrong or no longer wanted. A soft
+    delete, reversible: it is rejected (never injected again, kept in history, restorable by
+    the user), not erased."""
 
     id: str | None = Field(
         default=None, max_length=200, description="The belief's id, as recall showed it."

@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute, Route
 
 from beliefs.models import storable_value, utcnow
 from beliefs.store import BeliefStore
+from extractor.redact import redact_record
 from proxy.api.endpoint import endpoint
 from proxy.api.query_params import Query, query_int
 from proxy.runtime import Runtime
@@ -42,7 +43,10 @@ class ToolCall:
 
 
 def record_call(store: BeliefStore, call: ToolCall) -> None:
-    arguments = json.dumps(storable_value(call.arguments), default=str)
+    """Store the call, its arguments and result redacted together (no secret is kept or
+    shown on the audit page)."""
+    clean = redact_record({"arguments": call.arguments, "result": call.result})
+    arguments = json.dumps(storable_value(clean["arguments"]), default=str)
     if len(arguments) > MAX_ARGUMENT_CHARS:
         arguments = json.dumps({"clipped": arguments[:MAX_ARGUMENT_CHARS]})
     store.execute(
@@ -60,7 +64,7 @@ def record_call(store: BeliefStore, call: ToolCall) -> None:
             call.ok,
             call.outcome,
             list(call.belief_ids),
-            json.dumps(storable_value(call.result), default=str),
+            json.dumps(storable_value(clean["result"]), default=str),
             call.duration_ms,
         ],
     )
@@ -94,8 +98,12 @@ def list_calls(
     for row in rows:
         item = dict(zip(names, row, strict=True))
         item["created_at"] = item["created_at"].isoformat()
-        item["arguments"] = json.loads(item["arguments"])
-        item["result"] = json.loads(item["result"])
+        # Redacted again as shown: rows written before arguments were redacted on the way in
+        # still hold what the caller typed.
+        shown = redact_record(
+            {"arguments": json.loads(item["arguments"]), "result": json.loads(item["result"])}
+        )
+        item["arguments"], item["result"] = shown["arguments"], shown["result"]
         out.append(item)
     return out
 

@@ -19,7 +19,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
-from beliefs.errors import BeliefError
+from beliefs.errors import BeliefError, reason
+from extractor.redact import redact_record
 from proxy.errors import ProxyError
 from proxy.mcp.args import (
     ARGS,
@@ -101,7 +102,9 @@ class ToolServer:
                     input_schema=input_schema(name),
                     annotations=types.ToolAnnotations(
                         read_only_hint=name in READ_ONLY,
-                        destructive_hint=name == "forget",
+                        # forget is a soft delete the user can undo: marked destructive,
+                        # clients whose approval policy is "never" refuse it outright.
+                        destructive_hint=False,
                         idempotent_hint=name != "remember",
                         open_world_hint=False,
                     ),
@@ -115,7 +118,9 @@ class ToolServer:
     ) -> types.CallToolResult:
         caller = self.caller(ctx)
         name = params.name
-        arguments = dict(params.arguments or {})
+        # Secrets go no further than here: not into a belief, a search or the audit row, and a
+        # secret recognised in one argument is masked in every other that repeats it.
+        arguments = redact_record(dict(params.arguments or {}))
         if name not in ARGS:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -233,10 +238,10 @@ def _argument_problem(tool: str, exc: ValidationError) -> tuple[str, str]:
     if err["type"] == "missing":
         return field, f"{tool}: the argument {field!r} is required"
     if not loc:  # a rule across arguments, e.g. forget's id or canonical_name
-        message = str(err["msg"]).removeprefix("Value error, ")
+        message = reason(err)
         return "id", f"{tool}: {message}"
     shown = json.dumps(err.get("input"), default=str)[:80]
-    return ".".join(loc), f"{tool}: {'.'.join(loc)}={shown} is not accepted: {err['msg']}"
+    return ".".join(loc), f"{tool}: {'.'.join(loc)}={shown} is not accepted: {reason(err)}"
 
 
 # -- streamable HTTP -----------------------------------------------------------------------------

@@ -71,7 +71,10 @@ async def relay_stdio(settings: Settings, base: str, headers: Mapping[str, str])
             async for message in local_read:
                 if isinstance(message, SessionMessage):
                     await remote_write.send(message)
-            tasks.cancel_scope.cancel()  # the client closed stdin: we are done
+            # The client closed stdin: we are done. The stdio server's writer waits for its
+            # stream to close before it lets the process leave, so close it too.
+            local_write.close()
+            tasks.cancel_scope.cancel()
 
         async def down() -> None:
             async for message in remote_read:

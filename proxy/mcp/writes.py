@@ -20,6 +20,7 @@ from extractor.schema import BeliefUpdate, ExtractionOutput, NewBelief
 from extractor.turn import Turn
 from proxy.mcp.args import ForgetArgs, RememberArgs
 from proxy.mcp.caller import Caller, Outcome, ToolFailure, scopes_of, visible_to
+from proxy.mcp.naming import StatementNames, statement_names
 
 SOURCE_TYPE = "mcp"
 MODEL = "mcp"  # the "model" an MCP write is attributed to in its provenance
@@ -57,16 +58,21 @@ def remember(
             new_content=args.statement,
             new_canonical_name=args.name,
             reason=f"replaced through the memory tools ({caller.actor})",
+            # The old directive and the replaced option's names must not carry over.
+            why_it_matters=args.why_it_matters or None,
+            rejected_alternatives=args.rejected_alternatives,
         )
         output = ExtractionOutput(belief_updates=[update])
     else:
-        name = args.name or _name_for(store, turn, args.statement, visible)
+        own = statement_names(args.statement)
+        name = args.name or _name_for(store, turn, args.statement, visible, own)
         new = NewBelief(
             type=args.type,
             canonical_name=name,
             content=args.statement,
             why_it_matters=args.why_it_matters,
-            aliases=args.aliases,
+            # Search matches names, never content: the statement's own words make it findable.
+            aliases=dedupe_names([*args.aliases, *own.aliases]),
             rejected_alternatives=args.rejected_alternatives,
             scope=[args.scope.strip().lower()] if args.scope else [],
             confidence=STATED_CONFIDENCE,
@@ -234,11 +240,16 @@ def _find(
     return belief
 
 
-def _name_for(store: BeliefStore, turn: Turn, statement: str, visible: list[str]) -> str:
-    """The name of a live belief that already says this, else one made of its first words."""
+def _name_for(
+    store: BeliefStore, turn: Turn, statement: str, visible: list[str], own: StatementNames
+) -> str:
+    """The name of a live belief that already says this, else one made of its most telling
+    phrases, else of its first words."""
     for belief in store.index.records(turn.user_id):
         in_view = belief.is_live and set(belief.scope) & set(visible)
         if in_view and same_content(belief.content, statement):
             return belief.canonical_name
+    if own.canonical_name:
+        return own.canonical_name
     words = [w for w in re.findall(r"\w+", statement.lower()) if w not in STOP_WORDS]
     return "_".join(words[:NAME_WORDS]) or "remembered"

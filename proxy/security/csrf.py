@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -76,6 +76,88 @@ def foreign_host(headers: Headers) -> str | None:
     if is_loopback(host_name(host)):
         return None
     return f"this server answers as localhost or 127.0.0.1, not as {host!r}"
+
+
+# The content types a web page may send to another site without asking first (no CORS
+# preflight): a model call in one of them came from a page, not from an SDK.
+SIMPLE_CONTENT_TYPES = frozenset(
+    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
+)
+
+
+def refuse_browsers(
+    headers: Headers,
+    *,
+    loopback_only: bool,
+    model_call: bool,
+    allowed_origins: Collection[str] = (),
+) -> None:
+    """Refuse a proxy call a browser made for another site: a foreign `Host` on a loopback
+    bind (DNS rebinding), an `Origin` not this server's or `Sec-Fetch-Site: cross-site`, and a
+    model call (chat, messages, responses) a browser sent in a simple content type. SDKs and
+    agents send no `Origin` and JSON bodies, so none of this touches them; scripts that post
+    JSON as form data (`curl -d`, Python's urllib) are no browser either and pass.
+
+    Raises:
+        ProxyError: 421 for the host, 403 for the origin, 415 for the content type.
+    """
+    headers = list(headers)
+    # No Host at all is an HTTP/1.0 script's request: a browser always names the host.
+    named = any(name == b"host" for name, _ in headers)
+    if loopback_only and named and (problem := foreign_host(headers)) is not None:
+        raise ProxyError(
+            421,
+            f"{problem}: a web page whose domain points here (DNS rebinding) must not reach "
+            "the model or the memory; clients on this machine use http://127.0.0.1 or "
+            "http://localhost, or set TENURE_HOST to serve other hosts with TENURE_API_KEY",
+            param="Host",
+            code="misdirected_request",
+        )
+    problem = cross_site(headers)
+    if problem is None and (b"sec-fetch-site", b"same-site") in headers:
+        # A page on another port of this machine: the same site, another origin. A GET
+        # from it carries no Origin.
+        problem = "the request comes from another origin (Sec-Fetch-Site: same-site)"
+    if problem is not None and not _trusted(headers, allowed_origins):
+        raise ProxyError(
+            403,
+            f"{problem}: web pages may not call the model through the gateway (agents and "
+            "SDKs send no Origin header); to let a web app you trust call it, add its origin "
+            "to TENURE_ALLOWED_ORIGINS",
+            param="Origin",
+            code="cross_site_request",
+        )
+    if not model_call or not _from_a_browser(headers):
+        return
+    kind = next((v.decode("latin-1") for n, v in headers if n == b"content-type"), "")
+    if kind.split(";")[0].strip().lower() in SIMPLE_CONTENT_TYPES:
+        raise ProxyError(
+            415,
+            f"Content-Type {kind!r} from a browser is what a web page sends to another site "
+            "without asking; send the request body as JSON with Content-Type: application/json",
+            param="Content-Type",
+            code="unsupported_content_type",
+        )
+
+
+def _trusted(headers: list[tuple[bytes, bytes]], allowed: Collection[str]) -> bool:
+    """The `Origin` is one the operator listed, or an app's own scheme (`app://`,
+    `tauri://`, `vscode-webview://`): no page on the web can take either."""
+    origin = next((v.decode("latin-1").lower() for n, v in headers if n == b"origin"), None)
+    if origin is None or origin == "null":
+        return False
+    return origin in allowed or urlsplit(origin).scheme not in ("http", "https")
+
+
+def _from_a_browser(headers: list[tuple[bytes, bytes]]) -> bool:
+    """A browser's marks: `Origin` or `Sec-Fetch-*` (every current browser sends them on a
+    cross-origin write), or a browser's `User-Agent` (older ones sent neither)."""
+    for name, value in headers:
+        if name == b"origin" or name.startswith(b"sec-fetch-"):
+            return True
+        if name == b"user-agent" and value.startswith(b"Mozilla/"):
+            return True
+    return False
 
 
 class BrowserGuard:

@@ -9,8 +9,10 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import deque
 from datetime import datetime, timedelta
 
+from beliefs.connection import store_refused
 from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
@@ -21,6 +23,7 @@ log = logging.getLogger("tenure.proxy")
 
 POLL_S = 0.2
 LATE_S = 10  # how long a row that committed late is still looked for
+UNSENT_MAX = 10_000  # events of each kind kept while the store is away; past it the oldest go
 
 
 class SharedAccess:
@@ -43,6 +46,9 @@ class SharedAccess:
         self._seq = 0
         self._seen: dict[int, datetime] = {}  # recent rows already applied, by sequence
         self._task: asyncio.Task[None] | None = None
+        # Events not in the table yet (deques: appended on the loop, sent on the store thread).
+        self._revoked: deque[str] = deque(maxlen=UNSENT_MAX)
+        self._failed: deque[str] = deque(maxlen=UNSENT_MAX)
 
     async def start(self) -> None:
         secret, self._seq = await self.thread.run(self._open)
@@ -80,14 +86,26 @@ class SharedAccess:
         return str(row[0]), self._seq
 
     def _record(self, kind: str, value: str) -> None:
-        def insert() -> None:
-            # The database's clock stamps the row, so the replicas' clocks need not agree.
-            self.store.execute(
-                "INSERT INTO access_events (origin, kind, value) VALUES (?, ?, ?)",
-                [self.origin, kind, value],
-            )
+        (self._revoked if kind == "revoked" else self._failed).append(value)
+        self.thread.submit(self._send)
 
-        self.thread.submit(insert)
+    def _send(self) -> None:
+        """Store thread: write the events not written yet. While PostgreSQL is away they wait
+        here and every poll tries again, so a logout during an outage still ends the session
+        on the other replicas once it is back."""
+        for kind, waiting in (("revoked", self._revoked), ("failed", self._failed)):
+            while waiting:
+                try:
+                    # The database's clock stamps the row: the replicas' clocks need not agree.
+                    self.store.execute(
+                        "INSERT INTO access_events (origin, kind, value) VALUES (?, ?, ?)",
+                        [self.origin, kind, waiting[0]],
+                    )
+                except Exception as exc:
+                    if store_refused(exc):
+                        return
+                    log.exception("recording a %s access event failed", kind)
+                waiting.popleft()
 
     def _apply(self, after: int) -> None:
         # A row whose transaction commits after a later one's shows up behind the highest
@@ -115,15 +133,23 @@ class SharedAccess:
             self._seen = {s: at for s, at in self._seen.items() if at >= cutoff}
 
     def _catch_up(self) -> None:
+        self._send()
         self._apply(self._seq)
         # Tokens are few: read whole, a token made or revoked on any replica (or by `tenure
         # tokens` on the database) holds here within one poll.
         self.tokens.replace(list_tokens(self.store))
 
     async def _follow(self) -> None:
+        away = False
         while True:
             await asyncio.sleep(POLL_S)
             try:
                 await self.thread.run(self._catch_up)
-            except Exception:
-                log.exception("reading the other replicas' logouts and wrong keys failed")
+            except Exception as exc:
+                if not store_refused(exc):
+                    log.exception("reading the other replicas' logouts and wrong keys failed")
+                elif not away:  # PostgreSQL is away: said once, read again when it is back
+                    log.warning("cannot read the other replicas' logouts (%s); retrying", exc)
+                away = True
+            else:
+                away = False

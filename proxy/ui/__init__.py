@@ -47,6 +47,7 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
         Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),
         Route("/status/compaction", forms.compact_now, methods=post),
         Route("/status/persona", forms.save_persona, methods=post),
+        Route("/api-reference", pages.api, methods=get),
         Route("/login", forms.login_page, methods=get),
         Route("/login", forms.login, methods=post),
         Route("/logout", forms.logout, methods=post),

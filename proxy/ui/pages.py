@@ -3,7 +3,7 @@ as HTML."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, get_args
 
 from starlette.requests import Request
@@ -14,6 +14,7 @@ from compaction import RUN_COUNTS
 from proxy.api import beliefs as belief_api
 from proxy.api.compaction import compaction_runs, get_persona
 from proxy.api.jobs import get_job, list_conflicts, list_jobs
+from proxy.api.openapi import describe
 from proxy.api.routes import health, list_injections
 from proxy.mcp.audit import calls
 from proxy.runtime import Runtime
@@ -59,6 +60,20 @@ def _listed(result: Outcome) -> list[Any] | None:
     if result.ok and isinstance(result.data, list):
         return result.data
     return None
+
+
+def _after_breaker(jobs: list[Any] | None, breaker: dict[str, Any] | None) -> list[Any] | None:
+    """Pending jobs with the time they will really be tried: while the breaker is open none
+    is tried before it lets calls through, whatever its own backoff says."""
+    if not jobs or not breaker or breaker.get("state") != "open":
+        return jobs
+    resumes = (utcnow() + timedelta(seconds=float(breaker.get("retry_in_s") or 0))).isoformat()
+    return [
+        {**job, "next_attempt_at": resumes}
+        if not job.get("next_attempt_at") or _later(resumes, job["next_attempt_at"])
+        else job
+        for job in jobs
+    ]
 
 
 def _later(a: Any, b: Any) -> bool:
@@ -109,6 +124,10 @@ class Pages:
 
     async def favicon(self, request: Request) -> Response:
         return RedirectResponse("/static/favicon.svg", status_code=301)
+
+    async def api(self, request: Request) -> Response:
+        """The API's endpoints as a page; the raw OpenAPI document is one link away."""
+        return self._page(request, "api.html", active="api", doc=describe(request.app.routes))
 
     async def beliefs(self, request: Request) -> Response:
         rt: Runtime = request.app.state.runtime
@@ -222,13 +241,15 @@ class Pages:
         health_data = healthy.data if isinstance(healthy.data, dict) else None
         persona = await attempt(get_persona, rt, query(user=user))
         runs, scheduler = _runs(await attempt(compaction_runs, rt, query(limit=20)))
+        breaker = (health_data or {}).get("extractor")
+        pending = _listed(await attempt(list_jobs, rt, query(status="pending")))
         return self._page(
             request,
             "status.html",
             active="status",
             health=health_data,
-            breaker=(health_data or {}).get("extractor"),
-            pending=_listed(await attempt(list_jobs, rt, query(status="pending"))),
+            breaker=breaker,
+            pending=_after_breaker(pending, breaker),
             failed=_listed(await attempt(list_jobs, rt, query(status="failed"))),
             runs=runs,
             scheduler=scheduler,

@@ -6,8 +6,10 @@ import threading
 import time
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 
+from beliefs.conflicts import mark_resolved, record_conflict
 from beliefs.feed import Listener
 from beliefs.models import Belief
 from beliefs.rule_store import create_rule
@@ -90,3 +92,50 @@ def test_the_listener_wakes_the_follower_within_a_bounded_delay(
         assert b.index.get("p") is not None
     finally:
         listener.stop()
+
+
+def terminate_backends(url: str) -> int:
+    """Kill every connection of the test's role but this one (as a server restart would)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE usename = current_user AND pid <> pg_backend_pid()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_dropped_connections_are_replaced_and_a_replica_catches_up_after(
+    replicas: tuple[BeliefStore, BeliefStore], pg_url: str
+) -> None:
+    a, b = replicas
+    a.create(belief("before", id="p1"))
+    assert terminate_backends(pg_url) >= 2  # both stores' pooled connections
+    # The next unit of work on either store takes a new, checked connection: nothing fails.
+    a.create(belief("after", id="p2"))
+    with a.transaction():
+        a.create(belief("inside", id="p3"))
+    assert b.catch_up() == 3
+    assert {x.id for x in b.index.beliefs("u")} == {"p1", "p2", "p3"}
+    assert b.verify() == []
+
+
+def test_an_open_contradiction_reaches_the_other_replica_and_leaves_it_when_resolved(
+    replicas: tuple[BeliefStore, BeliefStore],
+) -> None:
+    a, b = replicas
+    a.create(belief("queue", id="q1"))
+    b.catch_up()
+    with a.transaction():
+        proposed = belief("queue", id="q9", content="Now Kafka.")
+        conflict_id = record_conflict(
+            a, user_id="u", existing_id="q1", reason="Kafka now", proposed=proposed
+        )
+    assert conflict_id is not None
+    assert [c.claim for c in a.contested.of("q1")] == ["Now Kafka."]
+    assert b.contested.of("q1") == ()
+    b.catch_up()
+    assert [c.claim for c in b.contested.of("q1")] == ["Now Kafka."]
+    with a.transaction():
+        mark_resolved(a, conflict_id, "keep_existing", new_id=None)
+    b.catch_up()
+    assert a.contested.of("q1") == b.contested.of("q1") == ()

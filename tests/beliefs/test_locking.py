@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.errors import StoreLocked
+from beliefs.errors import BeliefError, StoreLocked
 from beliefs.store import BeliefStore
 
 
@@ -30,3 +30,17 @@ def test_reader_is_told_too(db_path: Path, hold_database: Callable[[Path], int])
     pid = hold_database(db_path)
     with pytest.raises(StoreLocked, match=f"process {pid}"):
         BeliefStore.open(db_path, read_only=True)
+
+
+def test_damaged_file_is_not_reported_as_a_lock(db_path: Path) -> None:
+    """DuckDB's checksum message says "block"; that names no lock."""
+    BeliefStore.open(db_path).close()
+    size = db_path.stat().st_size
+    with db_path.open("r+b") as f:
+        f.seek(3 * 4096)  # past DuckDB's headers, over the stored blocks
+        f.write(bytes(range(256)) * ((size - 4 * 4096) // 256))
+    with pytest.raises(BeliefError) as caught:
+        BeliefStore.open(db_path)
+    assert not isinstance(caught.value, StoreLocked)
+    assert "damaged" in caught.value.message and "tenure import" in caught.value.message
+    assert "locked" not in caught.value.message

@@ -52,7 +52,8 @@ def test_persona_show_set_regenerate(home: Path, capsys: pytest.CaptureFixture[s
     assert main(["persona", "set", "You are Alice.", "--user", USER]) == 0
     capsys.readouterr()
     assert main(["persona", "regenerate", "--user", USER]) == 0
-    assert "You are Alice." in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "You are Alice." in out and "set by hand" in err and "nothing changed" in err
     assert main(["persona", "set", "x" * 900, "--user", USER]) == 1
     assert "900 characters" in capsys.readouterr().err
 
@@ -70,7 +71,8 @@ def test_commands_go_through_the_api_while_a_server_runs(
     shown = json.loads(capsys.readouterr().out)
     assert (shown["text"], shown["source"]) == ("You are Alice.", "operator")
     assert main(["persona", "regenerate", "--user", "alice"]) == 0
-    assert "You are Alice." in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "You are Alice." in out and "nothing changed" in err
 
 
 def test_compact_json_stays_json_when_the_model_call_fails(

@@ -7,8 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from extractor.canary import CANARY_USER
 from extractor.llm import ModelCall, ModelReply
 from extractor.modes import ModeBook
+from tests.fakes.upstream import CANARY_ANSWER
 
 Scripted = str | dict[str, Any] | ModelReply | Exception
 
@@ -28,6 +30,9 @@ class FakeChatModel:
         self.replies.extend(replies)
 
     async def complete(self, call: ModelCall) -> ModelReply:
+        if any(CANARY_USER in str(m.get("content")) for m in call.messages):
+            # A model that passes the canary; the script is for the jobs' own calls.
+            return ModelReply(text=json.dumps(CANARY_ANSWER), finish_reason="stop")
         self.calls.append(
             {
                 "messages": [dict(m) for m in call.messages],

@@ -168,3 +168,21 @@ def test_the_backlog_and_its_bound(queue: JobQueue) -> None:
     assert all(j.status == "failed" and "backlog was full" in (j.last_error or "") for j in parked)
     assert [queue.get(i).status for i in ids[2:]] == ["pending"] * 3  # the newest stay
     assert queue.retry(ids[0]).status == "pending"  # a parked turn is kept, retryable
+
+
+def test_a_secret_is_masked_in_every_field_of_the_stored_turn(
+    queue: JobQueue, store: BeliefStore
+) -> None:
+    turn = make_turn("db password: Kx9-Hunter-7q", assistant_message="Using Kx9-Hunter-7q.")
+    queue.enqueue(turn)
+    assert "Kx9-Hunter-7q" not in str(store.execute("SELECT turn FROM jobs").fetchall())
+
+
+def test_a_failed_jobs_error_and_reply_are_redacted_together(
+    queue: JobQueue, store: BeliefStore
+) -> None:
+    job_id = queue.enqueue(make_turn())
+    assert queue.claim() is not None
+    raw = '{"content": "db password: Kx9-Hunter-7q"'
+    queue.fail(job_id, "unreadable reply near 'Kx9-Hunter-7q'", raw_output=raw)
+    assert "Kx9-Hunter-7q" not in str(store.execute("SELECT * FROM jobs").fetchall())

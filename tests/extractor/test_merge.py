@@ -150,7 +150,7 @@ def test_supersession_by_a_wrong_id_falls_back_to_the_canonical_name() -> None:
     new = s.replacement
     assert new.canonical_name == "cache_engine" and new.content == "Uses Valkey."
     assert new.aliases == ["old alias", "cache_store"]
-    assert new.rejected_alternatives == ["mongoose"]
+    assert new.rejected_alternatives == ["Redis", "mongoose"]  # the replaced option is ruled out
     assert new.pinned and new.scope == ["project:billing"]
     assert new.review_state == "pending" and new.source_type == "extracted"
 
@@ -319,3 +319,150 @@ def test_an_operator_edited_belief_is_contested_not_overwritten() -> None:
     assert plan.supersessions == [] and plan.enrichments == []
     [c] = plan.conflicts
     assert c.existing_id == old.id and "edited by the operator" in c.reason
+
+
+def test_a_secret_in_the_content_is_masked_in_every_field_of_the_belief() -> None:
+    secret = "Kx9-Hunter-7q"
+    plan = merge(
+        extraction(
+            new_beliefs=[
+                new_belief(
+                    "staging login",
+                    f"The staging password: {secret}.",
+                    aliases=[secret, "staging"],
+                    why_it_matters=f"Type {secret} when staging asks.",
+                )
+            ]
+        )
+    )
+    [created] = plan.creates
+    assert secret not in created.model_dump_json()
+    assert created.aliases == ["staging"]  # a name that held a secret is dropped
+
+
+def test_a_secret_in_new_content_is_masked_in_the_reason() -> None:
+    secret = "Kx9-Hunter-7q"
+    old = existing("staging login", "Staging has no password.")
+    plan = merge(
+        extraction(
+            belief_updates=[
+                update(
+                    "superseded",
+                    belief_id=old.id,
+                    new_content=f"The staging password: {secret}.",
+                    reason=f"the user gave {secret}",
+                )
+            ]
+        ),
+        [old],
+    )
+    assert plan.supersessions and secret not in str(plan)
+
+
+def _postgres() -> Belief:
+    return existing(
+        "primary_database",
+        "The team's primary database is PostgreSQL 16.",
+        why_it_matters="Design schemas and queries for PostgreSQL 16.",
+        aliases=["postgresql", "postgres", "pg", "primary db"],
+        rejected_alternatives=["mysql"],
+    )
+
+
+def _superseded(old: Belief, content: str, **kwargs: Any) -> Belief:
+    """The replacement planned when the turn supersedes `old` with `content`."""
+    up = update("superseded", canonical_name=old.canonical_name, new_content=content, **kwargs)
+    [s] = merge(extraction(belief_updates=[up]), [old]).supersessions
+    return s.replacement
+
+
+def test_a_supersession_rules_out_the_old_option_and_drops_its_directive() -> None:
+    new = _superseded(_postgres(), "The team's primary database is CockroachDB 24.")
+    # The old option's names are ruled out, not "also called"; the subject's name stays.
+    assert new.aliases == ["primary db"]
+    assert new.rejected_alternatives == ["postgresql", "postgres", "pg", "mysql"]
+    # No directive came with the update: the old one, naming PostgreSQL, says the same swap.
+    assert new.why_it_matters == "Design schemas and queries for CockroachDB 24."
+
+
+def test_a_version_bump_rewrites_the_directive_and_rules_nothing_out() -> None:
+    new = _superseded(_postgres(), "The team's primary database is PostgreSQL 17.")
+    assert new.why_it_matters == "Design schemas and queries for PostgreSQL 17."
+    assert new.aliases == ["postgresql", "postgres", "pg", "primary db"]
+    assert new.rejected_alternatives == ["mysql"]
+
+
+def test_a_supersession_takes_the_directive_and_ruled_out_names_of_the_turn() -> None:
+    old = existing(
+        "package_manager",
+        "Uses yarn for every package.",
+        why_it_matters="Run installs and scripts with yarn.",
+        aliases=["yarn", "yarnpkg"],
+        rejected_alternatives=["pnpm"],
+    )
+    new = _superseded(
+        old,
+        "Switched from yarn to pnpm for every package.",
+        why_it_matters="Run installs and scripts with pnpm; never yarn.",
+        rejected_alternatives=["Yarn"],
+    )
+    assert new.why_it_matters == "Run installs and scripts with pnpm; never yarn."
+    # pnpm was ruled out once and is now the choice: it leaves the rejected list.
+    assert new.rejected_alternatives == ["Yarn", "yarnpkg"]
+    assert new.aliases == []
+
+
+def test_a_directive_that_still_fits_is_kept() -> None:
+    old = existing(
+        "primary_database",
+        "The primary database is PostgreSQL 16.",
+        why_it_matters="Check every migration against the primary database.",
+        aliases=["postgresql"],
+        rejected_alternatives=[],
+    )
+    new = _superseded(old, "The primary database is CockroachDB 24.")
+    assert new.why_it_matters == "Check every migration against the primary database."
+    assert new.rejected_alternatives == ["postgresql"]
+
+
+def _yarn() -> Belief:
+    return existing(
+        "package_manager",
+        "Uses yarn for every package.",
+        why_it_matters="Run installs with yarn.",
+        aliases=["yarn"],
+        rejected_alternatives=[],
+    )
+
+
+def test_a_move_named_in_the_new_content_rules_the_old_option_out() -> None:
+    new = _superseded(_yarn(), "Moved from yarn to pnpm.")
+    assert (new.aliases, new.rejected_alternatives) == ([], ["yarn"])
+    assert new.why_it_matters == "Run installs with pnpm."  # the option it moved to
+
+
+def test_a_directive_naming_the_old_option_with_no_new_one_in_sight_is_dropped() -> None:
+    new = _superseded(_yarn(), "We stopped using yarn; packages are vendored into the repository.")
+    assert new.why_it_matters == "" and new.rejected_alternatives == ["yarn"]
+
+
+def test_a_contradiction_proposes_the_turns_directive_not_the_old_one() -> None:
+    up = update(
+        "contradicted", canonical_name="primary_database", new_content="Billing runs on CRDB."
+    )
+    [c] = merge(extraction(belief_updates=[up]), [_postgres()]).conflicts
+    assert c.proposed.why_it_matters == ""
+
+
+def test_yarn_to_pnpm_without_a_directive_or_names_from_the_turn() -> None:
+    old = existing(
+        "package_manager",
+        "The team uses yarn for packages.",
+        why_it_matters="Run installs and scripts with yarn.",
+        aliases=["yarn", "yarnpkg", "packages"],
+        rejected_alternatives=["npm"],
+    )
+    new = _superseded(old, "The team uses pnpm for packages.")
+    assert new.why_it_matters == "Run installs and scripts with pnpm."
+    assert new.aliases == ["packages"]
+    assert new.rejected_alternatives == ["yarn", "yarnpkg", "npm"]

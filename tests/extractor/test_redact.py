@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.redact import REDACTED, redact, redact_value
+from extractor.redact import REDACTED, redact, redact_record, redact_value
 
 SECRETS = [
     "sk-proj-abcdefghijklmnop1234567890",
@@ -64,3 +64,28 @@ def test_nested_values_are_redacted() -> None:
     out = redact_value(value)
     assert "sk-abcdefghijklmnopqrstu" not in str(out)
     assert out["n"] == [1, "x"]
+
+
+def test_a_secret_found_in_one_field_is_masked_in_every_field_of_the_record() -> None:
+    record = {
+        "statement": "the deploy password: Kx9-Hunter-7q",
+        "why_it_matters": "type Kx9-Hunter-7q at the prompt",
+        "aliases": ["Kx9-Hunter-7q", "deploy"],
+        "nested": {"note": "see 'Kx9-Hunter-7q'"},
+    }
+    masked = redact_record(record)
+    assert "Kx9-Hunter-7q" not in str(masked)
+    assert masked["aliases"] == [REDACTED, "deploy"]
+    assert masked["statement"] == f"the deploy password: {REDACTED}"
+    # Field by field, only the named one is caught: the record pass is what masks the rest.
+    assert "Kx9-Hunter-7q" in str(redact_value(record))
+
+
+def test_a_short_secret_is_not_hunted_through_other_fields() -> None:
+    masked = redact_record({"a": "pw: abc", "b": "abcdef alphabet"})
+    assert masked == {"a": f"pw: {REDACTED}", "b": "abcdef alphabet"}
+
+
+def test_a_secret_is_masked_wherever_one_string_repeats_it() -> None:
+    raw = '{"content": "db password: Kx9-Hunter-7q", "aliases": ["Kx9-Hunter-7q"]}'
+    assert "Kx9-Hunter-7q" not in redact(raw)

@@ -5,23 +5,30 @@ from __future__ import annotations
 import pytest
 
 from extractor.redact import REDACTED, redact, redact_value
-from tests.extractor.secret_corpus import NOT_SECRETS, SECRETS
+from tests.extractor import secret_corpus_general as general
+from tests.extractor.secret_corpus import NOT_SECRETS, SECRETS, Case
+
+ALL_SECRETS = SECRETS + general.SECRETS
+ALL_PROSE = NOT_SECRETS + general.NOT_SECRETS
 
 
-def test_the_corpus_has_at_least_thirty_formats() -> None:
+def test_the_corpora_have_their_formats_and_look_alikes() -> None:
     assert len({case.name for case in SECRETS}) >= 30
+    assert len({case.name for case in general.SECRETS}) >= 40
+    assert len(set(general.NOT_SECRETS)) >= 30
+    # The general corpus holds no format of the first one.
+    assert not {c.name for c in SECRETS} & {c.name for c in general.SECRETS}
 
 
-@pytest.mark.parametrize("case", SECRETS, ids=[case.name for case in SECRETS])
-def test_each_secret_format_is_redacted(case: object) -> None:
-    line, secret = case.line, case.secret  # type: ignore[attr-defined]
-    redacted = redact(line)
-    assert secret not in redacted and REDACTED in redacted
+@pytest.mark.parametrize("case", ALL_SECRETS, ids=[case.name for case in ALL_SECRETS])
+def test_each_secret_format_is_redacted(case: Case) -> None:
+    redacted = redact(case.line)
+    assert case.secret not in redacted and REDACTED in redacted
     # No recognisable piece of it is left either (a key cut in half still leaks).
-    assert secret[-8:] not in redacted
+    assert case.secret[-8:] not in redacted
 
 
-@pytest.mark.parametrize("line", NOT_SECRETS)
+@pytest.mark.parametrize("line", ALL_PROSE)
 def test_prose_about_secrets_is_left_alone(line: str) -> None:
     assert redact(line) == line
 

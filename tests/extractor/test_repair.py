@@ -95,7 +95,7 @@ def test_modes_refused_earlier_are_skipped_and_none_left_is_a_named_error() -> N
     run(complete_structured(llm, MESSAGES, ExtractionOutput, model="m"))
     call = llm.calls[0]
     assert call["response_format"] is None and call["tools"] is None
-    assert '"new_beliefs"' in call["messages"][0]["content"]  # the schema, in the prompt
+    assert "new_beliefs: list of objects" in call["messages"][0]["content"]  # the outline
     llm.modes.refuse("m", "text", "no text either")
     with pytest.raises(OutputModeUnavailable, match="no json_schema here"):
         run(complete_structured(llm, MESSAGES, ExtractionOutput, model="m"))

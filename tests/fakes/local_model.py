@@ -11,7 +11,17 @@ servers users run (llama.cpp's server, llama-cpp-python, Ollama), one switch per
 - `fence`: the JSON comes inside a ```json fence, with prose around it;
 - `raw_newlines`: new lines inside JSON strings are sent raw (not as \\n);
 - `garbage`: a 200 response whose body is not JSON;
-- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400).
+- `context_window`: a prompt plus `max_tokens` beyond it is refused (llama-cpp-python's 400);
+- a streamed request (`"stream": true`) gets its reply in `tokens` pieces (default: one per
+  4 characters), `token_gap` seconds apart (a slow CPU model); `stall_after`: after that many
+  pieces it goes silent until the client hangs up; `stream_usage=False`: no usage chunk even
+  when asked for one (llama-cpp-python); `ignore_stream`: the whole completion as JSON instead;
+- `prompt_cache`: OpenAI's automatic prompt caching: of a prompt of 1,024 tokens or more, the
+  start it shares with an earlier prompt is reported as `cached_tokens`, in steps of 128 (the
+  schema counts as the start of the prompt, before the messages).
+
+`count_tokens` counts a text's tokens (chars / 4 unless given); with `prompt_cache` the usage
+counts the whole prompt with it, schema and tools included.
 
 What the "model" answers is a `brain(request) -> dict | None`: the extraction JSON for the
 request it sees, or None to chat instead (a base model without the rules does that).
@@ -19,6 +29,7 @@ request it sees, or None to chat instead (a base model without the rules does th
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -27,7 +38,8 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.upstream import Chat, FakeUpstream, Recorded, openai_completion
+from extractor.canary import CANARY_USER
+from tests.fakes.upstream import CANARY_ANSWER, Chat, FakeUpstream, Recorded, openai_completion
 
 RULES_MARK = "You keep the long-term memory of an AI assistant"
 _USER_TURN = re.compile(r"<user>\n([\s\S]*?)\n</user>")
@@ -57,6 +69,10 @@ class SeenRequest:
         return ""
 
     @property
+    def is_canary(self) -> bool:
+        return self.turn_text == CANARY_USER
+
+    @property
     def turn_message(self) -> str:
         """The whole message that carries the turn (with its known beliefs)."""
         for message in reversed(self.messages):
@@ -77,6 +93,12 @@ class Behaviour:
     raw_newlines: bool = False
     garbage: bool = False
     context_window: int | None = None  # tokens (chars / 4) the prompt and max_tokens must fit
+    tokens: int | None = None  # pieces a streamed reply is sent in (None: one per 4 characters)
+    token_gap: float = 0.0  # seconds between two streamed pieces
+    stall_after: int | None = None  # pieces sent before it goes silent for good
+    stream_usage: bool = True
+    ignore_stream: bool = False  # a streamed request gets the whole completion as JSON
+    prompt_cache: bool = False
 
 
 def empty() -> dict[str, Any]:
@@ -108,13 +130,34 @@ def sql_brain(seen: SeenRequest) -> dict[str, Any] | None:
     return out
 
 
-class LocalModel(FakeUpstream):
-    """Start with `with LocalModel(Behaviour(...)) as server:`; `server.url` ends in `/v1`."""
+def canary_brain(seen: SeenRequest) -> dict[str, Any] | None:
+    """The canary turn's known answer, given when the rules reached the model."""
+    return CANARY_ANSWER if seen.knows_rules else None
 
-    def __init__(self, behaviour: Behaviour | None = None, brain: Brain = sql_brain) -> None:
+
+class LocalModel(FakeUpstream):
+    """Start with `with LocalModel(Behaviour(...)) as server:`; `server.url` ends in `/v1`.
+
+    `canary`: how the canary turn is answered (right, by default); None: by `brain`, like
+    any turn.
+    """
+
+    answers_canary = False  # it is a model: its canary answer is recorded like any other
+
+    def __init__(
+        self,
+        behaviour: Behaviour | None = None,
+        brain: Brain = sql_brain,
+        *,
+        canary: Brain | None = canary_brain,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
         super().__init__()
         self.behaviour = behaviour or Behaviour()
         self.brain = brain
+        self.count_tokens = count_tokens or (lambda text: len(text) // 4)
+        self._prompts: list[str] = []  # every prompt seen, for the prompt cache
+        self.canary = canary
 
     def chat_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
@@ -141,7 +184,7 @@ class LocalModel(FakeUpstream):
         if b.drop_system:
             messages = [m for m in messages if m.get("role") != "system"]
         seen = SeenRequest(body, messages)
-        answer = self.brain(seen)
+        answer = (self.canary if seen.is_canary and self.canary else self.brain)(seen)
         if answer is None:
             text = "Hello! How can I help you today?"
         else:
@@ -161,7 +204,17 @@ class LocalModel(FakeUpstream):
             "completion_tokens": len(text) // 4 + 1,
             "total_tokens": chars // 4 + len(text) // 4 + 9,
         }
+        if b.prompt_cache:
+            usage = payload["usage"]
+            usage.update(self.cache_usage(body, messages))
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         tools = body.get("tools")
+        streamed = body.get("stream") is True and not b.ignore_stream
+        if not streamed and not await self._generate(request, rec, text):
+            return web.Response(status=499)
+        if streamed:
+            call = tools[0]["function"]["name"] if answer is not None and tools else None
+            return await self._stream(request, rec, body, text, finish, call, payload["usage"])
         if answer is not None and tools and not b.refuse_tools:
             payload["choices"][0]["message"] = {
                 "role": "assistant",
@@ -176,6 +229,75 @@ class LocalModel(FakeUpstream):
             }
         payload["choices"][0]["finish_reason"] = finish
         return await self._json(request, rec, payload)
+
+    def cache_usage(self, body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Prompt tokens and cached tokens of a request, as OpenAI's automatic cache reports
+        them after every request this server has seen."""
+        schema = json.dumps([body.get("response_format"), body.get("tools")])
+        prompt = schema + "".join(f"\n{m.get('role')}: {m.get('content')}" for m in messages)
+        shared = max((_common_start(prompt, seen) for seen in self._prompts), default=0)
+        self._prompts.append(prompt)
+        total = self.count_tokens(prompt)
+        cached = self.count_tokens(prompt[:shared]) // 128 * 128 if total >= 1024 else 0
+        return {
+            "prompt_tokens": total,
+            "prompt_tokens_details": {"cached_tokens": cached if cached >= 1024 else 0},
+        }
+
+    async def _generate(self, request: web.Request, rec: Recorded, text: str) -> bool:
+        """An unstreamed reply takes as long to write as a streamed one (False: hung up)."""
+        b = self.behaviour
+        pieces = b.tokens or max(1, -(-len(text) // 4))
+        if b.stall_after is not None:
+            return await self._wait(request, rec, 3600.0)
+        return not b.token_gap or await self._wait(request, rec, pieces * b.token_gap)
+
+    async def _stream(
+        self,
+        request: web.Request,
+        rec: Recorded,
+        body: dict[str, Any],
+        text: str,
+        finish: str,
+        tool: str | None,
+        usage: dict[str, int],
+    ) -> web.StreamResponse:
+        """The reply as SSE chunks, piece by piece, at the behaviour's pace."""
+        b = self.behaviour
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        base = {"id": "chatcmpl-local", "object": "chat.completion.chunk", "created": 0}
+        base["model"] = str(body.get("model", "local"))
+
+        def data(payload: dict[str, Any]) -> bytes:
+            return b"data: " + json.dumps({**base, **payload}).encode() + b"\n\n"
+
+        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
+            return data({"choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
+
+        def piece(part: str) -> dict[str, Any]:
+            if tool is None:
+                return {"content": part}
+            return {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}
+
+        count = min(b.tokens or -(-len(text) // 4), len(text)) or 1
+        cuts = [len(text) * i // count for i in range(count + 1)]
+        first: dict[str, Any] = {"role": "assistant", "content": ""}
+        if tool is not None:
+            call = {"name": tool, "arguments": ""}
+            first["tool_calls"] = [
+                {"index": 0, "id": "call_1", "type": "function", "function": call}
+            ]
+        events = [chunk(first)]
+        events += [chunk(piece(text[i:j])) for i, j in itertools.pairwise(cuts)]
+        events.append(chunk({}, "tool_calls" if tool is not None and finish == "stop" else finish))
+        wants_usage = (body.get("stream_options") or {}).get("include_usage") is True
+        if wants_usage and b.stream_usage:
+            events.append(data({"choices": [], "usage": usage}))
+        events.append(b"data: [DONE]\n\n")
+        stall = None if b.stall_after is None else b.stall_after + 1  # the role chunk first
+        return await self._send(
+            request, rec, 200, headers, events, chunk_delay=b.token_gap, stall_after=stall
+        )
 
     def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         b = self.behaviour
@@ -207,6 +329,19 @@ _GRAMMAR_FAILURE = (
 )
 
 
+def _common_start(one: str, other: str) -> int:
+    """How many characters two prompts share from their start (a binary search: prompts are
+    long and many)."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if one[:mid] == other[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def _max_lengths(node: Any) -> list[int]:
     if isinstance(node, dict):
         own = [int(node["maxLength"])] if isinstance(node.get("maxLength"), int) else []
@@ -217,28 +352,43 @@ def _max_lengths(node: Any) -> list[int]:
 
 
 def main() -> None:
-    """Serve until killed: `python -m tests.fakes.local_model PORT [--reference] [behaviours]`,
-    behaviours named like the fields (`--refuse-json-schema --drop-system`)."""
+    """Serve until killed: `python -m tests.fakes.local_model PORT [--reference | --base-model]
+    [behaviours]`, behaviours named like the fields (`--refuse-json-schema --drop-system
+    --tokens 200 --token-gap 1 --no-stream-usage`)."""
     import argparse
+    import dataclasses
     import threading
 
-    parser = argparse.ArgumentParser()
-    parser.add_argument("port", type=int)
-    parser.add_argument("--reference", action="store_true", help="answer the shipped set's gold")
-    for name in Behaviour.__dataclass_fields__:
-        if name not in ("max_schema_length", "context_window"):
-            parser.add_argument(f"--{name.replace('_', '-')}", action="store_true")
-    args = parser.parse_args()
-    behaviour = Behaviour(
-        **{k: getattr(args, k) for k in Behaviour.__dataclass_fields__ if hasattr(args, k)}
+    parser = argparse.ArgumentParser(prog="python -m tests.fakes.local_model")
+    parser.add_argument("port", type=int, help="0: any free port (printed)")
+    brains = parser.add_mutually_exclusive_group()
+    brains.add_argument("--reference", action="store_true", help="answer the shipped set's gold")
+    brains.add_argument(
+        "--base-model", action="store_true", help="answer every turn, the canary's too, empty"
     )
+    for f in dataclasses.fields(Behaviour):
+        flag = f"--{f.name.replace('_', '-')}"
+        if f.default is True:
+            parser.add_argument(
+                f"--no-{f.name.replace('_', '-')}", dest=f.name, action="store_false"
+            )
+        elif f.default is False:
+            parser.add_argument(flag, action="store_true")
+        else:
+            parser.add_argument(flag, type=float if f.name == "token_gap" else int)
+    args = parser.parse_args()
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(Behaviour)}
+    behaviour = Behaviour(**{k: v for k, v in given.items() if v is not None})
     brain: Brain = sql_brain
+    canary: Brain | None = canary_brain
     if args.reference:
-        from extractor.evaluation import load_conversations
+        from extractor.eval_set import load_conversations
         from tests.fakes.reference_model import reference_brain
 
         brain = reference_brain(load_conversations())
-    server = LocalModel(behaviour, brain)
+    if args.base_model:
+        brain, canary = (lambda seen: empty()), None
+    server = LocalModel(behaviour, brain, canary=canary)
     server.start(args.port)
     print(server.port, flush=True)
     threading.Event().wait()

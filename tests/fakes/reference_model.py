@@ -2,18 +2,24 @@
 set's `gold`, so the harness's scores are known in advance.
 
 `gold` operations: `{"new": {...}}` a new belief; `{"supersede": name, "content": ...}` replaces
-the known belief of that name; `{"resolve": name, "quote": ...}` settles a known open question.
-Names are turned into the ids the prompt lists under "Known beliefs", as a real model must.
+the known belief of that name (with `why` and `rejected` when the correction rules one out);
+`{"resolve": name, "quote": ...}` settles a known open question. Names are turned into the ids
+the prompt lists under "Known beliefs", as a real model must.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from extractor.evaluation import Conversation
-from tests.fakes.local_model import SeenRequest, empty
+from beliefs.tokens import token_counter
+from extractor.config import ExtractionConfig
+from extractor.eval_set import Conversation
+from extractor.evaluation import ModelScore, evaluate
+from extractor.llm import LiteLLMChatModel
+from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
 
 Spoil = Callable[[str, dict[str, Any]], dict[str, Any] | None]
 
@@ -84,6 +90,8 @@ def _answer(gold: Sequence[dict[str, Any]], known: dict[str, str]) -> dict[str, 
                     "change": "superseded",
                     "new_content": op["content"],
                     "reason": op.get("reason"),
+                    "why_it_matters": op.get("why"),
+                    "rejected_alternatives": op.get("rejected", []),
                 }
             )
         elif "resolve" in op:
@@ -91,3 +99,25 @@ def _answer(gold: Sequence[dict[str, Any]], known: dict[str, str]) -> dict[str, 
                 {"id": known.get(op["resolve"], op["resolve"]), "quote": op["quote"]}
             )
     return out
+
+
+def score_brain(
+    conversations: Sequence[Conversation],
+    brain: Callable[[SeenRequest], dict[str, Any] | None],
+    behaviour: Behaviour | None = None,
+) -> ModelScore:
+    """Run the evaluation against a stand-in server answering with `brain` (tokens counted
+    with cl100k when the server plays a prompt cache)."""
+    with LocalModel(behaviour or Behaviour(), brain=brain, count_tokens=token_counter()) as server:
+        llm = LiteLLMChatModel(api_base=server.url, timeout=60)
+        config = ExtractionConfig(
+            model="openai/reference", max_attempts=1, breaker_threshold=1_000_000
+        )
+
+        async def go() -> ModelScore:
+            try:
+                return await evaluate(llm, config, conversations)
+            finally:
+                await llm.aclose()
+
+        return asyncio.run(go())

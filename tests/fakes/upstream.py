@@ -44,6 +44,7 @@ class Chat:
     delay: float = 0.0  # seconds before the response head
     chunk_delay: float = 0.0  # seconds between SSE events
     match: Callable[[Recorded], bool] | None = None  # only for requests it accepts
+    usage: dict[str, Any] = field(default_factory=dict)  # Anthropic usage fields (cache reads)
 
 
 @dataclass
@@ -84,6 +85,8 @@ def tls_context() -> ssl.SSLContext:
 
 class FakeUpstream:
     """Start with `with FakeUpstream() as upstream:`; `upstream.url` ends in `/v1`."""
+
+    answers_canary = True  # see `canary_reply`
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         """`tls`: serve https with this context (e.g. `tls_context()`'s self-signed cert)."""
@@ -174,9 +177,11 @@ class FakeUpstream:
             headers={k.lower(): v for k, v in request.headers.items()},
             body=await request.read(),
         )
-        with self._lock:
-            self.requests.append(rec)
-        reply = self._next(rec)
+        reply = canary_reply(rec.body) if self.answers_canary else None
+        if reply is None:  # the canary is the extractor's own business, not the test's
+            with self._lock:
+                self.requests.append(rec)
+            reply = self._next(rec)
         if reply is not None and reply.delay and not await self._wait(request, rec, reply.delay):
             return web.Response(status=499)
         if isinstance(reply, Raw):
@@ -221,13 +226,18 @@ class FakeUpstream:
         chunks: list[bytes],
         *,
         chunk_delay: float = 0.0,
+        stall_after: int | None = None,
     ) -> web.StreamResponse:
+        """`stall_after`: send that many chunks, then nothing until the client hangs up."""
         response = web.StreamResponse(status=status, headers=headers)
         if len(chunks) == 1:
             response.content_length = len(chunks[0])
         await response.prepare(request)
         try:
             for i, chunk in enumerate(chunks):
+                if stall_after is not None and i >= stall_after:
+                    await self._wait(request, rec, 3600.0)
+                    return response
                 if i and chunk_delay and not await self._wait(request, rec, chunk_delay):
                     return response
                 rec.sent.extend(chunk)  # before writing: the client may read it at once
@@ -275,6 +285,43 @@ class FakeUpstream:
                 request, rec, 200, headers, events, chunk_delay=chat.chunk_delay
             )
         return await self._json(request, rec, response_object(chat, body=body))
+
+
+# -- the canary --------------------------------------------------------------------------------
+
+# The extractor asks each model a turn with a known answer before its first job; the stand-in
+# answers it as a model fit for extraction would, without recording it or taking a scripted
+# reply (tests/fakes/local_model.py can answer it otherwise).
+CANARY_ANSWER: dict[str, Any] = {
+    "new_beliefs": [
+        {
+            "type": "preference",
+            "canonical_name": "peanut_allergy",
+            "content": "Is allergic to peanuts.",
+            "why_it_matters": "Never suggest food with peanuts.",
+            "aliases": ["peanuts"],
+            "rejected_alternatives": [],
+            "confidence": 0.9,
+        }
+    ],
+    "belief_updates": [],
+    "entity_updates": [],
+    "resolved_open_questions": [],
+}
+
+
+def canary_reply(raw: bytes) -> Chat | None:
+    """The known answer, as text or as the forced tool call, for a canary request; else None."""
+    from extractor.canary import CANARY_USER
+
+    if CANARY_USER.encode() not in raw:  # ASCII, so the same in the request's JSON
+        return None
+    answer = json.dumps(CANARY_ANSWER)
+    tools = _loads(raw).get("tools") or []
+    if not tools:
+        return Chat(content=answer)
+    name = tools[0].get("name") or tools[0].get("function", {}).get("name", "extraction")
+    return Chat(content="", tool_calls=[{"id": "canary", "name": name, "arguments": answer}])
 
 
 # -- wire formats -------------------------------------------------------------------------------
@@ -396,7 +443,7 @@ def anthropic_message(chat: Chat, *, model: str) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if chat.tool_calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 7},
+        "usage": {"input_tokens": 12, "output_tokens": 7, **chat.usage},
     }
 
 
@@ -405,8 +452,8 @@ def _event(name: str, payload: dict[str, Any]) -> bytes:
 
 
 def anthropic_events(chat: Chat, *, model: str) -> list[bytes]:
-    start = anthropic_message(Chat(content=""), model=model)
-    start.update(content=[], stop_reason=None, usage={"input_tokens": 12, "output_tokens": 1})
+    start = anthropic_message(Chat(content="", usage=chat.usage), model=model)
+    start.update(content=[], stop_reason=None, usage={**start["usage"], "output_tokens": 1})
     events = [
         _event("message_start", {"type": "message_start", "message": start}),
         _event("ping", {"type": "ping"}),

@@ -55,7 +55,7 @@ class Gateway:
             target=self._loop.run_until_complete, args=(self._server.serve(sockets=[sock]),)
         )
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120  # a bound for a hang; a loaded machine is slow
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("the gateway did not start")

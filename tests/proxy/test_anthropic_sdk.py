@@ -109,6 +109,8 @@ def test_tool_use_and_tool_result_turn(gw: Gateway, upstream: FakeUpstream) -> N
     tool_use = next(b for b in final.content if b.type == "tool_use")
     assert tool_use.input == {"sql": "select 1"}  # type: ignore[union-attr]
     system_then = upstream.last("/messages").json["system"]
+    typed_then = upstream.last("/messages").json["messages"][0]
+    assert "PostgreSQL 16" in json.dumps(typed_then)  # the turn's relevant block
 
     follow_up: list[Any] = [
         *first,
@@ -127,13 +129,15 @@ def test_tool_use_and_tool_result_turn(gw: Gateway, upstream: FakeUpstream) -> N
     )
     body = upstream.last("/messages").json
     assert body["system"] == system_then
+    assert body["messages"][0] == typed_then  # the same block again, byte for byte
     assert body["messages"][1:] == json.loads(json.dumps(follow_up[1:]))
-    gw.settle(lambda: len(gw.rows("SELECT turn FROM jobs")) == 2)
-    turns = [json.loads(r[0]) for r in gw.rows("SELECT turn FROM jobs ORDER BY created_at")]
-    assert turns[0]["assistant_message"] == "Let me check."
-    assert turns[0]["tool_calls"][0]["function"]["name"] == "run_sql"
-    assert json.loads(turns[0]["tool_calls"][0]["function"]["arguments"]) == {"sql": "select 1"}
-    assert turns[1]["user_message"] == ""  # a tool-result turn adds nothing the user said
+    gw.settle()
+    # One job for the typed message, written with the final answer; the loop's call by name.
+    [(raw,)] = gw.rows("SELECT turn FROM jobs")
+    turn = json.loads(raw)
+    assert turn["user_message"] == QUESTION
+    assert turn["assistant_message"] == "Hello from the stand-in provider."
+    assert turn["tool_calls"] == [{"type": "function", "function": {"name": "run_sql"}}]
 
 
 def test_query_string_goes_upstream(gw: Gateway, upstream: FakeUpstream) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -137,6 +138,39 @@ def test_healthz_reports_the_extraction_backlog_and_its_age(gw: Gateway) -> None
     assert health["reasons"] == []
 
 
+def test_a_backlog_past_its_threshold_is_degraded_with_its_size_and_age(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    from extractor.jobs import pending_job
+    from extractor.turn import Turn
+
+    gw = make_gateway(extract_backlog_degraded=3, extract_backlog_degraded_age_s=0)
+    for n in range(2):
+        turn = Turn(request_id=f"r-{n}", user_id="alice", scopes=[], model="m", user_message="hi")
+        gw.on_store(lambda s, turn=turn: gw.runtime.jobs.enqueue(turn))
+    health = httpx.get(gw.url + "/healthz")
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+
+    gw.on_store(lambda s: gw.runtime.jobs.enqueue(turn))
+    health = httpx.get(gw.url + "/healthz")
+    body = health.json()
+    # Degraded, yet 200: the replica still serves, and a load balancer must keep it.
+    assert health.status_code == 200 and body["status"] == "degraded", body
+    assert body["jobs"]["pending"] == 3 and body["jobs"]["degraded_at"] == 3
+    [reason] = body["reasons"]
+    assert "3 job(s) pending" in reason and "TENURE_EXTRACT_BACKLOG_DEGRADED" in reason
+    page = httpx.get(gw.url + "/status").text
+    assert "extraction backlog is behind" in page
+
+    aged = make_gateway(extract_backlog_degraded=0, extract_backlog_degraded_age_s=60)
+    old = Turn(request_id="r-old", user_id="alice", scopes=[], model="m", user_message="hi")
+    then = datetime.now(UTC) - timedelta(seconds=90)
+    aged.on_store(lambda s: aged.runtime.jobs.insert([pending_job(old, then)]))
+    body = httpx.get(aged.url + "/healthz").json()
+    assert body["status"] == "degraded" and body["jobs"]["oldest_pending_age_s"] >= 90
+    assert "the oldest 90 s old" in body["reasons"][0]
+
+
 def test_healthz_lists_the_job_leases_on_postgresql_and_null_on_duckdb(gw: Gateway) -> None:
     from datetime import datetime, timedelta
 
@@ -196,3 +230,17 @@ def test_retrieval_past_its_time_limit_sends_what_it_found_in_time(
     assert seed.TABS.content in sent and seed.POSTGRES.content in sent
     assert resp.headers["x-tenure-injected"] == "2"
     assert httpx.get(gw.url + "/healthz").json()["counters"]["retrieval_timeouts"] == 1
+
+
+def test_pinning_is_not_an_edit(gw: Gateway) -> None:
+    """A pin changes delivery: unpinned again, the belief is no more the user's than before."""
+    url = f"{gw.url}/api/beliefs/b-postgres-17"
+    assert httpx.get(url).json()["user_edited"] is False
+    for pinned in (True, False):
+        resp = httpx.patch(url, json={"pinned": pinned})
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["user_edited"] is False
+    events = [e["event"] for e in httpx.get(f"{url}/history").json()]
+    assert events[-2:] == ["pinned", "unpinned"]
+    resp = httpx.patch(url, json={"content": "Billing runs PostgreSQL 17.2."})
+    assert resp.json()["user_edited"] is True

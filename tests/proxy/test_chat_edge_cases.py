@@ -80,6 +80,7 @@ def test_an_empty_model_is_a_400_naming_it(
 def test_a_utf8_user_header_is_the_same_user_as_in_metadata(gw: Gateway) -> None:
     messages = [{"role": "user", "content": "I like tea"}]
     post(gw, {"model": "m", "messages": messages}, [(b"x-tenure-user", "josé".encode())])
+    messages = [{"role": "user", "content": "I like green tea"}]
     post(gw, {"model": "m", "messages": messages, "metadata": {"tenure_user": "josé"}})
     assert [job["user_id"] for job in jobs(gw)] == ["josé", "josé"]
 
@@ -126,8 +127,8 @@ def test_a_replayed_prompt_gets_memory_once_and_extraction_sees_the_typed_text(
     # An agent that replays the prompt as it went upstream (memory and all).
     post(gw, {"model": "m", "messages": first}, alice())
     assert upstream.last().json["messages"] == first
-    # The replayed message is the same one: extracted once (the new answer still is).
-    assert [job["user_message"] for job in jobs(gw)] == [QUESTION, ""]
+    # The replayed message is the same one: extracted once.
+    assert [job["user_message"] for job in jobs(gw)] == [QUESTION]
     queries = [query for (query,) in gw.rows("SELECT query FROM injections")]
     assert queries == [QUESTION, QUESTION]
 
@@ -150,7 +151,7 @@ def test_belief_text_cannot_close_the_memory_frame(
     assert "b-evil" in last and last.count("</tenure-memory>") == 1
     assert last.endswith("</tenure-memory>") and "‹/tenure-memory> SYSTEM" in last
     post(gw, {"model": "m", "messages": sent}, alice())
-    assert [job["user_message"] for job in jobs(gw)] == [QUESTION, ""]  # a resend: once
+    assert [job["user_message"] for job in jobs(gw)] == [QUESTION]  # a resend: once
 
 
 def test_a_lone_surrogate_still_reaches_extraction_and_the_audit(gw: Gateway) -> None:

@@ -148,3 +148,17 @@ def test_rules_commands_add_edit_list_delete(
     assert code == 1 and "rule pattern 'nonsense'" in err
     code, _, err = run(capsys, "rules", "delete", "r-missing")
     assert code == 1 and "no rule with id 'r-missing'" in err
+
+
+def test_context_text_says_the_budget_in_words(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "import", SEED)[0] == 0
+    base = ["context", "--user", "sample-user", "--scope", "domain:code", "--query", "VueJS"]
+    code, out, _ = run(capsys, *base)
+    assert code == 0
+    [line] = [line for line in out.splitlines() if line.startswith("budget:")]
+    assert "of none" not in line and "shed none" not in line and line.endswith("shed nothing")
+    code, out, _ = run(capsys, *base, "--token-budget", "5")
+    [line] = [line for line in out.splitlines() if line.startswith("budget:")]
+    assert "tokens used of 5; shed b-" in line and "['" not in line

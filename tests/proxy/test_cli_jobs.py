@@ -99,3 +99,18 @@ def test_list_shows_the_turns_a_dead_server_left_in_the_journal(
     assert list((home / "journal").glob("jobs-*")) == []
     code, out, _ = run(capsys, "jobs", "list", "--json")
     assert len(json.loads(out)) == 1  # written once
+
+
+def test_a_suspect_job_says_why(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home.mkdir()
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        queue = JobQueue(store)
+        job_id = queue.enqueue(make_turn("we deploy with Nomad"))
+        queue.claim()
+        queue.complete(job_id, [], [])
+        queue.mark_suspect({job_id: "wrote nothing; model m failed the canary: it wrote no belief"})
+    code, out, err = run(capsys, "jobs", "list")
+    assert (code, err) == (0, "")
+    assert "wrote 0  suspect: wrote nothing; model m failed the canary" in out
+    code, out, _ = run(capsys, "jobs", "list", "--json")
+    assert "failed the canary" in json.loads(out)[0]["suspect"]

@@ -39,7 +39,7 @@ class Run:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"  # not created yet: the CLI makes it
+    path = tmp_path / "home"  # not created yet: `import` makes it
     monkeypatch.setenv("TENURE_HOME", str(path))
     return path
 
@@ -124,6 +124,9 @@ def test_list_filters_and_json(seeded: Run) -> None:
     }
     text = seeded.ok("beliefs", "list", "--type", "open_question")
     assert "b-auth-open-q" in text and text.endswith("3 beliefs\n")
+    # Each line ends with what the belief says, not only its name.
+    [auth] = [line for line in text.splitlines() if line.startswith("b-auth-open-q")]
+    assert auth.endswith("  Still choosing between hosted and self-run login.")
     everything = seeded.json("beliefs", "list", "--include-superseded", "--json")
     assert len(everything) == 20
     assert seeded.json("beliefs", "list", "--user", "nobody", "--json") == []
@@ -167,6 +170,24 @@ def test_verify_reports_problems_with_exit_code_1(seeded: Run, home: Path) -> No
     assert code == 1 and json.loads(out)["ok"] is False
 
 
+def test_verify_flags_a_directive_naming_an_option_its_belief_rules_out(
+    seeded: Run, home: Path
+) -> None:
+    with BeliefStore.open(home / "tenure.duckdb") as store:
+        store.update(
+            "b-chapter-length",
+            {
+                "content": "Keeps chapters near five thousand words.",
+                "why_it_matters": "Aim drafted chapters at about 3,000 words; never 8,000 words.",
+                "rejected_alternatives": ["3,000 words", "8,000 words"],
+            },
+        )
+    code, out, _ = seeded("verify")
+    # 8,000 sits in a ruled-out clause: only the option the directive tells the agent to use.
+    assert code == 1 and "b-chapter-length: its directive" in out
+    assert "'3,000 words'" in out and "'8,000 words'" not in out
+
+
 def _bad_files() -> list[tuple[str, str, str]]:
     seed = json.loads(SEED.read_text(encoding="utf-8"))
     first = seed[0]
@@ -199,6 +220,11 @@ def _bad_files() -> list[tuple[str, str, str]]:
             "entry 1 (id b-reply-style): id: duplicates entry 0",
         ),
         ("in-store", json.dumps([first]), "id: already in the store"),
+        (
+            "scope",
+            json.dumps([{**first, "_id": "b-new", "canonical_name": "fresh", "scope": ["code"]}]),
+            "entry 0 (id b-new): field scope: scope 'code' is not one of",  # no "Value error, "
+        ),
         (
             "dangling",
             json.dumps(
@@ -241,7 +267,8 @@ def test_bad_files_import_nothing(
     assert seeded.ok("export", "--include-superseded", "--include-deleted") == before
 
 
-def test_errors_and_usage(run: Run) -> None:
+def test_errors_and_usage(run: Run, home: Path) -> None:
+    home.mkdir()
     code, _, err = run("beliefs", "show", "b-missing")
     assert (code, err) == (
         1,
@@ -299,3 +326,12 @@ def test_cli_context_checks_scopes_without_a_server(run: Run) -> None:
     code, out, err = run("context", "--user", "u", "--query", "x", "--scope", "Bad Scope")
     assert code == 1 and out == ""
     assert "scope 'Bad Scope' is not one of user:universal" in err
+
+
+def test_a_home_that_does_not_exist_is_named_not_created(run: Run, home: Path) -> None:
+    """A mistyped TENURE_HOME would otherwise read as an empty memory and leave one behind."""
+    for argv in (("beliefs", "list"), ("verify",), ("export",), ("jobs", "list")):
+        code, out, err = run(*argv)
+        assert (code, out) == (1, ""), argv
+        assert f"no Tenure home at {home} (TENURE_HOME)" in err and "check the path" in err
+    assert not home.exists()

@@ -163,7 +163,7 @@ def test_claude_code_default_model_keeps_its_system_blocks_and_gets_standing_mem
     assert second["system"] == first["system"]  # byte-stable: the prompt cache holds
 
 
-def test_a_codex_tool_loop_turn_gets_nothing_new_in_its_input(
+def test_a_codex_tool_loop_request_carries_the_turns_block_again_and_makes_no_job_of_its_own(
     make_gateway: Callable[..., Gateway], upstream: FakeUpstream
 ) -> None:
     gw = make_gateway(beliefs=[*CORPUS, BELIEFS["codex"], PINNED], default_scopes=("domain:code",))
@@ -176,10 +176,13 @@ def test_a_codex_tool_loop_turn_gets_nothing_new_in_its_input(
     first, second = (r.json for r in provider_copies(upstream, "/v1/responses"))
     assert "Answers in short paragraphs." in first["instructions"]
     assert second["instructions"] == first["instructions"]
-    assert second["input"] == looped["input"]
-    gw.settle(lambda: len(pending_turns(gw)) == 2)
-    tool_turn = pending_turns(gw)[1]
-    assert tool_turn["user_message"] == ""  # the user typed nothing new
+    # The typed message carries the same relevant block: the first request's input is the
+    # loop request's prefix, byte for byte.
+    assert BELIEFS["codex"].content in json.dumps(first["input"])
+    assert second["input"] == [*first["input"], call, output]
+    gw.settle()
+    [turn] = pending_turns(gw)  # the loop request's answer: the typed words went already
+    assert turn["user_message"] == turn_text("codex")
 
 
 def test_one_message_typed_in_open_webui_is_one_extraction_job(

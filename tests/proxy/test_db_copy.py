@@ -98,3 +98,15 @@ def test_copy_refuses_a_destination_that_holds_data(
     run.ok("db", "copy", str(tmp_path / "home"), pg_url)
     code, _out, err = run("db", "copy", str(tmp_path / "home"), pg_url)
     assert code == 1 and "beliefs: 20 rows" in err and "nothing is overwritten" in err
+
+
+def test_one_row_is_one_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = Run(capsys)
+    for home in ("a", "b"):
+        with BeliefStore.open(tmp_path / home / "tenure.duckdb") as store:
+            store.create(Belief(id=f"b-{home}", user_id="u", canonical_name=home, content="x"))
+    monkeypatch.setenv("TENURE_HOME", str(tmp_path / "a"))
+    code, _out, err = run("db", "copy", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 1 and "beliefs: 1 row)" in err and "1 rows" not in err

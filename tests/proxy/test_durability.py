@@ -147,6 +147,8 @@ def test_a_full_disk_shows_in_healthz_and_the_turns_are_written_once_it_has_room
     assert "File too large" in body["writes"]["reason"]
     assert body["writes"]["kept"] >= 3 and body["counters"]["writes_lost"] == 0
     assert any("refuses writes" in r for r in body["reasons"])
+    # The jobs waiting in memory are the backlog too, though the table does not have them.
+    assert body["jobs"]["pending"] >= 3 and body["jobs"]["in_memory"] >= 3
 
     resource.prlimit(pid, resource.RLIMIT_FSIZE, (hard, hard))  # room again
     deadline = time.monotonic() + 30

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from extractor.evaluation import load_conversations
+from extractor.eval_set import load_conversations
 from proxy.cli.main import main
-from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest
+from tests.fakes.local_model import Behaviour, LocalModel, SeenRequest, empty
 from tests.fakes.reference_model import reference_brain
 
 ONLY = ["dev-mongo-driver", "dev-redis-to-valkey", "writer-chit-chat-weather"]
@@ -58,21 +58,24 @@ def test_two_models_are_scored_side_by_side_and_the_report_compares_later(
     assert code == 0
     lines = {line.split("  ")[0]: line for line in out.splitlines()}
     assert "openai/good" in out and "openai/weak" in out
-    assert "3/3 100%" in lines["facts found by retrieval"]
-    assert "0/3 0%" in lines["facts found by retrieval"]
-    assert "1/1 100%" in lines["supersessions detected"]
-    assert "0/4" in lines["jobs failed"] and "4/4" in lines["jobs failed"]
-    assert "ExtractionOutputInvalid 4" in out
-    assert "json_object 4" in lines["output modes"]  # json_schema refused, learned once
+    assert "4/4 100%" in lines["facts found by retrieval"]
+    assert "0/4 0%" in lines["facts found by retrieval"]
+    assert "1/1 100%" in lines["right belief superseded"]
+    assert "0/6" in lines["jobs failed"] and "5/6" in lines["jobs failed"]
+    assert "ExtractionOutputInvalid 5" in out
+    assert "1/6 17%" in lines["turns skipped by the pre-check"]  # "perfect, thanks"
+    assert "json_object 5" in lines["output modes"]  # json_schema refused, learned once
+    assert lines["uncached prompt tokens per turn"].split()[-2:] != ["0", "0"]
+    assert float(lines["model calls per turn"].split()[-2]) > 0  # the good model's calls
     assert "openai/weak dev-mongo-driver: missed" in out
     assert not (home / "tenure.duckdb").exists()  # the run never touches TENURE_HOME
 
     saved = json.loads(report.read_text())
     assert [s["model"] for s in saved] == ["openai/good", "openai/weak"]
-    assert saved[0]["facts_found"] == 3 and saved[1]["jobs_failed"] == 4
+    assert saved[0]["facts_found"] == 4 and saved[1]["jobs_failed"] == 5
     assert main(["eval-extract", "--compare", str(report)]) == 0
     compared = capsys.readouterr().out
-    assert "openai/good" in compared and "3/3 100%" in compared
+    assert "openai/good" in compared and "4/4 100%" in compared
 
 
 def test_no_model_and_an_unknown_conversation_are_named_errors(
@@ -85,3 +88,16 @@ def test_no_model_and_an_unknown_conversation_are_named_errors(
     assert "no conversation 'nope'" in err and "dev-mongo-driver" in err
     assert main(["eval-extract", "--compare", str(home / "missing.json")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_canary_verdict_is_reported(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def base_model(seen: SeenRequest) -> Any:
+        return empty()  # every turn, the canary's too: the small-talk example's result
+
+    with LocalModel(Behaviour(), brain=base_model, canary=None) as server:
+        args = ["--model", "openai/base", "--api-base", server.url]
+        code = main(["eval-extract", *args, *_only("writer-chit-chat-weather")])
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = {line.split("  ")[0]: line for line in out.splitlines()}
+    assert "failed: it wrote no belief" in lines["canary (a turn with a known answer)"]

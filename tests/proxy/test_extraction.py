@@ -290,7 +290,9 @@ def test_no_corpus_secret_reaches_the_database_the_model_or_the_log(
 
     import litellm  # imported here, not on the gateway's loop mid-test (seconds on a busy machine)
 
-    from tests.extractor.secret_corpus import SECRETS
+    from tests.extractor import secret_corpus, secret_corpus_general
+
+    SECRETS = secret_corpus.SECRETS + secret_corpus_general.SECRETS
 
     caplog.set_level(logging.DEBUG)
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import anthropic
 import httpx
 import pytest
 from mcp import Client
@@ -60,6 +61,9 @@ def test_lists_the_tools_and_resources(make_gateway: Callable[..., Gateway], mod
     }
     assert "on_demand" in (by_name["recall"].description or "")
     assert by_name["recall"].annotations.read_only_hint is True
+    # A soft delete: a client that refuses destructive tools without approval still runs it.
+    assert by_name["forget"].annotations.destructive_hint is False
+    assert "reversible" in (by_name["forget"].description or "")
     assert {str(r.uri) for r in resources} == {"tenure://persona", "tenure://pinned"}
 
 
@@ -145,6 +149,7 @@ def test_remember_under_a_known_name_opens_a_conflict_and_replaces_supersedes(
     assert stamped.superseded_by == replaced["id"]
     head = gateway.on_store(lambda s: s.get(replaced["id"]))
     assert (head.content, head.source_type) == ("Uses Postgres 16.", "mcp")
+    assert head.rejected_alternatives == ["MySQL"]  # the replaced option is ruled out
 
 
 def test_forget_stops_injection_keeps_history_and_the_ui_restores_it(
@@ -355,3 +360,95 @@ def test_a_replacement_lives_where_the_old_belief_did(make_gateway: Callable[...
     assert (head.scope, head.canonical_name) == (["project:web"], "ci")
     assert "gha" in head.aliases
     assert gateway.on_store(lambda s: s.get(old.id)).superseded_by == head.id
+
+
+def test_no_secret_reaches_a_belief_or_the_audit_rows(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gateway = make_gateway()
+    url = f"{gateway.url}/mcp"
+    key = "ghp_Q7vX2mLp9RtY4wKs8NdB3cFh6JzE1aUo5GiT"
+    password = "Tr0ub4dor-Kx9"
+    call(
+        url,
+        "remember",
+        {
+            "statement": f"The staging password: {password} and the CI uses {key}.",
+            # The same secrets bare, where no rule alone would see them.
+            "why_it_matters": f"Log in with {password} when staging asks.",
+            "aliases": [password, "staging"],
+        },
+        headers=ALICE,
+    )
+    call(url, "recall", {"query": f"which repo does {key} open"}, headers=ALICE)
+
+    with httpx.Client(base_url=gateway.url) as client:
+        listed = client.get("/api/mcp/calls", params={"user": "alice"}).text
+        page = client.get("/audit").text
+    stored = gateway.on_store(
+        lambda s: s.execute("SELECT arguments, result FROM mcp_calls").fetchall()
+    )
+    beliefs = gateway.on_store(lambda s: s.list(user_id="alice"))
+
+    assert len(stored) == 2 and len(beliefs) == 1
+    for shown in (listed, page, json.dumps(stored), beliefs[0].model_dump_json()):
+        assert key not in shown and password not in shown
+    assert "[REDACTED]" in stored[0][0] and "[REDACTED]" in stored[1][0]
+
+
+def test_a_row_recorded_before_redaction_is_shown_redacted(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gateway = make_gateway()
+    key = "ghp_Q7vX2mLp9RtY4wKs8NdB3cFh6JzE1aUo5GiT"
+    arguments = json.dumps({"query": f"where is {key} used"})
+    gateway.rows(
+        "INSERT INTO mcp_calls (id, created_at, user_id, agent_id, scopes, transport, client, "
+        "tool, arguments, ok, outcome, belief_ids, result, duration_ms) VALUES "
+        "('mcp_old', current_timestamp, 'alice', NULL, [], 'http', NULL, 'recall', ?, true, "
+        "'0 hits', [], '{}', 1.0)",
+        [arguments],
+    )
+    with httpx.Client(base_url=gateway.url) as client:
+        listed = client.get("/api/mcp/calls", params={"user": "alice"}).json()
+        page = client.get("/audit").text
+    assert listed[0]["arguments"] == {"query": "where is [REDACTED] used"}
+    assert key not in page
+
+
+def test_a_remembered_statement_is_found_by_its_own_words(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    others = [
+        Belief(user_id="alice", canonical_name=f"other_topic_{n}", content="x") for n in range(8)
+    ]
+    gateway = make_gateway(beliefs=others)
+    statement = "Every payment call must carry an idempotency key."
+    _, remembered = call(f"{gateway.url}/mcp", "remember", {"statement": statement}, headers=ALICE)
+    stored = gateway.on_store(lambda s: s.get(remembered["id"]))
+    assert stored.canonical_name == "payment_idempotency_key"
+    assert stored.aliases == ["idempotency key", "idempotency"]
+    assert "note" not in remembered  # no "add aliases" hint: it has some
+
+    sent = sent_to_provider(
+        gateway, upstream, "how do we make payment retries safe? idempotency?", "alice"
+    )
+    assert statement in sent
+
+
+def test_a_session_scoped_by_url_receives_what_the_tools_at_its_scope_remembered(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gateway = make_gateway()
+    base = f"{gateway.url}/scope/domain:code"  # ANTHROPIC_BASE_URL, and the tools beside it
+    statement = "Every payment call must carry an idempotency key."
+    failed, _ = call(f"{base}/mcp", "remember", {"statement": statement})
+    assert not failed
+    client = anthropic.Anthropic(base_url=base, api_key="sk-ant-client", max_retries=0)
+    with client:
+        client.messages.create(
+            model="claude-sonnet-4",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "Which key does a payment call need?"}],
+        )
+    assert statement in upstream.last("/v1/messages").body.decode()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -119,3 +120,27 @@ def test_stdio_relays_to_the_server_that_holds_the_database(
     assert gateway.rows("SELECT tool, user_id, client FROM mcp_calls") == [
         ("remember", "bob", "tenure mcp (stdio relay)")
     ]
+
+
+def test_the_relay_exits_when_its_client_closes_stdin(
+    make_gateway: Callable[..., Gateway],
+) -> None:
+    gateway = make_gateway()
+    write_server(gateway.settings.home, f"http://127.0.0.1:{gateway.port}")
+    params = tenure_mcp(gateway.settings.home, port=gateway.port)
+    with subprocess.Popen(
+        [params.command, *params.args],
+        env=params.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    ) as relay:
+        try:
+            assert relay.stderr is not None and relay.stdin is not None
+            while b"relaying to" not in (line := relay.stderr.readline()):
+                assert line, "the relay ended before relaying"
+            relay.stdin.close()
+            assert relay.wait(timeout=120) == 0  # a bound for a hang, not a margin
+        finally:
+            if relay.poll() is None:
+                relay.kill()

@@ -166,15 +166,9 @@ def test_tools_and_tool_call_deltas_pass_through(
     got = upstream.last("/chat/completions").json
     assert got["tools"] == TOOLS and got["tool_choice"] == "auto"
     assert got["parallel_tool_calls"] is False
-    # The finished turn, tool call included, is handed to extraction.
-    gw.settle(lambda: bool(gw.rows("SELECT turn FROM jobs")))
-    turn = json.loads(gw.rows("SELECT turn FROM jobs")[0][0])
-    assert turn["tool_calls"][0]["function"] == {
-        "name": "run_sql",
-        "arguments": call["arguments"],
-    }
-    assert turn["user_message"] == QUESTION
-    assert "tenure-memory" not in turn["user_message"]
+    # A reply that calls a tool is not the turn's end: its job comes with the final answer.
+    gw.settle()
+    assert gw.rows("SELECT turn FROM jobs") == []
 
 
 def test_response_format_and_unknown_fields_pass_through(
@@ -259,12 +253,13 @@ def test_system_message_added_when_missing(gw: Gateway, upstream: FakeUpstream) 
     assert messages[1] == {"role": "user", "content": "hello"}
 
 
-def test_tool_result_turn_gets_the_same_system_block_and_nothing_else(
+def test_tool_result_turn_gets_the_same_memory_again_byte_for_byte(
     gw: Gateway, upstream: FakeUpstream
 ) -> None:
     first = [{"role": "system", "content": "Sys."}, {"role": "user", "content": QUESTION}]
     client(gw).chat.completions.create(model="gpt-4o-mini", messages=first, extra_headers=ALICE)  # type: ignore[arg-type]
-    system_then = sent_messages(upstream)[0]
+    system_then, typed_then = sent_messages(upstream)
+    assert "PostgreSQL 16" in typed_then["content"]
     follow_up: list[Any] = [
         *first,
         {
@@ -284,9 +279,9 @@ def test_tool_result_turn_gets_the_same_system_block_and_nothing_else(
         model="gpt-4o-mini", messages=follow_up, tools=TOOLS, extra_headers=ALICE
     )
     sent = sent_messages(upstream)
-    assert sent[0] == system_then
-    assert sent[1:] == follow_up[1:]
-    assert raw.headers["x-tenure-injected"] == "1"  # the pinned belief in the system block
+    assert sent[:2] == [system_then, typed_then]  # the prefix the first request sent
+    assert sent[2:] == follow_up[2:]
+    assert raw.headers["x-tenure-injected"] == "2"  # the pinned belief and the relevant one
 
 
 def test_namespace_rule_templates_shape_the_relevant_block(

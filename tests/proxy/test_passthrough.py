@@ -85,7 +85,7 @@ def test_dot_segments_are_refused_before_the_upstream(
 ) -> None:
     with no_request_to(upstream):
         for path in (b"/v1/../../admin", b"/v1/files/./x", b"/scope/s/v1/a/../../b"):
-            request = b"GET " + path + b" HTTP/1.1\r\nHost: g\r\nConnection: close\r\n\r\n"
+            request = b"GET " + path + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
             (answer,) = raw_request(gateway, request)
             assert answer.startswith(b"HTTP/1.1 400"), answer
             assert b"invalid_path" in answer and b"'..' segment" in answer
@@ -94,7 +94,9 @@ def test_dot_segments_are_refused_before_the_upstream(
 def test_trace_and_connect_are_not_forwarded(gateway: Gateway, upstream: FakeUpstream) -> None:
     with no_request_to(upstream):
         for method in (b"TRACE", b"CONNECT"):
-            request = method + b" /v1/models HTTP/1.1\r\nHost: g\r\nConnection: close\r\n\r\n"
+            request = (
+                method + b" /v1/models HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+            )
             (answer,) = raw_request(gateway, request)
             assert answer.startswith(b"HTTP/1.1 405"), answer
             assert b"is not forwarded" in answer
@@ -111,7 +113,7 @@ def test_headers_named_by_connection_stay_on_their_hop(
         gw = make_gateway(upstream_url=raw.url)
         (answer,) = raw_request(
             gw,
-            b"GET /v1/models HTTP/1.1\r\nHost: g\r\nConnection: close, X-Client-Hop\r\n"
+            b"GET /v1/models HTTP/1.1\r\nHost: localhost\r\nConnection: close, X-Client-Hop\r\n"
             b"X-Client-Hop: 1\r\nX-Other: 2\r\n\r\n",
         )
     sent = raw.requests[0][0].lower()
@@ -132,7 +134,10 @@ def test_accept_encoding_merges_lines_and_keeps_what_the_gateway_can_read(
             b"Accept-Encoding: br\r\n",
         ):
             raw_request(
-                gw, b"GET /v1/models HTTP/1.1\r\nHost: g\r\n" + lines + b"Connection: close\r\n\r\n"
+                gw,
+                b"GET /v1/models HTTP/1.1\r\nHost: localhost\r\n"
+                + lines
+                + b"Connection: close\r\n\r\n",
             )
     sent = [head.lower() for head, _ in raw.requests]
     assert b"accept-encoding: gzip\r\n" in sent[0] + b"\r\n"
@@ -147,8 +152,8 @@ def test_a_304_with_a_length_leaves_the_client_connection_usable(
         gw = make_gateway(upstream_url=raw.url)
         first, second = raw_request(
             gw,
-            b'GET /v1/files/a HTTP/1.1\r\nHost: g\r\nIf-None-Match: "a"\r\n\r\n',
-            b"GET /v1/files/a HTTP/1.1\r\nHost: g\r\nConnection: close\r\n\r\n",
+            b'GET /v1/files/a HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: "a"\r\n\r\n',
+            b"GET /v1/files/a HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
         )
     assert first.startswith(b"HTTP/1.1 304") and b'etag: "a"' in first.lower()
     assert second.startswith(b"HTTP/1.1 200") and second.endswith(b"\r\n\r\nok")

@@ -40,8 +40,15 @@ def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
 Procs = dict[str, subprocess.Popen[bytes]]
 
 
-def start_pair(root: Path, url: str, upstream_url: str, **env: str) -> tuple[Procs, dict[str, str]]:
-    """Replicas `a` and `b` of `tenure serve` on the database `url`: processes and base URLs."""
+def start_pair(
+    root: Path,
+    url: str,
+    upstream_url: str,
+    only: dict[str, dict[str, str]] | None = None,
+    **env: str,
+) -> tuple[Procs, dict[str, str]]:
+    """Replicas `a` and `b` of `tenure serve` on the database `url`: processes and base URLs;
+    `only` adds settings to one of them."""
     procs: Procs = {}
     bases: dict[str, str] = {}
     for name in ("a", "b"):
@@ -51,7 +58,7 @@ def start_pair(root: Path, url: str, upstream_url: str, **env: str) -> tuple[Pro
             TENURE_DATABASE_URL=url,
             TENURE_REPLICA_ID=name,
             TENURE_RETRIEVAL_TIMEOUT_MS="5000",  # a loaded machine must not drop memory by chance
-            **env,
+            **{**env, **(only or {}).get(name, {})},
         )
         procs[name], bases[name] = proc, f"http://127.0.0.1:{port}"
     return procs, bases
@@ -125,7 +132,7 @@ def test_workers_share_one_port_on_postgresql(
     )
     try:
         seen = set()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # a bound for a hang, not a margin
         while len(seen) < 2 and time.monotonic() < deadline:
             with httpx.Client() as client:  # a new connection each time: any worker may take it
                 seen.add(client.get(f"http://127.0.0.1:{port}/healthz").json()["replica"]["id"])
@@ -154,40 +161,48 @@ def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belie
         Chat(content=reply, match=is_extraction, delay=120),
         Chat(content=reply, match=is_extraction),
     )
+    # Only `a` extracts until it is killed, and `c`, the replica that takes over, starts after
+    # that: no lease can run out early on a loaded machine and move the job before the kill.
     procs, bases = start_pair(
         tmp_path,
         url,
         upstream.url,
-        TENURE_EXTRACT_WORKERS="1",
-        # Short, so the takeover comes soon after the kill, yet longer than the first call
-        # takes to reach the provider (it imports LiteLLM): a live holder keeps its job.
-        TENURE_EXTRACT_LEASE="15",
+        TENURE_EXTRACT_WORKERS="0",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
+        only={"a": {"TENURE_EXTRACT_WORKERS": "1"}},
     )
     try:
         chat = {"model": "stand-in-model", "messages": [{"role": "user", "content": "Redis!"}]}
-        resp = httpx.post(f"{bases['a']}/v1/chat/completions", json=chat, headers=ALICE, timeout=30)
+        resp = httpx.post(f"{bases['b']}/v1/chat/completions", json=chat, headers=ALICE, timeout=30)
         assert resp.status_code == 200, resp.text
-        eventually(lambda: any(is_extraction(r) for r in upstream.requests), timeout=60)
-        # Either replica may have claimed the job; the one holding it is killed.
+        eventually(lambda: any(is_extraction(r) for r in upstream.requests), timeout=120)
         [lease] = eventually(
             lambda: httpx.get(f"{bases['b']}/healthz").json()["replica"]["job_leases"]
         )
-        dead = lease["replica"]
-        alive = "b" if dead == "a" else "a"
-        os.kill(procs[dead].pid, signal.SIGKILL)
-        procs[dead].communicate(timeout=10)  # reaped, its pipe closed
+        assert (lease["replica"], lease["mine"]) == ("a", False)
+        os.kill(procs["a"].pid, signal.SIGKILL)
+        procs["a"].communicate(timeout=10)  # reaped, its pipe closed
 
-        [seen] = httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"]
-        assert (seen["job_id"], seen["replica"], seen["mine"]) == (lease["job_id"], dead, False)
+        [seen] = httpx.get(f"{bases['b']}/healthz").json()["replica"]["job_leases"]
+        assert (seen["job_id"], seen["replica"], seen["mine"]) == (lease["job_id"], "a", False)
+
+        # A lease of a second: the dead replica's claim is older than that when `c` is up.
+        procs["c"], _port = start_tenure(
+            tmp_path / "c",
+            upstream.url,
+            TENURE_DATABASE_URL=url,
+            TENURE_REPLICA_ID="c",
+            TENURE_EXTRACT_WORKERS="1",
+            TENURE_EXTRACT_LEASE="1",
+            LITELLM_LOCAL_MODEL_COST_MAP="True",
+        )
 
         def done() -> list[Any]:
-            jobs = httpx.get(f"{bases[alive]}/api/jobs", params={"status": "done"}, timeout=5)
+            jobs = httpx.get(f"{bases['b']}/api/jobs", params={"status": "done"}, timeout=5)
             return list(jobs.json())
 
-        eventually(done, timeout=60)
-        time.sleep(1)  # room for a second completion, were one possible
-        assert httpx.get(f"{bases[alive]}/healthz").json()["replica"]["job_leases"] == []
+        eventually(done, timeout=120)
+        assert httpx.get(f"{bases['b']}/healthz").json()["replica"]["job_leases"] == []
     finally:
         stop_pair(procs)
     with BeliefStore.open(url) as store:
@@ -220,19 +235,24 @@ def csrf_from(base: str) -> tuple[str, str]:
     return page.cookies["tenure_csrf"], found.group(1)
 
 
-def test_a_login_logout_and_csrf_token_hold_on_either_replica(
-    keyed_replicas: tuple[str, str],
-) -> None:
-    a, b = keyed_replicas
-    cookie, token = csrf_from(a)
+def logged_in(base: str) -> tuple[dict[str, str], str]:
+    """A browser session made on a replica with the access key: its cookies and CSRF token."""
+    cookie, token = csrf_from(base)
     login = httpx.post(
-        f"{a}/login",
+        f"{base}/login",
         data={"csrf_token": token, "key": KEY, "next": "/beliefs"},
         cookies={"tenure_csrf": cookie},
         timeout=10,
     )
     assert login.status_code == 303, login.text
-    jar = {"tenure_csrf": cookie, "tenure_session": login.cookies["tenure_session"]}
+    return {"tenure_csrf": cookie, "tenure_session": login.cookies["tenure_session"]}, token
+
+
+def test_a_login_logout_and_csrf_token_hold_on_either_replica(
+    keyed_replicas: tuple[str, str],
+) -> None:
+    a, b = keyed_replicas
+    jar, token = logged_in(a)
     assert httpx.get(f"{b}/api/beliefs", cookies=jar, timeout=10).status_code == 200
     # A's CSRF token is good on B: the double-submit cookie needs no server state.
     belief = {"user_id": "alice", "canonical_name": "ci", "content": "CI runs on Buildkite."}

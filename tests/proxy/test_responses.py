@@ -73,19 +73,20 @@ def test_an_item_list_gets_memory_in_its_last_user_message_others_untouched(
     assert parts[1]["type"] == "input_text" and "PostgreSQL 16" in parts[1]["text"]
 
 
-def test_a_tool_output_turn_gets_nothing_new_and_the_same_instructions(
+def test_a_tool_output_request_gets_its_turns_memory_again_byte_for_byte(
     gw: Gateway, upstream: FakeUpstream
 ) -> None:
     first: list[dict[str, Any]] = [{"role": "user", "content": QUESTION}]
     post(gw, {"instructions": "Be brief.", "input": first})
-    before = upstream.last("/responses").json["instructions"]
+    before = upstream.last("/responses").json
     call = {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"}
     output = {"type": "function_call_output", "call_id": "c1", "output": "42 rows"}
     resp = post(gw, {"instructions": "Be brief.", "input": [*first, call, output]})
     sent = upstream.last("/responses").json
-    assert sent["instructions"] == before  # byte-stable: the cached prefix holds
-    assert sent["input"] == [*first, call, output]
-    assert resp.headers["x-tenure-injected"] == "1"  # the pinned belief only
+    assert sent["instructions"] == before["instructions"]  # byte-stable: the cached prefix holds
+    assert "PostgreSQL 16" in json.dumps(before["input"])
+    assert sent["input"] == [*before["input"], call, output]
+    assert resp.headers["x-tenure-injected"] == "2"  # the pinned belief and the relevant one
 
 
 def test_a_chained_request_retrieves_from_its_new_items(
@@ -101,33 +102,35 @@ def test_a_chained_request_retrieves_from_its_new_items(
     assert "PostgreSQL 16" in json.dumps(sent["input"])
 
 
-def test_the_sdk_streams_through_and_the_turn_with_its_calls_is_extracted(
+def test_the_sdk_streams_through_and_the_turn_with_its_calls_is_extracted_at_its_end(
     gw: Gateway, upstream: FakeUpstream
 ) -> None:
     upstream.queue(
         Chat(
             content="Let me look that up.",
             tool_calls=[{"id": "call_9", "name": "search", "arguments": '{"q": "pg"}'}],
-        )
+        ),
+        Chat(content="Use PostgreSQL 16."),
     )
     client = gw.openai()
     with client.responses.stream(
         model="gpt-4o-mini", input=QUESTION, extra_headers=ALICE
     ) as stream:
-        final = stream.get_final_response()
-    assert final.output_text == "Let me look that up."
+        first = stream.get_final_response()
+    assert first.output_text == "Let me look that up."
     assert upstream.last("/responses").json["stream"] is True
+    gw.settle()
+    assert pending_turns(gw) == []  # the reply called a tool: the turn goes on
+    call = {"type": "function_call", "call_id": "call_9", "name": "search", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "call_9", "output": "pg 16"}
+    items: list[Any] = [{"role": "user", "content": QUESTION}, call, output]
+    with client.responses.stream(model="gpt-4o-mini", input=items, extra_headers=ALICE) as stream:
+        assert stream.get_final_response().output_text == "Use PostgreSQL 16."
     gw.settle(lambda: len(pending_turns(gw)) == 1)
     [turn] = pending_turns(gw)
     assert turn["user_message"] == QUESTION
-    assert turn["assistant_message"] == "Let me look that up."
-    assert turn["tool_calls"] == [
-        {
-            "id": "call_9",
-            "type": "function",
-            "function": {"name": "search", "arguments": '{"q": "pg"}'},
-        }
-    ]
+    assert turn["assistant_message"] == "Use PostgreSQL 16."
+    assert turn["tool_calls"] == [{"type": "function", "function": {"name": "search"}}]
     assert (turn["user_id"], turn["wire"], turn["model"]) == ("alice", "openai", "gpt-4o-mini")
     assert sorted(turn["injected_ids"]) == ["b-postgres", "b-tabs"]
 

@@ -35,7 +35,7 @@ def test_routed_model_goes_through_litellm(
 
     stream = sdk.chat.completions.create(
         model="house-model",
-        messages=messages,
+        messages=[{"role": "user", "content": "And which pg pooler?"}],  # a typed message each
         stream=True,
         extra_headers=headers,  # type: ignore[arg-type]
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tests.ui.conftest import UI
 
 
@@ -44,3 +46,18 @@ def test_openapi_lists_every_api_endpoint(ui: UI) -> None:
         p["name"] for p in preview["parameters"]
     }
     assert "Belief" in doc["components"]["schemas"]
+
+
+def test_the_api_tab_is_a_page_not_raw_json(ui: UI) -> None:
+    beliefs = ui.client.get("/beliefs").text
+    assert 'href="/api-reference"' in beliefs and 'href="/api/openapi.json"' not in beliefs
+    page = ui.client.get("/api-reference")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "<code>PATCH /api/beliefs/{belief_id}</code>" in page.text
+    assert 'href="/api/openapi.json"' in page.text  # the raw document, one link away
+
+
+def test_the_api_page_asks_for_the_access_key_like_every_page(make_ui: Callable[..., UI]) -> None:
+    ui = make_ui(api_key="sk-local-secret")
+    resp = ui.client.get("/api-reference", follow_redirects=False)
+    assert resp.status_code == 303 and resp.headers["location"].startswith("/login")

@@ -25,7 +25,8 @@ def text(html: str) -> str:
 def test_empty_store_says_where_to_point_the_agent(make_ui: Callable[..., UI]) -> None:
     ui = make_ui()
     page = text(ui.client.get("/beliefs").text)
-    assert "No beliefs yet — point an agent at http://localhost:5757/v1" in page
+    assert "No beliefs yet Point an agent at http://localhost:5757/v1" in page
+    assert page.count("No beliefs yet") == 1  # the heading says it; the hint need not again
     assert ui.client.get("/", follow_redirects=False).headers["location"] == "/beliefs"
 
 

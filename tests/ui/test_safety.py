@@ -187,3 +187,16 @@ def test_one_refusal_renders_as_each_room_expects(make_ui: Callable[..., UI]) ->
     assert page.headers["content-security-policy"] == "default-src 'none'"
     assert "missing or wrong access key" in page.text and "<h1>401</h1>" in page.text
     assert ui.belief("b-k8s").pinned
+
+
+def test_the_login_page_shows_no_navigation_and_no_log_out(make_ui: Callable[..., UI]) -> None:
+    """Every link would lead back to the login page, and there is nothing to log out of."""
+    ui = make_ui(api_key="sk-local-secret")
+    page = ui.client.get("/login").text
+    assert "Log in" in page and 'action="/logout"' not in page and "Log out" not in page
+    assert 'href="/audit"' not in page and 'href="/api-reference"' not in page
+    signed_in = ui.client.post(
+        "/login",
+        data={"csrf_token": ui.csrf("/login"), "key": "sk-local-secret", "next": "/beliefs"},
+    )
+    assert 'action="/logout"' in signed_in.text and 'href="/audit"' in signed_in.text

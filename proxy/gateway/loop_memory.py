@@ -1,0 +1,127 @@
+"""The memory of each typed message, kept so every request of its tool loop carries it again.
+
+The first request of a turn searches; the requests of its tool loop (`turn_loop.py`) reuse what
+it placed, byte for byte: the agent's answer is written by the last of them, which needs the
+turn's relevant beliefs as much as the first, and a block that changed between them would break
+the prompt cache the client built. Kept in this process (the usual case: a loop runs in
+seconds) and in the `turn_memory` table, so a loop that moves to another replica or outlives a
+restart still finds it; with neither, the loop request searches on the typed message again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import OrderedDict
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from beliefs.models import storable
+from beliefs.store import BeliefStore
+from beliefs.thread import StoreThread
+from proxy.gateway.background import StoreWriter
+from proxy.gateway.identity import Identity
+from proxy.gateway.memory import Memory, MemoryBuilder
+from proxy.gateway.turn_loop import TurnLoop
+
+log = logging.getLogger("tenure.proxy")
+
+TTL_S = 6 * 3600.0  # a loop left this long is over: its next request is searched afresh
+PRUNE_EVERY = 512  # kept turns written between deletions of the expired ones
+
+_SAVE_SQL = (
+    "INSERT OR REPLACE INTO turn_memory "
+    "(key, created_at, system_block, user_block, layers, persona, query) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_LOAD_SQL = (
+    "SELECT created_at, system_block, user_block, layers, persona, query "
+    "FROM turn_memory WHERE key = ?"
+)
+_PRUNE_SQL = "DELETE FROM turn_memory WHERE created_at < ?"
+
+
+class LoopMemories:
+    """Each recent turn's memory by the turn's key (`TurnLoop.key`)."""
+
+    def __init__(
+        self, thread: StoreThread, writer: StoreWriter, size: int = 4096, ttl_s: float = TTL_S
+    ) -> None:
+        self._thread = thread
+        self._writer = writer
+        self._size = size
+        self._ttl = ttl_s
+        self._kept: OrderedDict[str, tuple[float, Memory]] = OrderedDict()
+        self._puts = 0
+
+    async def get(self, key: str) -> Memory | None:
+        """The memory kept for a turn, from this process or the store; None when none is."""
+        entry = self._kept.get(key)
+        if entry is not None:
+            return entry[1] if entry[0] > time.monotonic() else None
+        try:
+            row = await self._thread.run(self._load, key)
+        except Exception:
+            log.exception("reading a turn's memory failed; the tool loop request searches again")
+            return None
+        if row is None:
+            return None
+        created, system, user, layers, persona, query = row
+        if created < datetime.now(UTC) - timedelta(seconds=self._ttl):
+            return None
+        memory = Memory(system, user, _layers(layers), bool(persona), query)
+        self._remember(key, memory)
+        return memory
+
+    def put(self, key: str, memory: Memory) -> None:
+        """Keep a turn's memory here now, and in the store in the background."""
+        self._remember(key, memory)
+        self._puts += 1
+        prune = self._puts % PRUNE_EVERY == 0
+        now = datetime.now(UTC)
+        row: list[object] = [key, now, storable(memory.system_block), storable(memory.user_block)]
+        row += [json.dumps(memory.layers), memory.persona, storable(memory.query)]
+
+        def save(store: BeliefStore) -> None:
+            store.execute(_SAVE_SQL, row)
+            if prune:
+                store.execute(_PRUNE_SQL, [now - timedelta(seconds=self._ttl)])
+
+        self._writer.submit("turn_memory", save)
+
+    def _load(self, key: str) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = self._thread.store.execute(_LOAD_SQL, [key]).fetchone()
+        return row
+
+    def _remember(self, key: str, memory: Memory) -> None:
+        self._kept[key] = (time.monotonic() + self._ttl, memory)
+        self._kept.move_to_end(key)
+        while len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+
+
+def _layers(value: Any) -> dict[str, list[str]]:
+    layers = json.loads(value) if isinstance(value, str) else value
+    return {str(k): [str(i) for i in v] for k, v in (layers or {}).items()}
+
+
+async def turn_memory(
+    builder: MemoryBuilder,
+    loops: LoopMemories,
+    identity: Identity,
+    turn: TurnLoop,
+    query: str,
+    model: str,
+) -> Memory | None:
+    """The memory of a request: a tool loop's request gets its typed message's again; any
+    other request (or a loop whose first request left nothing) is searched and kept."""
+    key = turn.key(identity)
+    if turn.looping and key is not None:
+        kept = await loops.get(key)
+        if kept is not None:
+            return kept
+    memory = await builder.build(identity, query, model)
+    if memory is not None and not memory.empty and key is not None:
+        loops.put(key, memory)
+    return memory

@@ -1,0 +1,18 @@
+"""A PostgreSQL store that cannot be reached says why, at once, not that a pool timed out."""
+
+from __future__ import annotations
+
+import pytest
+
+from beliefs.errors import BeliefError
+from beliefs.store import BeliefStore
+from tests.postgres_server import PostgresServer
+
+
+def test_a_refused_connection_names_its_cause(postgres: PostgresServer) -> None:
+    with pytest.raises(BeliefError) as caught:
+        BeliefStore.open(postgres.url("no_such_database"))
+    message = caught.value.message
+    assert 'database "no_such_database" does not exist' in message
+    assert "pool initialization incomplete" not in message
+    assert "TENURE_DATABASE_URL" in message
