@@ -5,8 +5,9 @@ JSONL is lossless: every field, `change_log` included, round-trips. Tenure JSON 
 rejected: they are kept under `provenance["tenure_extra"]` and written back on Tenure export.
 Tenure `change_log` entries are free-form dicts: `at`/`event`/`actor` (or common synonyms such as
 `timestamp`, `type`, `by`) are mapped, everything else becomes the event's `detail`, and the
-original key names are remembered under `detail["tenure_keys"]`. Both parsers validate every
-entry before returning, so the caller writes all or nothing.
+original key names are remembered under `detail["tenure_keys"]`. The parsers validate every
+entry before returning; `iter_file` gives entries as it reads them and raises at the end if any
+was invalid, so a caller writing them in a transaction writes all or nothing.
 """
 
 from __future__ import annotations
