@@ -13,6 +13,10 @@ charges), uncached prompt tokens per turn (what is charged in full with the cach
 per turn, turns the pre-check skipped, and gold lost (the reference model must still score full
 marks). Skipped turns count as turns that cost nothing.
 
+Last, calls per turn with a backlog: every turn pending at once before one worker starts, so
+turns of one conversation share a call (`TENURE_EXTRACT_BATCH_TURNS`), against a model that
+answers every call with an empty result.
+
 First, before and after per call: the previous prompt (kept in `bench/data/`) and the current
 one, built in this run for the same turns without known beliefs, counted the same way.
 
@@ -22,8 +26,10 @@ Run: `.venv/bin/python bench/extract_cost.py [--only ID ...]`.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,12 +37,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from beliefs.store import BeliefStore  # noqa: E402
+from beliefs.thread import StoreThread  # noqa: E402
 from beliefs.tokens import token_counter  # noqa: E402
+from extractor.config import ExtractionConfig  # noqa: E402
 from extractor.eval_set import Conversation, load_conversations  # noqa: E402
-from extractor.evaluation import ModelScore  # noqa: E402
+from extractor.evaluation import ModelScore, eval_turn  # noqa: E402
+from extractor.jobs import JobQueue  # noqa: E402
 from extractor.prompts import build_messages  # noqa: E402
 from extractor.schema import ExtractionOutput, outline, response_format, wire_schema  # noqa: E402
 from extractor.turn import Turn  # noqa: E402
+from extractor.worker import ExtractionWorkers  # noqa: E402
+from tests.extractor.fake_llm import FakeChatModel, extraction  # noqa: E402
 from tests.fakes.local_model import Behaviour, LocalModel  # noqa: E402
 from tests.fakes.reference_model import reference_brain, score_brain  # noqa: E402
 
@@ -110,6 +122,26 @@ def lost(score: ModelScore) -> int:
     )
 
 
+async def backlog_calls(conversations: list[Conversation], batch_turns: int) -> int:
+    """Model calls to extract every turn when all of them are pending at once."""
+    llm = FakeChatModel()
+    llm.default = extraction()
+    config = ExtractionConfig(model="eval", canary=False, batch_turns=batch_turns)
+    with tempfile.TemporaryDirectory(prefix="tenure-extract-cost-") as tmp:
+        store = BeliefStore.open(Path(tmp) / "cost.duckdb")
+        thread = StoreThread(store)
+        try:
+            queue = JobQueue(store)
+            for c in conversations:
+                for n, t in enumerate(c.turns):
+                    queue.enqueue(eval_turn(c, n, t))
+            await ExtractionWorkers(thread, queue, llm, config).drain()
+        finally:
+            thread.close()
+            store.close()
+    return len(llm.calls)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", help="only this conversation id")
@@ -142,6 +174,11 @@ def main() -> None:
             f"{score.turns_skipped:>4}/{score.turns:<4} {lost(score):>9}"
         )
     print(f"target: at most {TARGET} uncached prompt tokens per turn, no gold lost")
+    alone, batched = (asyncio.run(backlog_calls(conversations, n)) for n in (1, 4))
+    print(
+        f"calls per turn with every turn pending at once: {batched / turns:.2f} in batches of "
+        f"up to 4 turns, {alone / turns:.2f} one turn per call"
+    )
 
 
 if __name__ == "__main__":

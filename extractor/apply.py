@@ -35,13 +35,18 @@ def land(
     *,
     model: str,
     now: datetime,
+    riders: Sequence[Job] = (),
 ) -> Applied:
-    """One transaction: the beliefs and the job's `done` commit together or not at all."""
+    """One transaction: the beliefs and the job's `done` commit together or not at all.
+
+    `riders` are older turns answered in the same call: done with the job, with its report."""
     with store.transaction():
         known = known_beliefs(store, job.turn, output)
         plan = plan_merge(output, job.turn, known, model=model, now=now, job_id=job.id)
         applied = apply_plan(store, plan, user_id=job.turn.user_id, job_id=job.id, now=now)
         queue.complete(job.id, applied.written_ids, applied.skipped)
+        for rider in riders:
+            queue.complete(rider.id, applied.written_ids, applied.skipped)
     return applied
 
 
@@ -52,6 +57,7 @@ class Landing:
     job: Job
     output: ExtractionOutput
     model: str
+    riders: tuple[Job, ...] = ()  # older turns of one conversation answered in the same call
 
 
 def land_many(
@@ -68,10 +74,7 @@ def land_many(
     if len(group) > 1:
         try:
             with store.transaction():
-                shared = [
-                    land(store, queue, items[i].job, items[i].output, model=items[i].model, now=now)
-                    for i in group
-                ]
+                shared = [_land(store, queue, items[i], now) for i in group]
             results.update(zip(group, shared, strict=True))
         except Exception:
             later = sorted([*group, *later])
@@ -80,10 +83,14 @@ def land_many(
     for i in later:
         item = items[i]
         try:
-            results[i] = land(store, queue, item.job, item.output, model=item.model, now=now)
+            results[i] = _land(store, queue, item, now)
         except Exception as exc:  # reported per job; the caller retries or parks it
             results[i] = exc
     return [results[i] for i in range(len(items))]
+
+
+def _land(store: BeliefStore, queue: JobQueue, item: Landing, now: datetime) -> Applied:
+    return land(store, queue, item.job, item.output, model=item.model, now=now, riders=item.riders)
 
 
 def _independent(store: BeliefStore, items: Sequence[Landing]) -> tuple[list[int], list[int]]:

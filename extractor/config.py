@@ -25,6 +25,8 @@ class ExtractionConfig:
     call: CallOptions = field(default_factory=CallOptions)
     raw_output_chars: int = 16_000  # what a job keeps of the model's reply
     canary: bool = True  # ask each model a turn with a known answer before its first job
+    batch_turns: int = 1  # with a backlog, pending turns of one conversation in one call
+    batch_chars: int = 16_000  # the most turn text one batched call carries
 
     def model_for(self, turn: Turn) -> str:
         """The configured model, else the turn's own model where the gateway sent it: its

@@ -30,9 +30,10 @@ from extractor.config import ExtractionConfig
 from extractor.eval_set import Conversation, EvalTurn
 from extractor.jobs import JobQueue
 from extractor.llm import ChatModel
+from extractor.outcome import JobReport
 from extractor.prompts import EXAMPLE_NAMES, EXAMPLE_TEXTS
 from extractor.turn import Turn
-from extractor.worker import ExtractionWorkers, JobReport
+from extractor.worker import ExtractionWorkers
 
 UNIVERSAL = "user:universal"
 # Three words in a row from a worked example (not all of them little words) in a belief: copied.
@@ -125,7 +126,7 @@ async def evaluate(
             workers = ExtractionWorkers(thread, queue, llm, config, observe=reports.append)
             for conversation in conversations:
                 for n, turn in enumerate(conversation.turns):
-                    await thread.run(queue.enqueue, _turn(conversation, n, turn))
+                    await thread.run(queue.enqueue, eval_turn(conversation, n, turn))
                     await workers.drain()
             return await thread.run(_score, store, queue, config.model, conversations, reports)
         finally:
@@ -133,7 +134,8 @@ async def evaluate(
             store.close()
 
 
-def _turn(conversation: Conversation, n: int, turn: EvalTurn) -> Turn:
+def eval_turn(conversation: Conversation, n: int, turn: EvalTurn) -> Turn:
+    """The `n`th turn of an evaluation conversation, as the proxy would hand it over."""
     return Turn(
         request_id=f"{conversation.id}-{n}",
         user_id=conversation.user_id,

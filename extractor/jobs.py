@@ -19,7 +19,7 @@ from beliefs.rows import as_utc
 from beliefs.store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.migrations import MIGRATIONS
-from extractor.redact import redact, redact_record
+from extractor.redact import redact, redact_fields, redact_record
 from extractor.schema import Skipped
 from extractor.turn import Turn
 
@@ -83,13 +83,18 @@ class PendingJob:
         }
 
 
+# What people and models wrote, where a secret can be; the rest (identity, ids, the persona
+# reference) is not walked.
+_TEXT_FIELDS = ("user_message", "assistant_message", "tool_calls")
+
+
 def pending_job(turn: Turn, now: datetime | None = None) -> PendingJob:
     """The turn, secrets redacted, as a pending job row with a fresh id."""
     return PendingJob(
         new_job_id(),
         storable(turn.user_id),
         turn.request_id,
-        json.dumps(storable_value(redact_record(turn.model_dump(mode="json")))),
+        json.dumps(storable_value(redact_fields(turn.model_dump(mode="json"), _TEXT_FIELDS))),
         now or utcnow(),
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
+from beliefs.context import UNIVERSAL
 from beliefs.models import Belief, normalize_canonical_name
 from beliefs.query import parse_query
 from beliefs.record import AnyBelief, as_belief
@@ -20,7 +21,7 @@ MAX_TOUCHED = 30
 def touched_beliefs(store: BeliefStore, turn: Turn) -> list[Belief]:
     """For the prompt: live beliefs of the user in the turn's scopes that were injected into it
     or that the turn's text finds (the same alias-weighted search retrieval uses)."""
-    injected = _visible(turn, _by_ids(store, turn.injected_ids))
+    injected = _visible(turn, _by_ids(store, turn.injected_ids) + carried(store, turn))
     scopes = set(visible_scopes(turn))
 
     def accept(belief: AnyBelief) -> bool:
@@ -37,7 +38,7 @@ def touched_beliefs(store: BeliefStore, turn: Turn) -> list[Belief]:
 def known_beliefs(store: BeliefStore, turn: Turn, output: ExtractionOutput) -> list[Belief]:
     """Everything the merge must see: touched beliefs plus every id and name the output names."""
     ids, names = referenced(output)
-    found = {b.id: b for b in _by_ids(store, [*turn.injected_ids, *ids])}
+    found = {b.id: b for b in _by_ids(store, [*turn.injected_ids, *ids]) + carried(store, turn)}
     for name in names:
         for belief in store.index.by_name(turn.user_id, name):
             if belief.canonical_name == name:
@@ -100,6 +101,23 @@ def _subjects(canonical_name: str) -> set[str]:
     # `primary_database`); "db" or "v2" say too little.
     words = canonical_name.split("_")
     return {w for w in (words[0], words[-1]) if len(w) > 2 and not w.isdigit()}
+
+
+def carried(store: BeliefStore, turn: Turn) -> list[Belief]:
+    """The beliefs the turn's persona reference stands for: the user's live pinned beliefs
+    scoped to `user:universal` alone and to no agent (those a persona summarises). A job that
+    lists them in `injected_ids` (written before the reference) has no reference."""
+    if turn.persona is None or not turn.persona.carries:
+        return []
+    return [
+        as_belief(record)
+        for record in store.index.records(turn.user_id)
+        if record.pinned
+        and record.is_live
+        and record.agent_id is None
+        and list(record.scope) == [UNIVERSAL]
+        and record.type != "open_question"
+    ]
 
 
 def _by_ids(store: BeliefStore, ids: Iterable[str]) -> list[Belief]:

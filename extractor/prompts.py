@@ -81,19 +81,28 @@ def build_messages(
 ) -> list[dict[str, Any]]:
     """The chat messages for one extraction call: the rules, the worked examples, then the turn
     (stripped of memory and redacted)."""
+    return build_batch_messages([turn], touched_beliefs, scope)
+
+
+def build_batch_messages(
+    turns: Sequence[Turn], touched_beliefs: Sequence[Belief], scope: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The messages for one call over several turns of one conversation, oldest first, under
+    the same prefix as a single turn (so a provider's prompt cache still applies)."""
     known = [_project(b) for b in touched_beliefs]
-    # One record: a secret recognised in one message is masked where another repeats it bare.
-    said = redact_record(
-        {
-            "user": strip_injected(turn.user_message),
-            "assistant": strip_injected(turn.assistant_message),
-            "tool_calls": turn.tool_calls or [],
-        }
-    )
-    sections = _sections(scope, known, _clean(said["user"]), _clean(said["assistant"]))
-    if turn.tool_calls:
-        calls = json.dumps(said["tool_calls"], ensure_ascii=False)
-        sections.append(f"<tool_calls>\n{_clip(calls, MAX_TOOL_CHARS)}\n</tool_calls>")
+    said = [_said(turn) for turn in turns]
+    if len(said) == 1:
+        sections = _sections(scope, known, *said[0])
+    else:
+        # The model answers once for all of them: what holds after the last turn.
+        sections = _sections(scope, known, "", "")[:2]
+        sections.append(
+            f"{len(said)} turns of one conversation, oldest first. Answer once for all of "
+            "them; where a later turn corrects an earlier one, keep only what the later says."
+        )
+        for number, (user, assistant, calls) in enumerate(said, start=1):
+            sections.append(f"Turn {number}:")
+            sections.extend(_sections(scope, known, user, assistant, calls)[2:])
     return [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "\n".join(_sections(["domain:cooking"], [], *_EXAMPLE_TURN))},
@@ -107,16 +116,37 @@ def build_messages(
     ]
 
 
+def _said(turn: Turn) -> tuple[str, str, str]:
+    """The turn's user and assistant text and tool calls, stripped of memory and redacted."""
+    # One record: a secret recognised in one message is masked where another repeats it bare.
+    said = redact_record(
+        {
+            "user": strip_injected(turn.user_message),
+            "assistant": strip_injected(turn.assistant_message),
+            "tool_calls": turn.tool_calls or [],
+        }
+    )
+    calls = json.dumps(said["tool_calls"], ensure_ascii=False) if turn.tool_calls else ""
+    return _clean(said["user"]), _clean(said["assistant"]), calls
+
+
 def _sections(
-    scope: Sequence[str], known: Sequence[dict[str, Any]], user: str, assistant: str
+    scope: Sequence[str],
+    known: Sequence[dict[str, Any]],
+    user: str,
+    assistant: str,
+    calls: str = "",
 ) -> list[str]:
     lines = "\n".join(json.dumps(k, ensure_ascii=False) for k in known) if known else "(none)"
-    return [
+    sections = [
         f"Scope: {', '.join(scope) or 'user:universal'}",
         f"Known beliefs (JSON lines):\n{lines}",
         f"<user>\n{user}\n</user>",
         f"<assistant>\n{assistant}\n</assistant>",
     ]
+    if calls:
+        sections.append(f"<tool_calls>\n{_clip(calls, MAX_TOOL_CHARS)}\n</tool_calls>")
+    return sections
 
 
 # What the model is shown of a known belief; aliases, rejected alternatives and a status other

@@ -107,3 +107,10 @@ def redact_record(value: Any) -> Any:
     if masker is None:
         return redacted
     return redact_value(redacted, lambda text: _mask(text, masker))
+
+
+def redact_fields(record: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """`redact_record` over `fields` of `record` as one record; its other fields kept as they
+    are."""
+    texts: dict[str, Any] = redact_record({name: record[name] for name in fields if name in record})
+    return record | texts

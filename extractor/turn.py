@@ -10,6 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from beliefs.models import utcnow
 
 
+class PersonaRef(BaseModel):
+    """The persona a request received: its user's persona at one version, and how many pinned
+    beliefs it stood for (recorded as this reference, not as their ids)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str = Field(min_length=1)
+    carries: int = Field(ge=0)
+
+
 class Turn(BaseModel):
     """One completed exchange, as the proxy saw it after the response finished."""
 
@@ -23,7 +33,8 @@ class Turn(BaseModel):
     user_message: str = ""
     assistant_message: str = ""
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-    injected_ids: list[str] = Field(default_factory=list)
+    injected_ids: list[str] = Field(default_factory=list)  # the beliefs rendered in its prompt
+    persona: PersonaRef | None = None  # older jobs listed the persona's beliefs in injected_ids
     created_at: datetime = Field(default_factory=utcnow)
     # The protocol the client spoke: an Anthropic turn is extracted by its model at the
     # Anthropic upstream.

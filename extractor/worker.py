@@ -9,7 +9,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,6 +18,7 @@ from beliefs.connection import store_refused
 from beliefs.models import Belief, utcnow
 from beliefs.thread import StoreThread
 from extractor.apply import Landing, land_many
+from extractor.batching import batch_note, conversation_batches
 from extractor.breaker import CircuitBreaker, counts_as_outage
 from extractor.canary import ask_canary
 from extractor.config import ExtractionConfig
@@ -27,8 +27,9 @@ from extractor.jobs import Job, JobQueue
 from extractor.known import pointed_beliefs, touched_beliefs
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
+from extractor.outcome import JobReport, Outcome, bounded, describe, named
 from extractor.precheck import SKIPPED, nothing_to_remember
-from extractor.prompts import build_messages
+from extractor.prompts import build_batch_messages, build_messages
 from extractor.redact import redact
 from extractor.schema import ExtractionOutput
 from extractor.structured import Structured, complete_structured
@@ -36,34 +37,6 @@ from extractor.structured import Structured, complete_structured
 log = logging.getLogger("tenure.extractor")
 
 _RATE_WINDOW_S = 5.0
-
-
-@dataclass(frozen=True)
-class JobReport:
-    """What one extraction call cost and how it ended (for the evaluation harness)."""
-
-    job_id: str
-    model: str
-    seconds: float
-    mode: str | None
-    calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    error: str
-    cached_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    """What one extraction call produced: an output to land, or an error to record."""
-
-    job: Job
-    model: str
-    output: ExtractionOutput | None = None
-    raw_output: str | None = None
-    error: str = ""
-    permanent: bool = False  # unusable output: park the job now instead of retrying
-    report: JobReport | None = None
 
 
 class ExtractionWorkers:
@@ -102,7 +75,7 @@ class ExtractionWorkers:
         )
         self._observe = observe
         self._task: asyncio.Task[None] | None = None
-        self._calls: set[asyncio.Task[_Outcome]] = set()
+        self._calls: set[asyncio.Task[list[Outcome]]] = set()
         self._store_away = False  # the last round failed because the store was away
         self._wake: asyncio.Event | None = None
         self._unlisten: Callable[[], None] | None = None
@@ -170,12 +143,12 @@ class ExtractionWorkers:
 
     async def run_once(self) -> int:
         """One round: claim what the slots allow, call the model, land; returns jobs handled."""
-        jobs = await self._claim(self.concurrency)
-        if not jobs:
+        batches = await self._claim(self.concurrency)
+        if not batches:
             return 0
-        outcomes = await asyncio.gather(*(self._extract(job) for job in jobs))
-        await self._settle(list(outcomes))
-        return len(jobs)
+        outcomes = await asyncio.gather(*(self._extract_batch(batch) for batch in batches))
+        await self._settle([o for batch in outcomes for o in batch])
+        return sum(len(batch) for batch in batches)
 
     async def drain(self) -> int:
         """Rounds until no job is due; returns how many were handled (tests and benchmarks)."""
@@ -192,8 +165,8 @@ class ExtractionWorkers:
                 if room > 0 and not calls:
                     await self._yield_to_requests()
                 if room > 0:
-                    for job in await self._claim(room):
-                        calls.add(asyncio.create_task(self._extract(job)))
+                    for batch in await self._claim(room):
+                        calls.add(asyncio.create_task(self._extract_batch(batch)))
                 if not calls:
                     await self._idle()
                     continue
@@ -202,7 +175,7 @@ class ExtractionWorkers:
                 )
                 calls.difference_update(done)
                 if done:
-                    await self._settle([task.result() for task in done])
+                    await self._settle([o for task in done for o in task.result()])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # background work never dies; the failure is logged
@@ -252,20 +225,92 @@ class ExtractionWorkers:
             await asyncio.wait_for(self._wake.wait(), timeout)
         self._wake.clear()
 
-    async def _claim(self, room: int) -> list[Job]:
+    async def _claim(self, room: int) -> list[list[Job]]:
+        """Up to `room` batches of claimed jobs: one job each, unless a backlog built up."""
         if self._backlog_max > 0 and time.monotonic() - self._bounded_at >= 1.0:
             self._bounded_at = time.monotonic()
             await self.thread.run(self.queue.shed_over, self._backlog_max)
         if self.breaker.retry_in() > 0:
             return []  # jobs wait, they do not fail, while the model is cooling down
-        jobs = await self.thread.run(self.queue.claim_many, room)
-        kept = [job for job in jobs if self.breaker.allow()]  # half-open: one probe only
-        refused = [job.id for job in jobs if job not in kept]
-        for job_id in refused:
-            await self.thread.run(self.queue.release, job_id)
+        turns = 1
+        if self.config.batch_turns > 1:
+            pending, _ = await self.thread.run(self.queue.backlog)
+            if pending > room:  # more waiting than free slots: a conversation may share a call
+                turns = self.config.batch_turns
+        jobs = await self.thread.run(self.queue.claim_many, room * turns)
+        batches = conversation_batches(jobs, self.config, room, turns=turns)
+        kept = [batch for batch in batches if self.breaker.allow()]  # half-open: one probe only
+        taken = {job.id for batch in kept for job in batch}
+        for job in jobs:
+            if job.id not in taken:
+                await self.thread.run(self.queue.release, job.id)
         return kept
 
-    async def _extract(self, job: Job) -> _Outcome:
+    async def _extract_batch(self, jobs: list[Job]) -> list[Outcome]:
+        """One call for the batch's turns; if it fails, each job is asked alone."""
+        asked = [job for job in jobs if nothing_to_remember(job.turn) is None]
+        if len(asked) < 2:
+            return [await self._extract(job) for job in jobs]
+        skipped = [await self._extract(job) for job in jobs if job not in asked]
+        try:
+            return [*skipped, await self._extract_together(asked)]
+        except Exception as exc:
+            log.warning(
+                "a call for %d turns of one conversation failed; each is asked alone: %s",
+                len(asked),
+                describe(exc),
+            )
+        alone = []
+        for job in asked:
+            if self.breaker.retry_in() > 0:  # the provider is down: retried later, not lost
+                error = "the model is cooling down after failures; retried one by one"
+                alone.append(Outcome(job, self.config.model_for(job.turn), error=error))
+            else:
+                alone.append(await self._extract(job))
+        return [*skipped, *alone]
+
+    async def _extract_together(self, jobs: list[Job]) -> Outcome:
+        """The turns in one call, oldest first; the newest job lands the answer for all."""
+        lead = jobs[-1]
+        model = self.config.model_for(lead.turn)
+        touched: dict[str, Belief] = {}
+        for job in jobs:
+            for belief in await self.thread.run(touched_beliefs, self.queue.store, job.turn):
+                touched.setdefault(belief.id, belief)
+        turns = [job.turn for job in jobs]
+        messages = build_batch_messages(turns, list(touched.values()), visible_scopes(lead.turn))
+        async with contextlib.AsyncExitStack() as leases:
+            for job in jobs:
+                await leases.enter_async_context(self._lease_kept(job.id))
+            await self._ask_canary(model)
+            started = time.monotonic()
+            try:
+                result = await complete_structured(
+                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+                )
+            except Exception as exc:
+                if counts_as_outage(exc):
+                    self.breaker.record_failure(describe(exc))
+                raise
+        self.breaker.record_success()
+        self.config_fault = None
+        # The merge sees the batch as one turn that said all of it: the newest turn, with
+        # every belief the older ones were shown.
+        shown = list(dict.fromkeys(i for turn in turns for i in turn.injected_ids))
+        merged = lead.model_copy(
+            update={"turn": lead.turn.model_copy(update={"injected_ids": shown})}
+        )
+        return self._outcome(
+            merged,
+            model,
+            started,
+            output=result.value,
+            raw_output=result.raw_output,
+            result=result,
+            riders=tuple(jobs[:-1]),
+        )
+
+    async def _extract(self, job: Job) -> Outcome:
         turn = job.turn
         model = self.config.model_for(turn)
         skip = nothing_to_remember(turn)
@@ -277,7 +322,7 @@ class ExtractionWorkers:
         try:
             touched = await self.thread.run(touched_beliefs, self.queue.store, turn)
         except Exception as exc:
-            return _Outcome(job, model, error=_describe(exc))
+            return Outcome(job, model, error=describe(exc))
         messages = build_messages(turn, touched, visible_scopes(turn))
         started = time.monotonic()
         try:
@@ -294,15 +339,15 @@ class ExtractionWorkers:
             # body that is no completion): park it now with the raw text, no breaker trip.
             self.breaker.record_success()
             return self._outcome(
-                job, model, started, raw_output=exc.raw_output, error=_name(exc), permanent=True
+                job, model, started, raw_output=exc.raw_output, error=named(exc), permanent=True
             )
         except ModelMisconfigured as exc:
             # A configuration fact about the model, not an outage: no retries, no trip.
             self.breaker.record_success()
             self._misconfigured(exc)
-            return self._outcome(job, model, started, error=_name(exc), permanent=True)
+            return self._outcome(job, model, started, error=named(exc), permanent=True)
         except Exception as exc:
-            error = _name(exc) if isinstance(exc, ExtractorError) else _describe(exc)
+            error = named(exc) if isinstance(exc, ExtractorError) else describe(exc)
             if counts_as_outage(exc):
                 self.breaker.record_failure(error)
             else:
@@ -359,7 +404,7 @@ class ExtractionWorkers:
             try:
                 verdict = await ask_canary(self.llm, model, self.config.call)
             except Exception as exc:  # an outage: the job's own call meets it and says so
-                log.info("model %s: the canary waits for the next job (%s)", model, _describe(exc))
+                log.info("model %s: the canary waits for the next job (%s)", model, describe(exc))
                 return
             self._canaried.add(model)
             if verdict is not None:
@@ -401,7 +446,7 @@ class ExtractionWorkers:
         *,
         result: Structured[ExtractionOutput] | None = None,
         **fields: Any,
-    ) -> _Outcome:
+    ) -> Outcome:
         report = JobReport(
             job_id=job.id,
             model=model,
@@ -417,18 +462,21 @@ class ExtractionWorkers:
             self._observe(report)
         raw = fields.pop("raw_output", None)
         if isinstance(raw, str):
-            raw = _bounded(raw, self.config.raw_output_chars)
-        return _Outcome(job, model, raw_output=raw, report=report, **fields)
+            raw = bounded(raw, self.config.raw_output_chars)
+        return Outcome(job, model, raw_output=raw, report=report, **fields)
 
-    async def _settle(self, outcomes: list[_Outcome]) -> None:
+    async def _settle(self, outcomes: list[Outcome]) -> None:
         await self.thread.run(self._settle_on_store, outcomes)
-        self.processed += len(outcomes)
+        jobs = sum(1 + len(o.riders) for o in outcomes)
+        self.processed += jobs
         now = time.monotonic()
-        self._handled.extend(now for _ in outcomes)
+        self._handled.extend(now for _ in range(jobs))
 
-    def _settle_on_store(self, outcomes: list[_Outcome]) -> None:
+    def _settle_on_store(self, outcomes: list[Outcome]) -> None:
         store, now = self.queue.store, utcnow()
-        landings = [Landing(o.job, o.output, o.model) for o in outcomes if o.output is not None]
+        landings = [
+            Landing(o.job, o.output, o.model, o.riders) for o in outcomes if o.output is not None
+        ]
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}
         landed: dict[str, str] = {}
@@ -438,10 +486,13 @@ class ExtractionWorkers:
         ):
             if isinstance(result, Exception):  # rolled back: nothing of this job was written
                 log.error("job %s: could not write its beliefs: %s", landing.job.id, result)
-                failures.append(_Outcome(landing.job, landing.model, error=_describe(result)))
+                for job in (landing.job, *landing.riders):
+                    failures.append(Outcome(job, landing.model, error=describe(result)))
                 continue
             if raw.get(landing.job.id):
                 landed[landing.job.id] = raw[landing.job.id] or ""
+            for rider in landing.riders:
+                landed[rider.id] = batch_note(landing.job.id, len(landing.riders) + 1)
             unfit = self.llm.modes.unfit(landing.model)
             asked = not (raw.get(landing.job.id) or "").startswith(SKIPPED)
             if unfit and asked and not result.written_ids:
@@ -474,20 +525,3 @@ class ExtractionWorkers:
         state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
         state.attempt_number = max(1, attempts)
         return (now or utcnow()) + timedelta(seconds=self._backoff(state))
-
-
-def _name(exc: ExtractorError) -> str:
-    return redact(f"{type(exc).__name__}: {exc.message}")[:2000]
-
-
-def _bounded(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n[... {len(text) - limit} more characters not kept]"
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or "no detail"
-    if isinstance(exc, TimeoutError):
-        text = "the extraction model did not answer in time"
-    return redact(f"{type(exc).__name__}: {text}")[:2000]

@@ -302,6 +302,8 @@ def extraction_config(settings: Settings) -> ExtractionConfig:
         breaker_threshold=settings.breaker_threshold,
         breaker_cooldown_s=settings.breaker_cooldown_s,
         canary=settings.extract_canary,
+        batch_turns=settings.extract_batch_turns,
+        batch_chars=settings.extract_batch_chars,
         call=CallOptions(
             max_tokens=settings.extract_max_tokens,
             max_tokens_retry=max(settings.extract_max_tokens * 2, 4096),

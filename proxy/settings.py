@@ -104,6 +104,10 @@ class Settings(BaseModel):
     extract_schema: Literal["full", "light"] = "full"
     extract_rules_in: Literal["auto", "system", "user"] = "auto"
     extract_canary: bool = True  # a turn with a known answer before each model's first job
+    # With a backlog, up to this many pending turns of one conversation share one call (1 = off),
+    # as long as their text stays under extract_batch_chars.
+    extract_batch_turns: int = Field(default=4, ge=1, le=16)
+    extract_batch_chars: int = Field(default=16_000, ge=1_000)
 
     # Client-supplied user ids (`user`, `safety_identifier`, `metadata.user_id`): mapped to
     # Tenure users here, else ignored unless trusted (see proxy/gateway/identity.py).

@@ -55,6 +55,7 @@ class TurnCapture:
             tools=request.turn.tools,
             until_final=request.until_final,
             turn_key=request.turn.key(request.identity),
+            persona=memory.persona_ref if memory else None,
         )
 
 

@@ -94,7 +94,7 @@ async def handle_chat(
     request.user_message = turn.words
     note_turn(rt, request, *earlier_turn(messages, turn, responses=False))
     handoff = Handoff(rt, request)
-    extra: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
+    extra: list[Header] = request.memory_headers()
     handoff.finish(await handoff.forward(receive, send, extra))
 
 

@@ -152,6 +152,7 @@ class Handoff:
             layers=memory.layers,
             persona=memory.persona,
             approx_tokens=memory.approx_tokens,
+            persona_ref=memory.persona_ref,
         )
 
 

@@ -13,11 +13,12 @@ from beliefs.models import Belief, storable
 from beliefs.store import BeliefStore
 from beliefs.timeline import state_at
 from extractor.redact import redact
+from extractor.turn import PersonaRef
 
 MAX_LIMIT = 1000
 _COLUMNS = (
     "request_id, created_at, user_id, agent_id, scopes, model, endpoint, query, layers, "
-    "belief_ids, persona, approx_tokens"
+    "belief_ids, persona, approx_tokens, persona_version, persona_carries"
 )
 
 
@@ -34,6 +35,7 @@ class InjectionRecord:
     layers: dict[str, list[str]]
     persona: bool
     approx_tokens: int
+    persona_ref: PersonaRef | None = None  # older rows listed its beliefs in `layers["persona"]`
 
     @property
     def belief_ids(self) -> list[str]:
@@ -53,6 +55,8 @@ class InjectionRecord:
             self.belief_ids,
             self.persona,
             self.approx_tokens,
+            None if self.persona_ref is None else self.persona_ref.version,
+            None if self.persona_ref is None else self.persona_ref.carries,
         ]
 
     def as_json(self) -> dict[str, Any]:
@@ -68,6 +72,7 @@ class InjectionRecord:
             "layers": self.layers,
             "belief_ids": self.belief_ids,
             "persona": self.persona,
+            "persona_ref": None if self.persona_ref is None else self.persona_ref.model_dump(),
             "approx_tokens": self.approx_tokens,
         }
 
@@ -76,16 +81,17 @@ class InjectionRecord:
 _ROW = (
     "STRUCT(request_id VARCHAR, created_at TIMESTAMPTZ, user_id VARCHAR, agent_id VARCHAR, "
     "scopes VARCHAR[], model VARCHAR, endpoint VARCHAR, query VARCHAR, layers VARCHAR, "
-    "belief_ids VARCHAR[], persona BOOLEAN, approx_tokens INTEGER)"
+    "belief_ids VARCHAR[], persona BOOLEAN, approx_tokens INTEGER, persona_version VARCHAR, "
+    "persona_carries INTEGER)"
 )
 _INSERT = f"INSERT INTO injections ({_COLUMNS}) SELECT r.* FROM (SELECT unnest(?::{_ROW}[]) AS r)"
-_INSERT_ONE = f"INSERT INTO injections ({_COLUMNS}) VALUES ({', '.join('?' * 12)})"
 _FIELDS = tuple(name.strip() for name in _COLUMNS.split(","))
+_INSERT_ONE = f"INSERT INTO injections ({_COLUMNS}) VALUES ({', '.join('?' * len(_FIELDS))})"
 
 
 def save_records(store: BeliefStore, records: Sequence[InjectionRecord]) -> None:
     """All records in one statement; store thread. One record (a lone request's batch, the
-    common case below full load) binds its twelve values directly: DuckDB plans that in about
+    common case below full load) binds its values directly: DuckDB plans that in about
     half the time of the struct cast. Several go as one list-of-structs parameter, whose cost
     per row falls as the batch grows."""
     if len(records) == 1:
@@ -136,6 +142,7 @@ def _record(row: Sequence[Any]) -> InjectionRecord:
         layers=json.loads(layers) if isinstance(layers, str) else dict(layers),
         persona=bool(row[10]),
         approx_tokens=int(row[11]),
+        persona_ref=None if row[12] is None else PersonaRef(version=row[12], carries=row[13]),
     )
 
 

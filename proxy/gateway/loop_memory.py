@@ -20,6 +20,7 @@ from typing import Any
 from beliefs.models import storable
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
+from extractor.turn import PersonaRef
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.identity import Identity
 from proxy.gateway.memory import Memory, MemoryBuilder
@@ -32,12 +33,12 @@ PRUNE_EVERY = 512  # kept turns written between deletions of the expired ones
 
 _SAVE_SQL = (
     "INSERT OR REPLACE INTO turn_memory "
-    "(key, created_at, system_block, user_block, layers, persona, query) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "(key, created_at, system_block, user_block, layers, persona, query, persona_version, "
+    "persona_carries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _LOAD_SQL = (
-    "SELECT created_at, system_block, user_block, layers, persona, query "
-    "FROM turn_memory WHERE key = ?"
+    "SELECT created_at, system_block, user_block, layers, persona, query, persona_version, "
+    "persona_carries FROM turn_memory WHERE key = ?"
 )
 _PRUNE_SQL = "DELETE FROM turn_memory WHERE created_at < ?"
 
@@ -67,10 +68,11 @@ class LoopMemories:
             return None
         if row is None:
             return None
-        created, system, user, layers, persona, query = row
+        created, system, user, layers, persona, query, version, carries = row
         if created < datetime.now(UTC) - timedelta(seconds=self._ttl):
             return None
-        memory = Memory(system, user, _layers(layers), bool(persona), query)
+        ref = None if version is None else PersonaRef(version=version, carries=carries)
+        memory = Memory(system, user, _layers(layers), bool(persona), query, ref)
         self._remember(key, memory)
         return memory
 
@@ -82,6 +84,8 @@ class LoopMemories:
         now = datetime.now(UTC)
         row: list[object] = [key, now, storable(memory.system_block), storable(memory.user_block)]
         row += [json.dumps(memory.layers), memory.persona, storable(memory.query)]
+        ref = memory.persona_ref
+        row += [None, None] if ref is None else [ref.version, ref.carries]
 
         def save(store: BeliefStore) -> None:
             store.execute(_SAVE_SQL, row)

@@ -12,6 +12,7 @@ copies (the persona keeper schedules any regeneration in the background).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from beliefs.render import system_block, user_block
 from beliefs.store import BeliefStore
 from beliefs.thread import StoreThread
 from compaction import PersonaKeeper
+from extractor.turn import PersonaRef
 from proxy.gateway.counters import Counters
 from proxy.gateway.delivery import build_context, context_request
 from proxy.gateway.identity import Identity
@@ -32,13 +34,18 @@ log = logging.getLogger("tenure.proxy")
 
 @dataclass(frozen=True, slots=True)
 class Memory:
-    """What goes into one request; `layers` maps layer name to the injected belief ids."""
+    """What goes into one request; `layers` maps layer name to the belief ids rendered in it.
+
+    The beliefs the persona summarises are not listed: `persona_ref` names the persona's
+    version and how many it stands for, so what a request records does not grow with them.
+    """
 
     system_block: str
     user_block: str
     layers: dict[str, list[str]]
     persona: bool
     query: str
+    persona_ref: PersonaRef | None = None
 
     @property
     def count(self) -> int:
@@ -173,11 +180,24 @@ def _assemble(
 ) -> Memory:
     # Rules and personas are the store's in-memory copies: no DuckDB call here.
     context = build_context(store, request, persona, covers, deadline)
-    layers = {layer: list(ids) for layer, ids in context.injected_ids().items() if ids}
+    layers = {
+        layer: list(ids)
+        for layer, ids in context.injected_ids().items()
+        if ids and layer != "persona"  # summarised, not rendered: `persona_ref` stands for them
+    }
     return Memory(
         system_block=system_block(context),  # the assembler caches the standing text
         user_block=user_block(context),
         layers=layers,
         persona=bool(context.persona),
         query=request.query,
+        persona_ref=persona_ref(context.persona, len(context.persona_ids)),
     )
+
+
+def persona_ref(text: str, carries: int) -> PersonaRef | None:
+    """The persona as one reference: a digest of its text (its version) and its belief count."""
+    if not text:
+        return None
+    version = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return PersonaRef(version=version, carries=carries)

@@ -64,6 +64,15 @@ class ChatRequest:
     def injected(self) -> int:
         return self.memory.count if self.memory is not None else 0
 
+    def memory_headers(self) -> list[tuple[bytes, bytes]]:
+        """`X-Tenure-Injected`: the beliefs rendered; `X-Tenure-Persona`: the persona's version
+        and how many beliefs it summarises, when one went in."""
+        headers = [(b"x-tenure-injected", str(self.injected).encode())]
+        ref = self.memory.persona_ref if self.memory is not None else None
+        if ref is not None:
+            headers.append((b"x-tenure-persona", f"{ref.version}; beliefs={ref.carries}".encode()))
+        return headers
+
     def rewrite(self, body: dict[str, Any]) -> None:
         """The body changed (memory placed, Tenure's own fields taken out): send it encoded."""
         self.body = body

@@ -81,5 +81,5 @@ async def handle_responses(
         rt, request, *earlier_turn(items if isinstance(items, list) else [], turn, responses=True)
     )
     handoff = Handoff(rt, request)
-    extra_headers: list[Header] = [(b"x-tenure-injected", str(request.injected).encode())]
+    extra_headers: list[Header] = request.memory_headers()
     handoff.finish(await handoff.forward(receive, send, extra_headers))

@@ -88,4 +88,17 @@ TURN_MEMORY = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS, TURN_MEMORY]
+# The persona a request received is recorded as one reference (its version and how many
+# beliefs it stands for) instead of the ids of every belief it summarises.
+PERSONA_REF = Migration(
+    143,
+    "gateway: the persona as a reference in injections and turn memory",
+    (
+        "ALTER TABLE injections ADD COLUMN persona_version VARCHAR",
+        "ALTER TABLE injections ADD COLUMN persona_carries INTEGER",
+        "ALTER TABLE turn_memory ADD COLUMN persona_version VARCHAR",
+        "ALTER TABLE turn_memory ADD COLUMN persona_carries INTEGER",
+    ),
+)
+
+MIGRATIONS: list[Migration] = [GATEWAY, MCP_CALLS, TURN_MEMORY, PERSONA_REF]

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from beliefs.render import strip_injected
-from extractor.turn import Turn
+from extractor.turn import PersonaRef, Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.harness import strip_harness
 from proxy.gateway.responses_stream import output_turn, stream_turn
@@ -224,6 +224,7 @@ class CapturedTurn:
     tools: tuple[str, ...] = ()  # the tools the turn's loop called before this request
     until_final: bool = False  # a reply that calls tools is not the turn's end: no job yet
     turn_key: str | None = None  # the typed message and its place in the conversation
+    persona: PersonaRef | None = None  # the persona it received, as a reference
 
     def to_turn(self, seen: SeenMessages | None = None) -> Turn | None:
         """The extraction turn with injected memory and harness text stripped; None when the
@@ -255,6 +256,7 @@ class CapturedTurn:
             assistant_message=strip_injected(reply.text),
             tool_calls=named_calls(self.tools) + reply.tool_calls,
             injected_ids=self.injected_ids,
+            persona=self.persona,
             created_at=self.created_at,
             wire="anthropic" if self.wire == "anthropic" else "openai",
         )

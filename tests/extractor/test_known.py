@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from beliefs.models import Belief
 from beliefs.store import BeliefStore
-from extractor.known import pointed_beliefs
+from extractor.known import known_beliefs, pointed_beliefs, touched_beliefs
 from extractor.schema import ExtractionOutput
 from tests.extractor.conftest import make_turn
 from tests.extractor.fake_llm import extraction, new_belief
@@ -38,3 +38,22 @@ def test_a_proposal_points_at_beliefs_of_its_name_subject_or_names(store: Belief
     kafka = new_belief("event_streaming", "Events go to Kafka.", rejected_alternatives=["RabbitMQ"])
     assert pointed(store, kafka, shown=shown) == {"queue_broker"}
     assert pointed(store, new_belief("deploy_target", "Fly.io."), shown=shown) == set()
+
+
+def test_a_persona_reference_shows_the_beliefs_it_summarises(store: BeliefStore) -> None:
+    carried = seed(store, "answer_length", scope=["user:universal"], pinned=True)
+    seed(store, "commit_style", scope=["user:universal"], pinned=True, agent_id="cli")
+    seed(store, "loose_note", scope=["user:universal"])  # not pinned: no persona carries it
+    rendered = seed(store, "deploy_target", pinned=True)
+    output = ExtractionOutput.model_validate(extraction())
+    for turn, expected in [
+        (make_turn(injected_ids=[rendered.id]), {rendered.id}),
+        (
+            make_turn(injected_ids=[rendered.id], persona={"version": "v1", "carries": 1}),
+            {rendered.id, carried.id},
+        ),
+        # a job written before the reference lists the persona's beliefs with the rest
+        (make_turn(injected_ids=[carried.id, rendered.id]), {rendered.id, carried.id}),
+    ]:
+        assert {b.id for b in known_beliefs(store, turn, output)} == expected
+        assert expected <= {b.id for b in touched_beliefs(store, turn)}

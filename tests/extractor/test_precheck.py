@@ -11,8 +11,9 @@ from beliefs.thread import StoreThread
 from extractor.config import ExtractionConfig
 from extractor.eval_set import load_conversations
 from extractor.jobs import JobQueue
+from extractor.outcome import JobReport
 from extractor.precheck import nothing_to_remember
-from extractor.worker import ExtractionWorkers, JobReport
+from extractor.worker import ExtractionWorkers
 from tests.extractor.conftest import make_turn
 from tests.extractor.fake_llm import FakeChatModel, extraction
 
