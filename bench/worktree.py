@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,7 @@ def checked_out(ref: str) -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=REPO, check=False)
+        shutil.rmtree(where.parent, ignore_errors=True)
 
 
 def run_in(tree: Path, script: str, *args: str, **env: str) -> dict[str, Any]:
