@@ -28,6 +28,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._head_bytes = 0
         self._in_head = True  # reading a request head: the first one, or one after the last
+        self._ended = False  # a request ended within the bytes being fed
         self._header_count = 0
         self._refusal: tuple[int, str] | None = None
         self._deadline: asyncio.TimerHandle | None = None
@@ -44,6 +45,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         if self._refusal is not None or self.parser is None:
             return
         self._unset_keepalive_if_required()
+        self._ended = False
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -55,9 +57,11 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         except httptools.HttpParserError:
             if self._refusal is None:
                 self._refusal = (400, "Invalid HTTP request received.")
-        if self._refusal is None and self._in_head:
+        if self._refusal is None and self._in_head and not self._ended:
             # Counted on the raw bytes: the parser keeps a header it has not finished in
-            # memory, so its callbacks come too late to bound one huge header.
+            # memory, so its callbacks come too late to bound one huge header. A read that
+            # ended a request was mostly that request's body (a large request often arrives
+            # in one read): what it holds of the next head is bounded by the read's size.
             self._head_bytes += len(data)
             if self._head_bytes > self.max_header_bytes:
                 self._refusal = (
@@ -86,7 +90,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
-        self._in_head, self._head_bytes = True, 0
+        self._in_head, self._head_bytes, self._ended = True, 0, True
         super().on_message_complete()
 
     def _arm(self) -> None:

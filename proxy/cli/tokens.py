@@ -61,7 +61,9 @@ def _create(args: argparse.Namespace, settings: Settings) -> int:
         )
         return {**token.as_json(), "token": text}
 
-    made = with_backend(settings, local, lambda api: api.send("POST", "/api/tokens", body))
+    made = with_backend(
+        settings, local, lambda api: api.send("POST", "/api/tokens", body), create=True
+    )
     if args.json:
         print(json.dumps(made, indent=2))
         return 0

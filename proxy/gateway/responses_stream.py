@@ -11,10 +11,16 @@ from typing import Any
 
 ToolCall = dict[str, Any]
 
+# Output items that call a tool the client runs (it comes back with the `*_output` item), and
+# the field holding what the model passed: a function's JSON arguments, a custom tool's free
+# text (Codex's `exec`). A reply ending in one is not the turn's final answer.
+CLIENT_CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
+_INPUT_DELTAS = ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta")
+
 
 def _call(item: dict[str, Any], arguments: str | None = None) -> ToolCall:
-    """A `function_call` item in the OpenAI tool-call shape the extractor reads."""
-    raw = item.get("arguments") if arguments is None else arguments
+    """A client tool call item in the OpenAI tool-call shape the extractor reads."""
+    raw = item.get(CLIENT_CALLS[item["type"]]) if arguments is None else arguments
     return {
         "id": str(item.get("call_id") or item.get("id") or ""),
         "type": "function",
@@ -33,7 +39,7 @@ def _message_text(item: dict[str, Any]) -> str:
 
 
 def output_turn(output: Any) -> tuple[str, list[ToolCall]]:
-    """Visible text and function calls of a response's `output` items (reasoning skipped)."""
+    """Visible text and client tool calls of a response's `output` items (reasoning skipped)."""
     texts: list[str] = []
     calls: list[ToolCall] = []
     for item in output if isinstance(output, list) else []:
@@ -41,7 +47,7 @@ def output_turn(output: Any) -> tuple[str, list[ToolCall]]:
             continue
         if item.get("type") == "message":
             texts.append(_message_text(item))
-        elif item.get("type") == "function_call":
+        elif item.get("type") in CLIENT_CALLS:
             calls.append(_call(item))
     return "".join(texts), calls
 
@@ -69,13 +75,13 @@ def stream_turn(events: Iterable[dict[str, Any]]) -> tuple[str, list[ToolCall]]:
             done[index] = item
         elif kind == "response.output_text.delta" and isinstance(event.get("delta"), str):
             texts.setdefault(index, []).append(event["delta"])
-        elif kind == "response.function_call_arguments.delta":
+        elif kind in _INPUT_DELTAS:
             arguments.setdefault(index, []).append(str(event.get("delta") or ""))
     text: list[str] = []
     calls: list[ToolCall] = []
     for index in sorted({*items, *done, *texts}):
         item = done.get(index) or items.get(index) or {"type": "message"}
-        if item.get("type") == "function_call":
+        if item.get("type") in CLIENT_CALLS:
             calls.append(_call(item, None if index in done else "".join(arguments.get(index, []))))
         elif item.get("type") == "message":
             text.append(_message_text(item) if index in done else "".join(texts.get(index, [])))

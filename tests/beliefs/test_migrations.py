@@ -58,7 +58,9 @@ def test_failed_migration_leaves_nothing_behind(
 def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "tenure.duckdb"
     path.write_text("hello", encoding="utf-8")
-    with pytest.raises(BeliefError, match=r"cannot open the belief database .*not a valid DuckDB"):
+    with pytest.raises(
+        BeliefError, match=r"the belief database .* is damaged .*not a valid DuckDB"
+    ):
         BeliefStore.open(path)
 
 

@@ -1,9 +1,10 @@
 """The Responses API side of the stand-in provider: `POST /v1/responses`, JSON or SSE.
 
 A scripted `Chat` becomes output items: a `message` with one `output_text` part, then one
-`function_call` item per tool call. Streams go through the events clients read
-(`response.created` … `response.output_text.delta` … `response.function_call_arguments.delta`
-… `response.output_item.done` … `response.completed`), each with a `sequence_number`.
+`function_call` item per tool call (a `custom_tool_call` for a call with an `input`). Streams go
+through the events clients read (`response.created` … `response.output_text.delta` …
+`response.function_call_arguments.delta` … `response.output_item.done` … `response.completed`),
+each with a `sequence_number`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,18 @@ def _items(chat: Chat) -> list[dict[str, Any]]:
             }
         )
     for n, call in enumerate(chat.tool_calls):
+        if "input" in call:  # a custom (free-text) tool, such as Codex's `exec`
+            items.append(
+                {
+                    "id": f"ctc_standin_{n}",
+                    "type": "custom_tool_call",
+                    "status": "completed",
+                    "call_id": call["id"],
+                    "name": call["name"],
+                    "input": call["input"],
+                }
+            )
+            continue
         items.append(
             {
                 "id": f"fc_standin_{n}",
@@ -106,6 +119,18 @@ def response_events(chat: Chat, *, body: dict[str, Any]) -> list[bytes]:
             events.append({"type": "response.output_text.done", **where, "text": text})
             events.append(
                 {"type": "response.content_part.done", **where, "part": item["content"][0]}
+            )
+        elif item["type"] == "custom_tool_call":
+            opened = {**item, "status": "in_progress", "input": ""}
+            where = {"item_id": item["id"], "output_index": index}
+            events.append(
+                {"type": "response.output_item.added", "output_index": index, "item": opened}
+            )
+            events.append(
+                {"type": "response.custom_tool_call_input.delta", **where, "delta": item["input"]}
+            )
+            events.append(
+                {"type": "response.custom_tool_call_input.done", **where, "input": item["input"]}
             )
         else:
             opened = {**item, "status": "in_progress", "arguments": ""}

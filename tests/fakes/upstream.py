@@ -40,7 +40,9 @@ class Chat:
     """An assistant reply, rendered as OpenAI or Anthropic, JSON or SSE, to fit the request."""
 
     content: str = DEFAULT_TEXT
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"id", "name", "arguments"}
+    tool_calls: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # {"id", "name", "arguments" or "input"}
     delay: float = 0.0  # seconds before the response head
     chunk_delay: float = 0.0  # seconds between SSE events
     match: Callable[[Recorded], bool] | None = None  # only for requests it accepts

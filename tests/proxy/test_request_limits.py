@@ -4,6 +4,7 @@ count (431), and the time a request may take to arrive (408), on a real server p
 from __future__ import annotations
 
 import contextlib
+import json
 import select
 import socket
 import time
@@ -96,3 +97,17 @@ def test_ordinary_requests_still_pass(port: int, upstream: FakeUpstream) -> None
         again = client.get("/healthz")  # the same kept-alive connection
     assert health.status_code in (200, 503) and chat.status_code == 200
     assert again.status_code == health.status_code
+
+
+def test_a_request_read_whole_at_once_is_not_counted_as_its_head(port: int) -> None:
+    # Claude Code's requests run past 64 KiB; on loopback head and body come in one read, and
+    # the body must not count toward the head's limit once the request is complete.
+    body = json.dumps(
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": "x" * HEAD_LIMIT * 4}]}
+    ).encode()
+    head = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    answer = answer_to(port, head + body)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]

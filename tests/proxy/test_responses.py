@@ -264,3 +264,15 @@ def test_a_cut_stream_yields_the_text_and_the_partial_call_that_arrived() -> Non
     assert (whole.text, whole.tool_calls) == (turn.text, turn.tool_calls)
     torn = read_turn("responses", [*events[:5], events[5][:20]], content_type="text/event-stream")
     assert torn.text == "Checking"
+
+
+def test_a_custom_tool_call_is_a_call_whole_or_cut_short() -> None:
+    # Codex's `exec` takes free text: a reply made of it is not the turn's final answer.
+    chat = Chat(content="", tool_calls=[{"id": "c1", "name": "exec", "input": "text(1);"}])
+    events = response_events(chat, body={"model": "m"})
+    call = {"id": "c1", "type": "function", "function": {"name": "exec", "arguments": "text(1);"}}
+    whole = read_turn("responses", events, content_type="text/event-stream")
+    assert whole.tool_calls == [call]
+    cut = [e for e in events if b"completed" not in e and b"input.done" not in e]
+    cut = [e for e in cut if b"output_item.done" not in e]
+    assert read_turn("responses", cut, content_type="text/event-stream").tool_calls == [call]

@@ -1,50 +1,62 @@
 """Real agents, two sessions each: does session 2 receive what session 1 said?
 
-Runs the installed Claude Code (`claude -p`, its default model and a Sonnet model), Codex CLI
-(`codex exec`) and, when `openai-agents` is installed, the OpenAI Agents SDK (`Runner.run`
-with its default model) against a real `tenure serve` process in front of the stand-in
-provider. Each client is pointed at the gateway the way a user would do it: Claude Code with
-`ANTHROPIC_BASE_URL` only, Codex with a custom provider in a fresh `CODEX_HOME`, the SDK with
-`OPENAI_BASE_URL`. No identity header, no scope: zero configuration.
+Runs the installed Claude Code (`claude -p`, its default model and a Sonnet model; checked
+with 2.1.197), Codex CLI (`codex exec`; 0.171.0) and, when `openai-agents` is installed (0.24.0,
+`pip install openai-agents==0.24.0`: not a project dependency), the OpenAI Agents SDK
+(`Runner.run` with its default model and one function tool) against a real `tenure serve`
+process in front of the stand-in provider. Each client is pointed at the gateway the way a
+user would do it: Claude Code with `ANTHROPIC_BASE_URL` only, Codex with a custom provider in
+a fresh `CODEX_HOME`, the SDK with `OPENAI_BASE_URL`. No identity header, no scope: zero
+configuration.
 
 Session 1 states a fact. The stand-in plays the extraction model: it answers an extraction
 request with a belief only when that request carries the fact and none of the harness text,
 so a belief in the store proves the user's words reached extraction. Session 2 asks about it;
 the check passes when the provider's copy of session 2's request carries the belief.
 
+Then, for Claude Code, Codex and the SDK, the work scenarios of `work.py`: a tool loop, a
+correction that does not name the old option, and (Claude Code) a subagent. One line each,
+PASS or FAIL.
+
 Not part of `make test` (it needs npm packages):
 
     npm install -g @anthropic-ai/claude-code @openai/codex
     python -m tests.real_clients.check_memory [--record tests/fixtures/clients]
 
-`--record DIR` writes each session's requests as the provider received them, scrubbed of
-keys, device, account and session ids and local paths, as fixtures for the replay tests.
+`--record DIR` writes each session's requests (and each tool loop's and subagent run's) as the
+provider received them, scrubbed of keys, device, account and session ids and local paths, as
+fixtures for the replay tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from proxy.gateway.placement import without_echoed_memory
 from proxy.gateway.responses_body import without_echoed_memory as without_echoed_responses_memory
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
+from tests.real_clients.gateway import FAKE_KEY, Gateway, run_agents, run_claude, run_codex
+from tests.real_clients.model import ModelStandIn, is_extraction
+from tests.real_clients.work import (
+    Record,
+    Run,
+    Verdict,
+    check_correction,
+    check_subagent,
+    check_tool_loop,
+)
 
-FAKE_KEY = "sk-standin-not-a-key"
 SCRUBBED_HOME = "/home/user"
 SCRUBBED_PROJECT = "/home/user/project"
 
@@ -96,30 +108,6 @@ FACTS = {
     ),
 }
 HARNESS_MARKERS = ("<system-reminder>", "<environment_context>", "<user_instructions>")
-# A realistic store holds more than one belief: BM25 needs a corpus to find a term rare.
-BACKGROUND = [
-    ("editor_choice", "Edits code in Helix."),
-    ("shell_choice", "Uses fish as the shell."),
-    ("ci_provider", "CI runs on GitHub Actions."),
-    ("code_style", "Prefers small pure functions."),
-    ("docs_tool", "Writes docs in MkDocs."),
-    ("cloud_region", "Deploys to eu-west."),
-]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-EXTRACTOR_PROMPT = "You keep the long-term memory of an AI assistant."
-
-
-def is_extraction(rec: Recorded) -> bool:
-    """The extractor's request, however LiteLLM shaped it for the provider."""
-    return EXTRACTOR_PROMPT in rec.body.decode("utf-8", "replace")
 
 
 def extraction_matcher(fact: Fact) -> Callable[[Recorded], bool]:
@@ -166,161 +154,13 @@ def extraction_reply(fact: Fact) -> Chat:
     )
 
 
-class Gateway:
-    """A `tenure serve` process over the stand-in, in a temporary TENURE_HOME."""
-
-    def __init__(self, upstream: FakeUpstream, home: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
-            **os.environ,
-            "TENURE_HOME": str(home / "tenure"),
-            "TENURE_PORT": str(self.port),
-            "TENURE_UPSTREAM_URL": upstream.url,
-            "TENURE_EXTRACT_BACKOFF_S": "0.2",
-            "TENURE_LOG_LEVEL": "warning",
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
-        }
-        self.log = open(home / "gateway.log", "w")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "import sys; from proxy.cli.main import main; sys.exit(main())",
-                "serve",
-            ],
-            env=env,
-            stderr=self.log,
-            stdout=self.log,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                health = httpx.get(f"{self.url}/healthz", timeout=1)
-                if health.status_code == 200 and not health.json()["loading"]:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        raise RuntimeError(f"the gateway did not start; see {home / 'gateway.log'}")
-
-    def beliefs(self) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = httpx.get(f"{self.url}/api/beliefs", timeout=30).json()
-        return found
-
-    def jobs(self) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = httpx.get(f"{self.url}/api/jobs", timeout=30).json()
-        return found
-
-    def seed(self) -> None:
-        for name, content in BACKGROUND:
-            body = {"canonical_name": name, "content": content, "scope": ["user:universal"]}
-            httpx.post(f"{self.url}/api/beliefs", json=body, timeout=10).raise_for_status()
-
-    def wait_for_belief(self, name: str, timeout: float = 60) -> dict[str, Any] | None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                for belief in self.beliefs():
-                    if belief["canonical_name"] == name:
-                        return belief
-            except httpx.TimeoutException:
-                pass  # the gateway is busy (its first extraction loads LiteLLM): ask again
-            time.sleep(0.3)
-        return None
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(20)
-        self.log.close()
-
-
-# -- the clients --------------------------------------------------------------------------------
-
-
-def run_claude(gateway: Gateway, workdir: Path, home: Path, prompt: str, model: str | None) -> str:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": gateway.url,
-        "ANTHROPIC_API_KEY": FAKE_KEY,
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-    }
-    command = ["claude", "-p", prompt]
-    if model:
-        command += ["--model", model]
-    done = subprocess.run(
-        command,
-        cwd=workdir,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    return (done.stdout + done.stderr).strip()
-
-
-def run_codex(gateway: Gateway, workdir: Path, home: Path, prompt: str) -> str:
-    codex_home = home / ".codex"
-    codex_home.mkdir(parents=True, exist_ok=True)
-    (codex_home / "config.toml").write_text(
-        'model_provider = "tenure"\n\n'
-        "[model_providers.tenure]\n"
-        'name = "Tenure"\n'
-        f'base_url = "{gateway.url}/v1"\n'
-        'wire_api = "responses"\n'
-        'env_key = "TENURE_CLIENT_KEY"\n'
-    )
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "CODEX_HOME": str(codex_home),
-        "TENURE_CLIENT_KEY": FAKE_KEY,
-    }
-    command = ["codex", "exec", "--skip-git-repo-check", "--sandbox", "read-only", prompt]
-    done = subprocess.run(
-        command,
-        cwd=workdir,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    return (done.stdout + done.stderr).strip()
-
-
-def run_agents(gateway: Gateway, prompt: str) -> str:
-    code = (
-        "import asyncio, sys\n"
-        "from agents import Agent, Runner, set_tracing_disabled\n"
-        "set_tracing_disabled(True)\n"
-        "agent = Agent(name='assistant', instructions='You are a helpful assistant.')\n"
-        "result = asyncio.run(Runner.run(agent, sys.argv[1]))\n"
-        "print(result.final_output)\n"
-    )
-    env = {**os.environ, "OPENAI_BASE_URL": f"{gateway.url}/v1", "OPENAI_API_KEY": FAKE_KEY}
-    done = subprocess.run(
-        [sys.executable, "-c", code, prompt],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return (done.stdout + done.stderr).strip()
-
-
 # -- scrubbing and recording --------------------------------------------------------------------
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
 _KEEP_HEADERS = ("content-type", "anthropic-version", "anthropic-beta", "openai-beta", "accept")
+# Kept for what they mark (a subagent's request), their values scrubbed.
+_MARKER_HEADERS = ("x-claude-code-agent-id", "x-openai-subagent")
 
 
 def scrub_text(text: str, paths: dict[str, str]) -> str:
@@ -396,6 +236,7 @@ def scrub(rec: Recorded, paths: dict[str, str]) -> dict[str, Any]:
     (system text, developer messages, tool manuals) shortened, since only their shape and
     place matter here. User messages stay whole: they hold the harness text."""
     headers = {k: v for k, v in rec.headers.items() if k in _KEEP_HEADERS}
+    headers |= {k: "scrubbed" for k in rec.headers if k in _MARKER_HEADERS}
     path = rec.path.split("?")[0]
     body = as_sent_by_client(path, json.loads(scrub_text(rec.body.decode("utf-8"), paths)))
     _shorten_tools(body.get("tools"))
@@ -465,6 +306,56 @@ def check_client(
     return Outcome(client, True, delivered, users, detail)
 
 
+def runner(client: str, gateway: Gateway, home: Path) -> Run:
+    """How to send one typed message with `client` through `gateway`."""
+    if client == "codex":
+        return lambda p: run_codex(gateway, gateway.workdir, home, p)
+    if client == "openai-agents":
+        return lambda p: run_agents(gateway, p)
+    model = "claude-sonnet-4-5" if client == "claude-code-sonnet" else None
+    return lambda p: run_claude(gateway, gateway.workdir, home, p, model)
+
+
+def missing(client: str) -> str | None:
+    """Why `client` cannot run here, or None."""
+    if client.startswith("claude") and shutil.which("claude") is None:
+        return "claude is not installed"
+    if client == "codex" and shutil.which("codex") is None:
+        return "codex is not installed"
+    if client == "openai-agents" and importlib.util.find_spec("agents") is None:
+        return "openai-agents is not installed"
+    return None
+
+
+def check_work(
+    client: str, upstream: ModelStandIn, gateway: Gateway, root: Path, record: Record
+) -> list[Verdict]:
+    """The tool loop (and Claude Code's subagent) on the shared gateway, whose store holds the
+    client's fact by now; the correction on a fresh one, so no other client's belief is in it."""
+    home = gateway.workdir.parent
+    fact = FACTS[client]
+    verdict, loop = check_tool_loop(
+        client, runner(client, gateway, home), upstream, gateway, (fact.asked, fact.content)
+    )
+    record("tool-loop", loop)
+    verdicts = [verdict]
+    if client == "claude-code":
+        verdicts.append(check_subagent(runner(client, gateway, home), upstream, gateway, record))
+    fresh_home = root / f"correction-{client}"
+    fresh_home.mkdir()
+    fresh = Gateway(upstream, fresh_home, gateway.workdir)
+    try:
+        fresh.seed()
+        run = runner(client, fresh, home)
+        verdicts += check_correction(client, run, upstream, fresh)
+    finally:
+        fresh.stop()
+    return verdicts
+
+
+WORK_CLIENTS = ("claude-code", "codex", "openai-agents")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", type=Path, help="write scrubbed request fixtures here")
@@ -486,31 +377,28 @@ def main() -> int:
         str(root): "/tmp",
         str(workdir).replace("/", "-"): SCRUBBED_PROJECT.replace("/", "-"),
     }
-    runners: dict[str, Callable[[str], str]] = {}
     outcomes: list[Outcome] = []
-    with FakeUpstream() as upstream:
-        gateway = Gateway(upstream, root)
+    verdicts: list[Verdict] = []
+    upstream = ModelStandIn()
+    with upstream:
+        gateway = Gateway(upstream, root, workdir)
         try:
             gateway.seed()
-            runners = {
-                "claude-code": lambda p: run_claude(gateway, workdir, home, p, None),
-                "claude-code-sonnet": lambda p: run_claude(
-                    gateway, workdir, home, p, "claude-sonnet-4-5"
-                ),
-                "codex": lambda p: run_codex(gateway, workdir, home, p),
-                "openai-agents": lambda p: run_agents(gateway, p),
-            }
             for client in chosen:
-                if client.startswith("claude") and shutil.which("claude") is None:
-                    outcomes.append(Outcome(client, False, False, [], "claude is not installed"))
+                why = missing(client)
+                if why:
+                    outcomes.append(Outcome(client, False, False, [], why))
                     continue
-                if client == "codex" and shutil.which("codex") is None:
-                    outcomes.append(Outcome(client, False, False, [], "codex is not installed"))
+                run = runner(client, gateway, home)
+                outcomes.append(check_client(client, run, gateway, upstream, args.record, paths))
+                if client not in WORK_CLIENTS:
                     continue
-                outcome = check_client(
-                    client, runners[client], gateway, upstream, args.record, paths
-                )
-                outcomes.append(outcome)
+
+                def record(name: str, recs: list[Recorded], client: str = client) -> None:
+                    if args.record is not None:
+                        write_fixture(args.record / f"{client}-{name}.json", recs, paths)
+
+                verdicts += check_work(client, upstream, gateway, root, record)
         finally:
             gateway.stop()
     ok = True
@@ -522,6 +410,9 @@ def main() -> int:
             f"{verdict} {o.client}: extracted={o.extracted} delivered_in_session_2={o.delivered} "
             f"job_users={o.users} — {o.detail}"
         )
+    for v in verdicts:
+        ok = ok and v.passed
+        print(f"{'PASS' if v.passed else 'FAIL'} {v.client} {v.scenario}: {v.detail}")
     if ok:
         shutil.rmtree(root, ignore_errors=True)
     else:
