@@ -174,7 +174,7 @@ def assemble(
     `contested`: the open contradictions; those of delivered beliefs are delivered with them.
     """
     rules = rules or RuleSet()
-    weight = rules.bonus if rules.has_bonuses else None
+    weight = rules.weight if rules.has_bonuses else None
     now = now or utcnow()
     persona = persona.strip()[:MAX_PERSONA_CHARS]
     scopes = tuple(s for s in request.scopes if s != UNIVERSAL)

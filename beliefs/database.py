@@ -634,6 +634,8 @@ class BeliefDatabase:
         events = [event_params(b.id, e) for b in beliefs for e in b.change_log]
         if events:
             self._bulk("belief_events", EVENT_COLUMNS, events)
+        if self.load_pending:  # the index's load, still to come, reads these rows
+            return
         for belief in beliefs:
             self._staged[belief.id] = stored(belief)
 

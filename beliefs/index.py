@@ -45,6 +45,11 @@ class IndexedDoc:
     alias_count: int = 0  # how many of `aliases` are aliases (the rest are rejected ones)
     domain: frozenset[str] | None = None  # stems of its own words, worked out when first asked
     proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
+    # Its ranking bonus under the rules `weighed_by` (see `search.weigh`): worked out the first
+    # time those rules weigh it, then read; a new belief version is a new doc, new rules a new
+    # `weighed_by`, so neither needs clearing.
+    weighed_by: object = None
+    weight: float = 1.0
 
     @property
     def recency(self) -> float:

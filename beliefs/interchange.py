@@ -5,17 +5,20 @@ JSONL is lossless: every field, `change_log` included, round-trips. Tenure JSON 
 rejected: they are kept under `provenance["tenure_extra"]` and written back on Tenure export.
 Tenure `change_log` entries are free-form dicts: `at`/`event`/`actor` (or common synonyms such as
 `timestamp`, `type`, `by`) are mapped, everything else becomes the event's `detail`, and the
-original key names are remembered under `detail["tenure_keys"]`. Both parsers validate every
-entry before returning, so the caller writes all or nothing.
+original key names are remembered under `detail["tenure_keys"]`. The parsers validate every
+entry before returning; `iter_file` gives entries as it reads them and raises at the end if any
+was invalid, so a caller writing them in a transaction writes all or nothing.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO, get_args
 
 from pydantic import ValidationError
 
@@ -53,6 +56,7 @@ _EVENT_KEYS = {
     "actor": ("actor", "by", "user", "source"),
 }
 _MAX_REPORTED = 10
+_HEAD = 4096  # characters read to tell the formats apart
 
 
 def detect_format(text: str) -> Format:
@@ -66,16 +70,47 @@ def read_file(path: Path | str, fmt: Format | None = None) -> list[Belief]:
     Raises:
         ImportRejected: unreadable file or any invalid entry; names entry, id, field, reason.
     """
+    return list(iter_file(path, fmt))
+
+
+def iter_file(path: Path | str, fmt: Format | None = None) -> Iterator[Belief]:
+    """A belief file's entries one at a time, validated; JSONL is read a line at a time, so a
+    file of any size is held one entry at a time (a Tenure JSON array is read whole).
+
+    Raises:
+        ImportRejected: the file cannot be opened (now), or while iterating: it is not UTF-8
+            or an entry is invalid (once the whole file has been read, naming every bad entry;
+            the entries before it have been given already, so a caller writing them undoes that).
+    """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        file = path.open(encoding="utf-8")
     except FileNotFoundError:
         raise ImportRejected(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ImportRejected(f"{path}: cannot read it ({exc.strerror})") from None
+    return _entries_of(file, path, fmt)
+
+
+def _entries_of(file: TextIO, path: Path, fmt: Format | None) -> Iterator[Belief]:
+    try:
+        with file:
+            head = file.read(_HEAD)  # no seeking back: a pipe is read the same way
+            fmt = fmt or _detect_head(head)
+            if fmt == "tenure":
+                yield from parse_tenure(head + file.read(), source=str(path))
+            else:
+                lines = chain(io.StringIO(head + file.readline()), file)
+                yield from _validated(_jsonl_entries(lines, str(path)), str(path))
     except UnicodeDecodeError as exc:
         raise ImportRejected(f"{path}: not UTF-8 text ({exc.reason}); export it as UTF-8") from None
     except OSError as exc:
         raise ImportRejected(f"{path}: cannot read it ({exc.strerror})") from None
-    return parse(text, fmt, source=str(path))
+
+
+def _detect_head(head: str) -> Format:
+    """`detect_format` on the file's opening (blank lines before the first entry are few)."""
+    return detect_format(head) if head.strip() else "jsonl"
 
 
 def parse(text: str, fmt: Format | None = None, *, source: str = "input") -> list[Belief]:
@@ -96,12 +131,18 @@ def parse_tenure(text: str, *, source: str = "input") -> list[Belief]:
             f"{source}: Tenure format is a JSON array of beliefs, got {type(data).__name__}; "
             "use --format jsonl for one belief per line"
         )
-    return _validate_all(((i, None, entry, True) for i, entry in enumerate(data)), source)
+    return list(_validated(((i, None, entry, True) for i, entry in enumerate(data)), source))
 
 
 def parse_jsonl(text: str, source: str = "input") -> list[Belief]:
-    entries: list[tuple[int, int | None, Any, bool]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    return list(_validated(_jsonl_entries(text.splitlines(), source), source))
+
+
+def _jsonl_entries(
+    lines: Iterable[str], source: str
+) -> Iterator[tuple[int, int | None, Any, bool]]:
+    index = 0
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -111,37 +152,24 @@ def parse_jsonl(text: str, source: str = "input") -> list[Belief]:
                 f"{source}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg}); "
                 "nothing was imported"
             ) from None
-        entries.append((len(entries), lineno, entry, False))
-    return _validate_all(entries, source)
+        yield index, lineno, entry, False
+        index += 1
 
 
-def _validate_all(
+def _validated(
     entries: Iterable[tuple[int, int | None, Any, bool]], source: str
-) -> list[Belief]:
-    beliefs: list[Belief] = []
+) -> Iterator[Belief]:
+    """Each valid entry until the first invalid one; after it, the rest are only checked, and
+    every problem is raised at the end."""
     problems: list[str] = []
     for index, lineno, entry, tenure in entries:
         where = f"entry {index}" + (f" (line {lineno})" if lineno is not None else "")
-        if not isinstance(entry, dict):
-            problems.append(f"{where}: expected a JSON object, got {type(entry).__name__}")
-            continue
-        try:
-            data = _from_tenure(entry) if tenure else dict(entry)
-        except ValueError as exc:
-            problems.append(f"{where}{_ident(entry.get('_id') or entry.get('id'))}: {exc}")
-            continue
-        data.setdefault("source_type", "import")
-        try:
-            belief = Belief.model_validate_json(json.dumps(data, default=str), strict=True)
-        except ValidationError as exc:
-            for err in exc.errors():
-                field = ".".join(str(p) for p in err["loc"]) or "entry"
-                got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
-                problems.append(
-                    f"{where}{_ident(data.get('id'))}: field {field}: {reason(err)}{got}"
-                )
-            continue
-        beliefs.append(_utc(belief))
+        found = _problems(where, entry, tenure)
+        if isinstance(found, Belief):
+            if not problems:
+                yield found
+        else:
+            problems.extend(found)
     if problems:
         more = (
             f" (and {len(problems) - _MAX_REPORTED} more)" if len(problems) > _MAX_REPORTED else ""
@@ -149,7 +177,27 @@ def _validate_all(
         raise ImportRejected(
             f"{source}: " + "; ".join(problems[:_MAX_REPORTED]) + more + "; nothing was imported"
         )
-    return beliefs
+
+
+def _problems(where: str, entry: Any, tenure: bool) -> Belief | list[str]:
+    """The entry as a belief, or what is wrong with it."""
+    if not isinstance(entry, dict):
+        return [f"{where}: expected a JSON object, got {type(entry).__name__}"]
+    try:
+        data = _from_tenure(entry) if tenure else dict(entry)
+    except ValueError as exc:
+        return [f"{where}{_ident(entry.get('_id') or entry.get('id'))}: {exc}"]
+    data.setdefault("source_type", "import")
+    try:
+        belief = Belief.model_validate_json(json.dumps(data, default=str), strict=True)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "entry"
+            got = f" (got {err['input']!r})" if err["type"] != "missing" else ""
+            problems.append(f"{where}{_ident(data.get('id'))}: field {field}: {reason(err)}{got}")
+        return problems
+    return _utc(belief)
 
 
 def _ident(value: Any) -> str:
@@ -202,18 +250,27 @@ def _event_from_tenure(entry: Any, n: int, fallback_at: Any) -> dict[str, Any]:
     return out
 
 
+# The fields that can hold a time (a million entries are imported at a time: walking every
+# field of each costs more than these few).
+_TIME_FIELDS = tuple(
+    name
+    for name, info in Belief.model_fields.items()
+    if info.annotation is datetime or datetime in get_args(info.annotation)
+)
+
+
 def _utc(belief: Belief) -> Belief:
     """Times without a zone are taken as UTC, so they compare and round-trip."""
     updates: dict[str, Any] = {}
-    for name, value in belief:
+    for name in _TIME_FIELDS:
+        value = getattr(belief, name)
         if isinstance(value, datetime) and value.tzinfo is None:
             updates[name] = value.replace(tzinfo=UTC)
-    log = [
-        e.model_copy(update={"at": e.at.replace(tzinfo=UTC)}) if e.at.tzinfo is None else e
-        for e in belief.change_log
-    ]
-    if log != belief.change_log:
-        updates["change_log"] = log
+    if any(e.at.tzinfo is None for e in belief.change_log):
+        updates["change_log"] = [
+            e.model_copy(update={"at": e.at.replace(tzinfo=UTC)}) if e.at.tzinfo is None else e
+            for e in belief.change_log
+        ]
     return belief.model_copy(update=updates) if updates else belief
 
 

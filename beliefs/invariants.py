@@ -1,9 +1,15 @@
-"""Store invariants as pure functions: what `verify()` and imports check."""
+"""Store invariants: pure functions for what `verify()` checks, and an import's checks made a
+batch at a time against what the store already holds.
+
+Reading every stored belief to check a file against them costs memory in proportion to the
+store; `ImportCheck` asks the store only about the ids, names and chains the file touches, and
+keeps per entry only its id, its live names and its link (if any).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Collection, Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 from beliefs.chains import components, find_cycles, links_of
 from beliefs.mentions import chosen_names
@@ -94,81 +100,171 @@ class ImportIssue(NamedTuple):
         return f"{where}{ident}: {self.field}: {self.reason}"
 
 
-def import_issues(incoming: Sequence[Belief], existing: Sequence[Belief]) -> list[ImportIssue]:
-    """Everything that would break the store if `incoming` were added to `existing`."""
-    issues: list[ImportIssue] = []
-    stored = {b.id for b in existing}
-    first: dict[str, int] = {}
-    for i, b in enumerate(incoming):
-        if b.id in first:
-            issues.append(ImportIssue(i, b.id, "id", f"duplicates entry {first[b.id]}"))
+class StoredView(Protocol):
+    """What the check asks of the store (imported entries included once they are written)."""
+
+    def stored_ids(self, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` the store holds (deleted rows too)."""
+
+    def live_named(self, names: Collection[tuple[str, str]]) -> list[Belief]:
+        """The store's live beliefs with one of these (user, canonical name) pairs."""
+
+    def chains_of(self, ids: Collection[str]) -> list[Belief]:
+        """Every stored belief on a supersession chain with one of `ids`, those included."""
+
+
+_FIELD_ORDER = {"id": 0, "superseded_by": 1, "epistemic_status": 2}
+
+
+class ImportCheck:
+    """Feed the entries with `add` in file order (before writing each batch), then `finish`."""
+
+    def __init__(self, store: StoredView) -> None:
+        self.store = store
+        self.first: dict[str, int] = {}  # id -> its entry
+        self.id_issues: list[ImportIssue] = []
+        self.issues: list[ImportIssue] = []
+        self._pre_stored: set[str] = set()  # ids the store held before the import
+        self._owners: dict[tuple[str, str, str], str] = {}  # live names the file has taken
+        self._links: list[tuple[int, str, str]] = []  # (entry, id, superseded_by)
+
+    @property
+    def clean(self) -> bool:
+        return not self.id_issues and not self.issues
+
+    def add(self, batch: Sequence[Belief], start: int) -> None:
+        """Check entries `start`, `start + 1`, … (the batch) against the store and the file."""
+        stored = self.store.stored_ids([b.id for b in batch])
+        for i, b in enumerate(batch, start):
+            self._check_id(i, b, stored)
+            if b.superseded_by is not None:
+                self._links.append((i, b.id, b.superseded_by))
+                if b.epistemic_status != "superseded":
+                    self.issues.append(
+                        ImportIssue(
+                            i,
+                            b.id,
+                            "epistemic_status",
+                            f"is {b.epistemic_status!r} but superseded_by is set; use 'superseded'",
+                        )
+                    )
+        self._check_names(batch, start)
+
+    def _check_id(self, i: int, b: Belief, stored: set[str]) -> None:
+        earlier = self.first.get(b.id)
+        if earlier is not None:
+            self.id_issues.append(ImportIssue(i, b.id, "id", f"duplicates entry {earlier}"))
         else:
-            first[b.id] = i
-        if b.id in stored:
-            issues.append(
+            self.first[b.id] = i
+        # A stored id this import wrote itself is a duplicate in the file, reported above.
+        if b.id in stored and (earlier is None or b.id in self._pre_stored):
+            self._pre_stored.add(b.id)
+            self.id_issues.append(
                 ImportIssue(i, b.id, "id", "already in the store; delete it there or rename it")
             )
-    if issues:
-        return issues
-    known = stored | set(first)
-    for i, b in enumerate(incoming):
-        if b.superseded_by is not None and b.superseded_by not in known:
-            issues.append(
-                ImportIssue(
-                    i,
-                    b.id,
-                    "superseded_by",
-                    f"points to {b.superseded_by}, which is neither in the file nor in the store",
-                )
-            )
-        if b.superseded_by is not None and b.epistemic_status != "superseded":
-            issues.append(
-                ImportIssue(
-                    i,
-                    b.id,
-                    "epistemic_status",
-                    f"is {b.epistemic_status!r} but superseded_by is set; use 'superseded'",
-                )
-            )
-    union = [*existing, *incoming]
-    for ring in find_cycles(links_of(union)):
-        text = " -> ".join([*ring, ring[0]])
-        for member in ring:
-            if member in first:
-                issues.append(ImportIssue(first[member], member, "superseded_by", f"cycle {text}"))
-                break
-    issues.extend(_new_clashes(incoming, existing))
-    if issues:
-        return issues
-    before = set(verify_beliefs(existing))
-    for problem in verify_beliefs(union):
-        if problem not in before:
-            issues.append(ImportIssue(None, None, "chain", problem))
-    return issues
 
-
-def _new_clashes(incoming: Sequence[Belief], existing: Sequence[Belief]) -> list[ImportIssue]:
-    issues: list[ImportIssue] = []
-    owners: dict[tuple[str, str, str], str] = {}
-    for b in existing:
-        if b.is_live:
+    def _check_names(self, batch: Sequence[Belief], start: int) -> None:
+        live = [(i, b) for i, b in enumerate(batch, start) if b.is_live]
+        holders: dict[tuple[str, str, str], str] = {}
+        for other in self.store.live_named({(b.user_id, b.canonical_name) for _, b in live}):
+            if other.id not in self.first or other.id in self._pre_stored:
+                for key in name_key(other):
+                    holders.setdefault(key, other.id)
+        for i, b in live:
             for key in name_key(b):
-                owners.setdefault(key, b.id)
-    for i, b in enumerate(incoming):
-        if not b.is_live:
-            continue
-        for key in name_key(b):
-            holder = owners.get(key)
-            if holder is not None and holder != b.id:
-                issues.append(
-                    ImportIssue(
-                        i,
-                        b.id,
-                        "canonical_name",
-                        f"{b.canonical_name!r} in {key[2]} is already used by live belief "
-                        f"{holder} of user {b.user_id!r}",
+                holder = holders.get(key) or self._owners.get(key)
+                if holder is not None and holder != b.id:
+                    self.issues.append(
+                        ImportIssue(
+                            i,
+                            b.id,
+                            "canonical_name",
+                            f"{b.canonical_name!r} in {key[2]} is already used by live belief "
+                            f"{holder} of user {b.user_id!r}",
+                        )
                     )
-                )
-                break
-            owners[key] = b.id
-    return issues
+                    break
+                self._owners[key] = b.id
+
+    def finish(self) -> list[ImportIssue]:
+        """Every issue, in entry order; the chain checks need the file's entries written."""
+        if self.id_issues:
+            return self.id_issues
+        unknown = {t for _, _, t in self._links if t not in self.first}
+        stored = self.store.stored_ids(sorted(unknown)) if unknown else set()
+        for i, bid, target in self._links:
+            if target not in self.first and target not in stored:
+                reason = f"points to {target}, which is neither in the file nor in the store"
+                self.issues.append(ImportIssue(i, bid, "superseded_by", reason))
+        self.issues.sort(key=lambda issue: (issue.entry or 0, _FIELD_ORDER.get(issue.field, 3)))
+        if self.issues or not self._links:
+            return self.issues
+        return self._chain_issues()
+
+    def _chain_issues(self) -> list[ImportIssue]:
+        """New cycles, then anything else `verify_beliefs` finds on the chains the file joins
+        that it did not find on them before."""
+        touched = {bid for _, bid, _ in self._links} | {t for _, _, t in self._links}
+        union = self.store.chains_of(touched)
+        issues: list[ImportIssue] = []
+        for ring in find_cycles(links_of(union)):
+            text = " -> ".join([*ring, ring[0]])
+            member = next((m for m in ring if m in self.first), None)
+            if member is not None:
+                issues.append(ImportIssue(self.first[member], member, "superseded_by", text))
+        if issues:
+            return [i._replace(reason=f"cycle {i.reason}") for i in issues]
+        before = set(verify_beliefs([b for b in union if b.id not in self.first]))
+        return [
+            ImportIssue(None, None, "chain", problem)
+            for problem in verify_beliefs(union)
+            if problem not in before
+        ]
+
+
+class _InMemory:
+    """A `StoredView` of beliefs held in a list, with the incoming entries written on top."""
+
+    def __init__(self, existing: Iterable[Belief]) -> None:
+        self.rows = {b.id: b for b in existing}
+
+    def stored_ids(self, ids: Sequence[str]) -> set[str]:
+        return {bid for bid in ids if bid in self.rows}
+
+    def live_named(self, names: Collection[tuple[str, str]]) -> list[Belief]:
+        return [
+            b for b in self.rows.values() if b.is_live and (b.user_id, b.canonical_name) in names
+        ]
+
+    def chains_of(self, ids: Collection[str]) -> list[Belief]:
+        return chains_among(self.rows, ids)
+
+
+def chains_among(rows: dict[str, Belief], ids: Collection[str]) -> list[Belief]:
+    """The beliefs of `rows` on a chain with one of `ids` (links followed both ways)."""
+    pointing: dict[str, list[str]] = {}
+    for b in rows.values():
+        if b.superseded_by is not None:
+            pointing.setdefault(b.superseded_by, []).append(b.id)
+    seen: set[str] = set()
+    todo = [bid for bid in ids if bid in rows]
+    while todo:
+        bid = todo.pop()
+        if bid in seen:
+            continue
+        seen.add(bid)
+        target = rows[bid].superseded_by
+        if target is not None and target in rows:
+            todo.append(target)
+        todo.extend(pointing.get(bid, ()))
+    return [b for bid, b in rows.items() if bid in seen]
+
+
+def import_issues(incoming: Sequence[Belief], existing: Sequence[Belief]) -> list[ImportIssue]:
+    """Everything that would break the store if `incoming` were added to `existing`."""
+    view = _InMemory(existing)
+    check = ImportCheck(view)
+    check.add(incoming, 0)
+    if check.clean:
+        view.rows.update({b.id: b for b in incoming})
+    return check.finish()

@@ -69,7 +69,7 @@ def recall(
         parse_query(query),
         accept,
         min_score=MIN_SCORE,
-        weight=rules.bonus if rules.has_bonuses else None,
+        weight=rules.weight if rules.has_bonuses else None,
         max_weight=rules.max_bonus,
         limit=limit,
     )

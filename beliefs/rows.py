@@ -19,6 +19,7 @@ _TIME_COLUMNS = tuple(
     if c.endswith("_at") and c not in ("created_at", "updated_at")  # nullable ones
 )
 
+LIVE_SQL = "superseded_by IS NULL AND epistemic_status <> 'superseded' AND deleted_at IS NULL"
 SELECT_BELIEFS = f"SELECT {', '.join(BELIEF_COLUMNS)} FROM beliefs"
 UPDATE_BELIEF = (
     "UPDATE beliefs SET "

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -127,6 +127,12 @@ class RuleSet:
     def bonus(self, belief: AnyBelief) -> float:
         """1 + the sum of the bonuses of every rule matching one of the belief's scopes."""
         return self._for(belief)[0]
+
+    @cached_property
+    def weight(self) -> Callable[[AnyBelief], float]:
+        """`bonus` as one object for as long as these rules hold: search keeps each belief's
+        bonus against it, so a belief is weighed once per rules and belief version."""
+        return self.bonus
 
     def template_rule(self, belief: AnyBelief) -> Rule | None:
         """The rule whose instruction template a hit on `belief` is grouped under."""

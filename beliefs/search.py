@@ -415,7 +415,9 @@ def search(
     `verdicts`: (the user's version, belief id -> what `accept` said) the caller remembers; used
     only while the user is at that version, it spares looking at beliefs judged before.
 
-    `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses);
+    `weight` multiplies a belief's score before the minimum-score cut (ranking bonuses); each
+    belief's weight is kept with it against the `weight` object, so pass the same object while
+    the rules hold (`RuleSet.weight`) and a belief is weighed once, not on every search;
     `max_weight`, the most it can give any belief, lets postings that cannot reach the cut be
     skipped and, with a `limit`, only the candidates that can still rank be weighed (without
     it, and with a weight, every posting is walked and every candidate weighed).
@@ -467,7 +469,11 @@ def search(
         if weight is not None:
 
             def factor(bid: str) -> float:
-                return weight(docs[bid].belief)
+                doc = docs[bid]
+                if doc.weighed_by is not weight:
+                    doc.weight = weight(doc.belief)
+                    doc.weighed_by = weight
+                return doc.weight
 
         most = 1.0 if weight is None else max_weight  # the largest factor, if known
         if limit is not None and most is not None:

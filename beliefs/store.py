@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import copy
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,8 +12,9 @@ from pydantic import ValidationError
 
 from beliefs.chains import chain_of, check_supersede
 from beliefs.database import BeliefDatabase
-from beliefs.errors import BeliefNotFound, CanonicalNameClash, ImportRejected, InvalidBelief, reason
-from beliefs.invariants import clash_with, import_issues, verify_beliefs
+from beliefs.errors import BeliefNotFound, CanonicalNameClash, InvalidBelief, reason
+from beliefs.importer import IMPORT_BATCH, import_into
+from beliefs.invariants import clash_with, verify_beliefs
 from beliefs.models import (
     Belief,
     HistoryEvent,
@@ -22,7 +23,7 @@ from beliefs.models import (
     union_names,
     utcnow,
 )
-from beliefs.rows import SELECT_EVENTS, as_utc, event_from_row
+from beliefs.rows import LIVE_SQL, SELECT_EVENTS, as_utc, event_from_row
 from beliefs.timeline import beliefs_as_of
 
 # Fields only the dedicated operations may change, so chains and deletions stay consistent.
@@ -32,7 +33,6 @@ PROTECTED_FIELDS = {
     "superseded_by": "use supersede",
     "deleted_at": "use soft_delete / restore",
 }
-_LIVE_SQL = "superseded_by IS NULL AND epistemic_status <> 'superseded' AND deleted_at IS NULL"
 
 
 class BeliefStore(BeliefDatabase):
@@ -56,7 +56,7 @@ class BeliefStore(BeliefDatabase):
             name = normalize_canonical_name(canonical_name)
         except ValueError:
             return None
-        sql = f"WHERE user_id = ? AND canonical_name = ? AND {_LIVE_SQL}"
+        sql = f"WHERE user_id = ? AND canonical_name = ? AND {LIVE_SQL}"
         params: list[Any] = [user_id, name]
         if scope:
             sql += " AND list_has_any(scope, ?)"
@@ -419,20 +419,14 @@ class BeliefStore(BeliefDatabase):
             self._event(belief_id, "deleted", actor, {"hard": True})
             self._staged[belief_id] = None
 
-    def import_beliefs(self, beliefs: Sequence[Belief]) -> int:
-        """Add beliefs as they are (ids, timestamps, links, change_log); all or nothing.
+    def import_beliefs(self, beliefs: Iterable[Belief], *, batch: int = IMPORT_BATCH) -> int:
+        """Add beliefs as they are (ids, timestamps, links, change_log); all or nothing, read
+        and written a batch at a time (`beliefs.importer`).
 
         Raises:
             ImportRejected: any entry would break an invariant; the message lists the entries.
         """
-        with self.transaction():
-            issues = import_issues(beliefs, self._select(""))
-            if issues:
-                shown = "; ".join(str(issue) for issue in issues[:10])
-                more = f" (and {len(issues) - 10} more)" if len(issues) > 10 else ""
-                raise ImportRejected(f"{shown}{more}; nothing was imported")
-            self._insert_many(beliefs)
-        return len(beliefs)
+        return import_into(self, beliefs, batch)
 
     def _links(self, user_id: str) -> Mapping[str, str | None]:
         """The user's supersession links (id -> superseded_by), looked up as needed."""

@@ -11,20 +11,21 @@ Run: `.venv/bin/python bench/context_compare.py [--baseline main] [--size 300000
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.worktree import checked_out, run_in  # noqa: E402
 
 # Run inside each tree: prints {"p50": ms, "mean": ms, "p99": ms}.
 MEASURE = """
 import gc, json, statistics, sys, time
 from beliefs.context import ContextRequest, assemble
 from beliefs.index import BeliefIndex
+from beliefs.rules import DEFAULT_RULES, RuleSet
 from beliefs.tokens import token_counter
 from bench.corpus import iter_corpus, make_queries
 index = BeliefIndex()
@@ -32,9 +33,10 @@ index.load(iter_corpus(int(sys.argv[1])))
 gc.freeze()
 count = token_counter()
 queries = make_queries(300)
+rules = RuleSet(DEFAULT_RULES)  # a store's rules from its first migration: their bonuses weigh
 def run(q):
     request = ContextRequest("bench-user", ("domain:code", "project:billing"), q, token_budget=4000)
-    assemble(index, request, persona="You prefer direct answers.", count_tokens=count)
+    assemble(index, request, persona="You prefer direct answers.", count_tokens=count, rules=rules)
 for q in queries[:30]:
     run(q)
 best = None
@@ -69,14 +71,7 @@ print(json.dumps(best))
 
 
 def measure(tree: Path, size: int) -> dict[str, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(size)],
-        cwd=tree,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return dict(json.loads(out.strip().splitlines()[-1]))
+    return run_in(tree, MEASURE, str(size))
 
 
 def main() -> None:
@@ -85,20 +80,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=300_000)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    where = Path(tempfile.mkdtemp(prefix="tenure-context-")) / "tree"
-    subprocess.run(
-        ["git", "worktree", "add", "--detach", str(where), args.baseline],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-    )
-    try:
-        runs: dict[str, list[dict[str, float]]] = {"baseline": [], "this": []}
+    runs: dict[str, list[dict[str, float]]] = {"baseline": [], "this": []}
+    with checked_out(args.baseline) as where:
         for _ in range(args.rounds):
             runs["baseline"].append(measure(where, args.size))
             runs["this"].append(measure(REPO, args.size))
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=REPO, check=False)
     print(f"{args.size:,} beliefs, one user, {args.rounds} round(s) each; median of the rounds")
     print(f"  {'':15} {'baseline':>10} {'this':>10} {'ratio':>7}")
     for key in ("p50", "mean", "p99", "own write p50", "other write p50"):

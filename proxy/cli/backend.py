@@ -44,17 +44,22 @@ def check_home(settings: Settings, *, create: bool = False) -> None:
         )
 
 
-def open_store(settings: Settings, *, read_only: bool = False, create: bool = False) -> BeliefStore:
+def open_store(
+    settings: Settings, *, read_only: bool = False, create: bool = False, indexed: bool = True
+) -> BeliefStore:
     """Raises:
     StoreLocked: another process holds the database.
     BeliefError: the home holds no memory and `create` is not set (see `check_home`).
+
+    Without `indexed` (commands that only write rows, such as an import) the beliefs are not
+    read into memory; on PostgreSQL they always are.
     """
     from beliefs.store import BeliefStore
 
     check_home(settings, create=create)
     if not read_only:
         settings.home.mkdir(parents=True, exist_ok=True)
-    return BeliefStore.open(settings.store_location, read_only=read_only)
+    return BeliefStore.open(settings.store_location, read_only=read_only, background=not indexed)
 
 
 def with_backend(
@@ -65,10 +70,12 @@ def with_backend(
     read_only: bool = False,
     create: bool = False,
     timeout: float = 30.0,
+    indexed: bool = True,
 ) -> T:
     """Run `local` on the database, or `remote` on the server that holds it.
 
-    `remote` may instead say why the command cannot go through a server.
+    `remote` may instead say why the command cannot go through a server; `indexed` is
+    `open_store`'s.
 
     Raises:
         BeliefError: the database is held and no server of this home can be used.
@@ -80,7 +87,7 @@ def with_backend(
         if server is not None:
             return remote(server)
     try:
-        store = open_store(settings, read_only=read_only, create=create)
+        store = open_store(settings, read_only=read_only, create=create, indexed=indexed)
     except StoreLocked as locked:
         if isinstance(remote, str):
             raise BeliefError(f"{_held_by(locked)}; {remote}") from None

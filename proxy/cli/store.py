@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from beliefs.interchange import FORMATS, read_file, to_jsonl, to_tenure
+from beliefs.interchange import FORMATS, iter_file, to_jsonl, to_tenure
 from beliefs.models import Belief, HistoryEvent
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
@@ -141,15 +141,18 @@ def _dump(belief: Belief) -> dict[str, Any]:
 
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
-    beliefs = read_file(args.file, args.format)
+    beliefs = iter_file(args.file, args.format)  # read as it is written, a batch at a time
 
     def remote(api: ApiClient) -> int:
         answer = api.send("POST", "/api/import", text="\n".join(to_jsonl(beliefs)) + "\n")
         return int(answer["imported"])
 
-    count = _backend(
-        settings, args, lambda store: store.import_beliefs(beliefs), remote, create=True
-    )
+    def local(store: BeliefStore) -> int:
+        return store.import_beliefs(beliefs)
+
+    # The rows are only written: reading the stored beliefs into memory first would cost
+    # the store's size in memory and time for nothing.
+    count = with_backend(settings, local, remote, create=True, indexed=False)
     _print([f"imported {count} belief{'s' if count != 1 else ''} from {args.file}"])
     return 0
 

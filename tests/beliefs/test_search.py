@@ -6,6 +6,7 @@ from beliefs.deadline import Deadline
 from beliefs.index import BeliefIndex
 from beliefs.models import Belief
 from beliefs.query import parse_query
+from beliefs.record import AnyBelief
 from beliefs.search import MIN_SCORE, Hit, search, within_one_edit
 from tests.beliefs.factory import belief, index_of
 
@@ -124,6 +125,27 @@ def test_accept_filters_and_weight_scales_before_the_cut() -> None:
     assert weighted[0].belief.id == "ts"
     dropped = search(index, "u1", terms, lambda b: True, weight=lambda b: 0.01)
     assert dropped == []
+
+
+def test_a_belief_is_weighed_once_per_weight_and_again_when_it_changes() -> None:
+    index = corpus()
+    terms = parse_query("kube and typescript")
+    weighed: list[str] = []
+
+    def weight(b: AnyBelief) -> float:
+        weighed.append(b.id)
+        return 2.0 if b.id == "ts" else 1.0
+
+    first = search(index, "u1", terms, lambda b: True, weight=weight)
+    assert sorted(weighed) == ["k8s", "ts"]
+    again = search(index, "u1", terms, lambda b: True, weight=weight)
+    assert [(h.belief.id, h.score) for h in again] == [(h.belief.id, h.score) for h in first]
+    assert sorted(weighed) == ["k8s", "ts"]  # kept with each belief, not looked up again
+    index.upsert(belief("ts", "language_typescript", ["TypeScript", "TS"]))
+    search(index, "u1", terms, lambda b: True, weight=weight)
+    assert sorted(weighed) == ["k8s", "ts", "ts"]  # a new version of a belief is weighed anew
+    other = search(index, "u1", terms, lambda b: True, weight=lambda b: 0.01)
+    assert other == []  # other rules, other weights
 
 
 def test_a_passed_deadline_ranks_what_the_clauses_read_by_then_found() -> None:
