@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 from beliefs.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from beliefs.context import Context, ContextRequest, assemble  # noqa: I001
-    from beliefs.errors import BeliefError, BeliefNotFound, CanonicalNameClash, ChainError
-    from beliefs.errors import ImportRejected, InvalidBelief, StoreLocked
-    from beliefs.index import BeliefIndex
-    from beliefs.models import Belief, HistoryEvent
-    from beliefs.persona import Persona
-    from beliefs.render import append_block, strip_injected, system_block, user_block
-    from beliefs.search import Clause, Hit, search
-    from beliefs.store import BeliefStore
-    from beliefs.thread import StoreThread
+    from beliefs.context.assembly import Context, ContextRequest, assemble  # noqa: I001
+    from beliefs.model.errors import BeliefError, BeliefNotFound, CanonicalNameClash, ChainError
+    from beliefs.model.errors import ImportRejected, InvalidBelief, StoreLocked
+    from beliefs.index.belief_index import BeliefIndex
+    from beliefs.model.models import Belief, HistoryEvent
+    from beliefs.model.persona import Persona
+    from beliefs.context.render import append_block, strip_injected, system_block, user_block
+    from beliefs.search.matcher import Clause, Hit, search
+    from beliefs.store.belief_store import BeliefStore
+    from beliefs.store.thread import StoreThread
 
 __all__ = [
     "Belief",
@@ -48,28 +48,28 @@ __all__ = [
 __getattr__ = lazy_exports(
     __name__,
     {
-        "Context": "beliefs.context",
-        "ContextRequest": "beliefs.context",
-        "assemble": "beliefs.context",
-        "BeliefError": "beliefs.errors",
-        "BeliefNotFound": "beliefs.errors",
-        "CanonicalNameClash": "beliefs.errors",
-        "ChainError": "beliefs.errors",
-        "ImportRejected": "beliefs.errors",
-        "InvalidBelief": "beliefs.errors",
-        "StoreLocked": "beliefs.errors",
-        "BeliefIndex": "beliefs.index",
-        "Belief": "beliefs.models",
-        "HistoryEvent": "beliefs.models",
-        "Persona": "beliefs.persona",
-        "append_block": "beliefs.render",
-        "strip_injected": "beliefs.render",
-        "system_block": "beliefs.render",
-        "user_block": "beliefs.render",
-        "Clause": "beliefs.search",
-        "Hit": "beliefs.search",
-        "search": "beliefs.search",
-        "BeliefStore": "beliefs.store",
-        "StoreThread": "beliefs.thread",
+        "Context": "beliefs.context.assembly",
+        "ContextRequest": "beliefs.context.assembly",
+        "assemble": "beliefs.context.assembly",
+        "BeliefError": "beliefs.model.errors",
+        "BeliefNotFound": "beliefs.model.errors",
+        "CanonicalNameClash": "beliefs.model.errors",
+        "ChainError": "beliefs.model.errors",
+        "ImportRejected": "beliefs.model.errors",
+        "InvalidBelief": "beliefs.model.errors",
+        "StoreLocked": "beliefs.model.errors",
+        "BeliefIndex": "beliefs.index.belief_index",
+        "Belief": "beliefs.model.models",
+        "HistoryEvent": "beliefs.model.models",
+        "Persona": "beliefs.model.persona",
+        "append_block": "beliefs.context.render",
+        "strip_injected": "beliefs.context.render",
+        "system_block": "beliefs.context.render",
+        "user_block": "beliefs.context.render",
+        "Clause": "beliefs.search.matcher",
+        "Hit": "beliefs.search.matcher",
+        "search": "beliefs.search.matcher",
+        "BeliefStore": "beliefs.store.belief_store",
+        "StoreThread": "beliefs.store.thread",
     },
 )

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from beliefs.context import DEFAULT_MAX_BELIEFS, Context, ContextRequest, assemble
-from beliefs.interchange import parse_tenure
-from beliefs.store import BeliefStore
+from beliefs.context.assembly import DEFAULT_MAX_BELIEFS, Context, ContextRequest, assemble
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import parse_tenure
 
 DEFAULT_USER = "test-user"
 

@@ -23,10 +23,10 @@ from bench.worktree import checked_out, run_in  # noqa: E402
 # Run inside each tree: prints {"p50": ms, "mean": ms, "p99": ms}.
 MEASURE = """
 import gc, json, statistics, sys, time
-from beliefs.context import ContextRequest, assemble
-from beliefs.index import BeliefIndex
-from beliefs.rules import DEFAULT_RULES, RuleSet
-from beliefs.tokens import token_counter
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.model.rules import DEFAULT_RULES, RuleSet
+from beliefs.context.tokens import token_counter
 from bench.corpus import iter_corpus, make_queries
 index = BeliefIndex()
 index.load(iter_corpus(int(sys.argv[1])))
@@ -50,7 +50,7 @@ for _ in range(3):
     figures = {"p50": times[150], "mean": statistics.mean(times), "p99": times[297]}
     best = figures if best is None else {k: min(best[k], v) for k, v in figures.items()}
 # The turn right after a write: of one of the same user's unpinned beliefs, then another user's.
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 docs = index.user("bench-user").docs.values()
 first = next(d.belief for d in docs if not d.belief.pinned)
 base = first.to_belief() if hasattr(first, "to_belief") else first

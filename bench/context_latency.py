@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.index import BeliefIndex, index_doc
-from beliefs.query import parse_query
-from beliefs.search import within_one_edit
-from beliefs.tokens import token_counter
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.context.tokens import token_counter
+from beliefs.index.belief_index import BeliefIndex, index_doc
+from beliefs.search.matcher import within_one_edit
+from beliefs.text.query import parse_query
 from bench.corpus import make_corpus, make_queries
 
 SCOPES = ("domain:code", "project:billing")
@@ -84,8 +84,8 @@ def run_semantic(size: int, queries: list[str], count) -> None:
     """Semantic recall's own cost: embedding the corpus, per-turn latency added, memory."""
     import tracemalloc
 
-    from beliefs.encoder import load_encoder
-    from beliefs.semantic import enable
+    from beliefs.index.encoder import load_encoder
+    from beliefs.index.semantic import enable
 
     index = BeliefIndex()
     index.load(make_corpus(size))

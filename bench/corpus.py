@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 
 TECH = [
     "redis",

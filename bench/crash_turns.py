@@ -36,7 +36,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beliefs.store import BeliefStore  # noqa: E402
+from beliefs.store.belief_store import BeliefStore  # noqa: E402
 from extractor.jobs import JobQueue  # noqa: E402
 from extractor.turn import Turn  # noqa: E402
 

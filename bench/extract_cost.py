@@ -37,9 +37,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beliefs.store import BeliefStore  # noqa: E402
-from beliefs.thread import StoreThread  # noqa: E402
-from beliefs.tokens import token_counter  # noqa: E402
+from beliefs.context.tokens import token_counter  # noqa: E402
+from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.store.thread import StoreThread  # noqa: E402
 from extractor.config import ExtractionConfig  # noqa: E402
 from extractor.eval_set import Conversation, load_conversations  # noqa: E402
 from extractor.evaluation import ModelScore, eval_turn  # noqa: E402

@@ -28,7 +28,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beliefs.store import BeliefStore  # noqa: E402
+from beliefs.store.belief_store import BeliefStore  # noqa: E402
 from bench.crash_turns import Server, free_port  # noqa: E402
 
 

@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from beliefs.store import BeliefStore  # noqa: E402
-from beliefs.thread import StoreThread  # noqa: E402
+from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.store.thread import StoreThread  # noqa: E402
 from bench.corpus import SCOPES, make_corpus  # noqa: E402
 from extractor.jobs import JobQueue  # noqa: E402
 from extractor.llm import ModelCall, ModelReply  # noqa: E402

@@ -37,8 +37,8 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from bench.corpus import make_corpus, make_queries
 from proxy.gateway.placement import place_openai
 

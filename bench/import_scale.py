@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.interchange import to_jsonl
+from beliefs.store.interchange import to_jsonl
 from bench.corpus import iter_corpus
 from bench.worktree import REPO, checked_out, run_in
 

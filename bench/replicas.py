@@ -30,7 +30,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from bench.corpus import make_corpus, make_queries
 from bench.gateway_latency import (
     PERSONA,

@@ -27,9 +27,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.evaluation import StoreEvalBackend, load_personas, run_cases, run_sessions
-from beliefs.interchange import read_file
-from beliefs.semantic import AGREED_FLOOR, FLOOR, Encoder, enable
-from beliefs.store import BeliefStore
+from beliefs.index.semantic import AGREED_FLOOR, FLOOR, Encoder, enable
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import read_file
 
 ROOT = Path(__file__).resolve().parent.parent
 BLIND = ROOT / "tests" / "beliefs" / "blindspots"
@@ -117,7 +117,7 @@ def main() -> None:
     modes = args.modes.split(",")
     encoder = None
     if any(m.startswith(("semantic", "agreed", "content")) for m in modes):
-        from beliefs.encoder import load_encoder
+        from beliefs.index.encoder import load_encoder
 
         encoder = _Memo(load_encoder())  # once: each run embeds the same texts
     paper = args.public / "tenure-v1.0.0-paper"

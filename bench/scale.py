@@ -43,8 +43,8 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.rows import BELIEF_COLUMNS, belief_params
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.rows import BELIEF_COLUMNS, belief_params
 from bench.corpus import iter_corpus, make_queries
 from bench.gateway_latency import (
     PERSONA,

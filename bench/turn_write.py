@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from bench.corpus import make_corpus
 from extractor.jobs import JobQueue
 from extractor.journal import JobJournal

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from beliefs.models import Belief
-from beliefs.query import STOP_WORDS, normalize_name
+from beliefs.model.models import Belief
+from beliefs.text.query import STOP_WORDS, normalize_name
 from compaction.plan import AliasAddition
 
 MAX_ALIAS_WORDS = 4

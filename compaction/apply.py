@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from beliefs.conflicts import record_conflict
-from beliefs.models import union_names, utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import union_names, utcnow
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import record_conflict
 from compaction.errors import CompactionError
 from compaction.plan import ClusterPlan, Upkeep
 

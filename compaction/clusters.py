@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from beliefs.models import Belief, same_content
-from beliefs.query import STOP_WORDS, normalize_name
+from beliefs.model.models import Belief, same_content
+from beliefs.text.query import STOP_WORDS, normalize_name
 
 MAX_TOKEN_SHARE = 6
 MAX_CLUSTER = 12

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 
 
 class CompactionError(BeliefError):

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from beliefs.models import Belief, EpistemicStatus, dedupe_names, union_names
-from beliefs.query import normalize_name
+from beliefs.model.models import Belief, EpistemicStatus, dedupe_names, union_names
+from beliefs.text.query import normalize_name
 from compaction.plan import Upkeep
 
 PROMOTE_AFTER_REINFORCEMENTS = 5

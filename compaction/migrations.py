@@ -3,7 +3,7 @@ to the store's file by `BeliefStore.ensure_schema` when a compactor is first mad
 
 from __future__ import annotations
 
-from beliefs.migrations import Migration
+from beliefs.store.migrations import Migration
 
 COMPACTION = Migration(
     9,

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-from beliefs.models import utcnow
-from beliefs.record import AnyBelief
+from beliefs.model.models import utcnow
+from beliefs.model.record import AnyBelief
 
 UNIVERSAL = "user:universal"
 MIN_CHARS = 200

@@ -10,9 +10,9 @@ import asyncio
 import contextlib
 import logging
 
-from beliefs.persona import Persona, PersonaSource
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.persona import Persona, PersonaSource
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction.model import ChatModel, ask
 from compaction.persona import deterministic_text, fit, inputs_hash, persona_inputs, sentence
 from compaction.prompts import PersonaReply, build_persona_messages

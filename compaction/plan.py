@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 
 MergeOrigin = Literal["duplicate", "model"]
 AliasOrigin = Literal["re-explained", "model"]

@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from beliefs.model_view import ViewField, model_view
-from beliefs.models import Belief
-from beliefs.record import AnyBelief
+from beliefs.model.model_view import ViewField, model_view
+from beliefs.model.models import Belief
+from beliefs.model.record import AnyBelief
 
 MAX_TURN_CHARS = 600
 MAX_TURNS = 6

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from beliefs.models import Belief, normalize_canonical_name
-from beliefs.query import normalize_name
+from beliefs.model.models import Belief, normalize_canonical_name
+from beliefs.text.query import normalize_name
 from compaction.aliases import clean_alias, said_by_user, usable
 from compaction.clusters import duplicates
 from compaction.merge import merged_belief, operator_edited

@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from beliefs.models import Belief, utcnow
-from beliefs.query import parse_query
-from beliefs.search import search
-from beliefs.thread import StoreThread
+from beliefs.model.models import Belief, utcnow
+from beliefs.search.matcher import search
+from beliefs.store.thread import StoreThread
+from beliefs.text.query import parse_query
 from compaction import snapshot as snap
 from compaction.aliases import names_of, re_explained
 from compaction.apply import apply_cluster, apply_upkeep

@@ -10,9 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from beliefs.models import utcnow
-from beliefs.rows import as_utc
-from beliefs.store import BeliefStore
+from beliefs.model.models import as_utc, utcnow
+from beliefs.store.belief_store import BeliefStore
 
 RunStatus = Literal["running", "done", "failed", "interrupted"]
 Trigger = Literal["scheduled", "manual", "api"]

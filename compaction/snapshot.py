@@ -7,11 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from beliefs.conflicts import list_conflicts
-from beliefs.models import Belief
-from beliefs.rows import as_utc
-from beliefs.store import BeliefStore
-from beliefs.tallies import user_ids
+from beliefs.model.models import Belief, as_utc
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import list_conflicts
+from beliefs.store.tallies import user_ids
 from compaction.clusters import examinable, scope_key
 from compaction.turns import RecentTurn, recent_turns
 

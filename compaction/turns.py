@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from beliefs.render import strip_injected
-from beliefs.store import BeliefStore
+from beliefs.context.render import strip_injected
+from beliefs.store.belief_store import BeliefStore
 from extractor.jobs import recent_turns as queued_turns
 
 UNIVERSAL = "user:universal"

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from beliefs.conflicts import record_conflict
-from beliefs.models import dedupe_names
-from beliefs.store import BeliefStore
+from beliefs.model.models import dedupe_names
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import record_conflict
 from extractor.jobs import Job, JobQueue
 from extractor.known import known_beliefs
 from extractor.merge import plan_merge, referenced

@@ -1,13 +1,15 @@
 """Deciding conflicts: contradictions the extractor refused to absorb silently.
 
-The table itself (record, get, list) lives in `beliefs.conflicts`, shared with compaction.
+The table itself (record, get, list) lives in `beliefs.store.conflicts`, shared with compaction.
 """
 
 from __future__ import annotations
 
 import builtins
 
-from beliefs.conflicts import (
+from beliefs.model.models import Belief, new_belief_id, utcnow
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import (
     CONFLICT_STATUSES,
     RESOLUTIONS,
     Conflict,
@@ -17,8 +19,6 @@ from beliefs.conflicts import (
     list_conflicts,
     mark_resolved,
 )
-from beliefs.models import Belief, new_belief_id, utcnow
-from beliefs.store import BeliefStore
 from extractor.errors import ConflictNotFound, ConflictStateError, InvalidResolution
 from extractor.replacement import inherit
 
@@ -34,7 +34,7 @@ __all__ = [
 
 class ConflictBook:
     """List and resolve conflicts; resolution writes beliefs in the same transaction (they are
-    opened with `beliefs.conflicts.record_conflict`, shared with compaction)."""
+    opened with `beliefs.store.conflicts.record_conflict`, shared with compaction)."""
 
     def __init__(self, store: BeliefStore) -> None:
         self.store = store

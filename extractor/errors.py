@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from beliefs.errors import BeliefError, Conflicting, Invalid, NotFound
+from beliefs.model.errors import BeliefError, Conflicting, Invalid, NotFound
 
 
 class ExtractorError(BeliefError):

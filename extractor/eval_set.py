@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 
 
 class Probe(BaseModel):

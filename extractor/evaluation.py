@@ -21,11 +21,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.errors import BeliefError
-from beliefs.record import AnyBelief
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.model.errors import BeliefError
+from beliefs.model.record import AnyBelief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.config import ExtractionConfig
 from extractor.eval_set import Conversation, EvalTurn
 from extractor.jobs import JobQueue

@@ -14,9 +14,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from beliefs.models import storable, storable_value, utcnow
-from beliefs.rows import as_utc
-from beliefs.store import BeliefStore
+from beliefs.model.models import as_utc, storable, storable_value, utcnow
+from beliefs.store.belief_store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.migrations import MIGRATIONS
 from extractor.redact import redact, redact_fields, redact_record

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from beliefs.context import UNIVERSAL
-from beliefs.models import Belief, normalize_canonical_name
-from beliefs.query import parse_query
-from beliefs.record import AnyBelief, as_belief
-from beliefs.search import search
-from beliefs.store import BeliefStore
+from beliefs.context.assembly import UNIVERSAL
+from beliefs.model.models import Belief, normalize_canonical_name
+from beliefs.model.record import AnyBelief, as_belief
+from beliefs.search.matcher import search
+from beliefs.store.belief_store import BeliefStore
+from beliefs.text.query import parse_query
 from extractor.merge import referenced, visible_scopes
 from extractor.schema import ExtractionOutput, NewBelief
 from extractor.turn import Turn

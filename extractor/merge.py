@@ -10,7 +10,7 @@ from typing import Any, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from beliefs.models import (
+from beliefs.model.models import (
     Belief,
     MemoryClass,
     dedupe_names,

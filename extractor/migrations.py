@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from beliefs.migrations import Migration
+from beliefs.store.migrations import Migration
 
 EXTRACTION_JOBS = Migration(
     3,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from extractor.schema import Skipped
 
 

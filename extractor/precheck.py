@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from beliefs.render import strip_injected
+from beliefs.context.render import strip_injected
 from extractor.turn import Turn
 
 MAX_ACK_WORDS = 12

@@ -7,9 +7,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from beliefs.model_view import ViewField, model_view
-from beliefs.models import Belief
-from beliefs.render import strip_injected
+from beliefs.context.render import strip_injected
+from beliefs.model.model_view import ViewField, model_view
+from beliefs.model.models import Belief
 from extractor.redact import redact_record
 from extractor.turn import Turn
 

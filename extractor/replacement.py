@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from beliefs.mentions import (
+from beliefs.model.models import Belief, dedupe_names
+from beliefs.text.mentions import (
     chosen_names,
     mentions,
     moved_to,
@@ -19,7 +20,6 @@ from beliefs.mentions import (
     swapped_span,
     swapped_words,
 )
-from beliefs.models import Belief, dedupe_names
 
 MAX_ALIASES = 25
 MAX_CHOSEN = 3

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from beliefs.models import utcnow
+from beliefs.model.models import utcnow
 
 
 class PersonaRef(BaseModel):

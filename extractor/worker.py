@@ -14,9 +14,9 @@ from typing import Any
 
 import tenacity
 
-from beliefs.connection import store_refused
-from beliefs.models import Belief, utcnow
-from beliefs.thread import StoreThread
+from beliefs.model.models import Belief, utcnow
+from beliefs.store.connection import store_refused
+from beliefs.store.thread import StoreThread
 from extractor.apply import Landing, land_many
 from extractor.batching import batch_note, conversation_batches
 from extractor.breaker import CircuitBreaker, counts_as_outage

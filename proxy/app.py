@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from extractor.llm import ChatModel
 from proxy.api.beliefs import belief_routes
 from proxy.api.compaction import compaction_routes

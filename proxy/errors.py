@@ -8,7 +8,7 @@ import json
 from html import escape
 from typing import Any
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 from proxy.security.access import is_ui_page
 
 JSON = b"application/json"

@@ -15,12 +15,12 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
-from beliefs.errors import BeliefError
-from beliefs.lexicon import warm as warm_lexicon
-from beliefs.semantic import enable as enable_semantic
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
-from beliefs.tokens import token_counter
+from beliefs.context.tokens import token_counter
+from beliefs.index.semantic import enable as enable_semantic
+from beliefs.model.errors import BeliefError
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
+from beliefs.text.lexicon import warm as warm_lexicon
 from compaction import CompactionConfig, CompactionScheduler, Compactor, PersonaKeeper
 from extractor.config import ExtractionConfig
 from extractor.jobs import JobQueue

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from beliefs.errors import reason
-from beliefs.models import SCOPE_PATTERN
+from beliefs.model.errors import reason
+from beliefs.model.models import SCOPE_PATTERN
 
 
 class SettingsError(Exception):
@@ -166,7 +166,7 @@ class Settings(BaseModel):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str | None) -> str | None:
-        from beliefs.postgres import is_postgres_url  # psycopg's import: only with a URL
+        from beliefs.store.postgres import is_postgres_url  # psycopg's import: only with a URL
 
         if value is not None and not is_postgres_url(value):
             raise ValueError(
@@ -272,7 +272,7 @@ def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
             continue
         value = err.get("input")
         if key == "database_url" and isinstance(value, str):
-            from beliefs.postgres import redacted
+            from beliefs.store.postgres import redacted
 
             value = redacted(value)
         # pydantic prefixes a validator's own message with "Value error, "

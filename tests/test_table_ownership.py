@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.migrations import MIGRATIONS as BELIEFS
-from beliefs.migrations import Migration
+from beliefs.store.migrations import MIGRATIONS as BELIEFS
+from beliefs.store.migrations import Migration
 from compaction.migrations import MIGRATIONS as COMPACTION
 from extractor.migrations import MIGRATIONS as EXTRACTOR
 from proxy.gateway.tables import MIGRATIONS as GATEWAY

@@ -11,8 +11,8 @@ from typing import Any, get_args
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from beliefs.errors import reason
-from beliefs.models import (
+from beliefs.model.errors import reason
+from beliefs.model.models import (
     Belief,
     BeliefType,
     Delivery,

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from beliefs.index import BeliefIndex
-from beliefs.query import normalize_name, parse_query
-from beliefs.record import AnyBelief
-from beliefs.search import search
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.model.record import AnyBelief
+from beliefs.search.matcher import search
+from beliefs.text.query import normalize_name, parse_query
 
 
 @dataclass(frozen=True)

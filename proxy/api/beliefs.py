@@ -12,11 +12,11 @@ from typing import Any, TypeVar, get_args
 
 from starlette.routing import BaseRoute, Route
 
-from beliefs.errors import CanonicalNameClash
-from beliefs.models import BeliefType, EpistemicStatus, ReviewState
-from beliefs.record import AnyBelief, as_belief
-from beliefs.store import BeliefStore
-from beliefs.tallies import beliefs_by_ids, scope_counts, user_counts, user_ids
+from beliefs.model.errors import CanonicalNameClash
+from beliefs.model.models import BeliefType, EpistemicStatus, ReviewState
+from beliefs.model.record import AnyBelief, as_belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.tallies import beliefs_by_ids, scope_counts, user_counts, user_ids
 from proxy.api.belief_input import (
     CREATABLE,
     EDITABLE,

@@ -7,9 +7,9 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from beliefs.context import MAX_PERSONA_CHARS
-from beliefs.models import SCOPE_PATTERN
-from beliefs.persona import Persona
+from beliefs.context.assembly import MAX_PERSONA_CHARS
+from beliefs.model.models import SCOPE_PATTERN
+from beliefs.model.persona import Persona
 from compaction import list_runs
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs
 from proxy.api.endpoint import endpoint

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefs.errors import BeliefNotFound
+from beliefs.model.errors import BeliefNotFound
 from proxy.api.query_params import Query
 from proxy.runtime import Runtime
 from proxy.security.grants import Grant

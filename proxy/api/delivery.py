@@ -8,14 +8,14 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.routing import BaseRoute, Route
 
-from beliefs.context import Context
-from beliefs.errors import reason
-from beliefs.recall import recall
-from beliefs.record import fields_json
-from beliefs.render import system_block, user_block
-from beliefs.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
-from beliefs.rules import Rule
-from beliefs.search import Hit
+from beliefs.context.assembly import Context
+from beliefs.context.recall import recall
+from beliefs.context.render import system_block, user_block
+from beliefs.model.errors import reason
+from beliefs.model.record import fields_json
+from beliefs.model.rules import Rule
+from beliefs.search.matcher import Hit
+from beliefs.store.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
 from proxy.api.endpoint import endpoint
 from proxy.api.query_params import Query, query_int
 from proxy.errors import ProxyError, bad_field

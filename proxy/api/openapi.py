@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from beliefs.models import Belief, MemoryClass
+from beliefs.model.models import Belief, MemoryClass
 from proxy.api.belief_input import CREATABLE, EDITABLE, MAX_EXPIRY_DAYS
 
 _PATH_PARAM = re.compile(r"{([^}:]+)(?::[^}]*)?}")

@@ -9,8 +9,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from beliefs.interchange import parse
-from beliefs.tallies import verify_report
+from beliefs.store.interchange import parse
+from beliefs.store.tallies import verify_report
 from proxy.api.query_params import query_flag
 from proxy.cli.home_record import home_id
 from proxy.errors import ProxyError

@@ -8,7 +8,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from beliefs.errors import BeliefError, BeliefNotFound
+from beliefs.model.errors import BeliefError, BeliefNotFound
 
 
 class ApiClient:

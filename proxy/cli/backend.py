@@ -8,13 +8,13 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from beliefs.errors import BeliefError, StoreLocked
+from beliefs.model.errors import BeliefError, StoreLocked
 from proxy.cli.api_client import ApiClient, ServerUnreachable
 from proxy.cli.home_record import home_id, read_database, read_server
 from proxy.settings import Settings
 
 if TYPE_CHECKING:  # imported by `open_store`: a command that a running server answers never does
-    from beliefs.store import BeliefStore
+    from beliefs.store.belief_store import BeliefStore
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ def open_store(
     Without `indexed` (commands that only write rows, such as an import) the beliefs are not
     read into memory; on PostgreSQL they always are.
     """
-    from beliefs.store import BeliefStore
+    from beliefs.store.belief_store import BeliefStore
 
     check_home(settings, create=create)
     if not read_only:

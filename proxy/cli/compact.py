@@ -9,9 +9,9 @@ import json
 import sys
 from typing import Any
 
-from beliefs.models import SCOPE_PATTERN
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import SCOPE_PATTERN
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import RunReport
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend

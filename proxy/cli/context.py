@@ -10,14 +10,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from beliefs.context import Context, ContextRequest, assemble
-from beliefs.errors import BeliefError
-from beliefs.index import BeliefIndex
-from beliefs.record import fields_json
-from beliefs.render import system_block, user_block
-from beliefs.semantic import enable as enable_semantic
-from beliefs.store import BeliefStore
-from beliefs.tokens import token_counter
+from beliefs.context.assembly import Context, ContextRequest, assemble
+from beliefs.context.render import system_block, user_block
+from beliefs.context.tokens import token_counter
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.index.semantic import enable as enable_semantic
+from beliefs.model.errors import BeliefError
+from beliefs.model.record import fields_json
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from beliefs.copy import copy_store, differences
-from beliefs.errors import BeliefError
-from beliefs.postgres import is_postgres_url, redacted
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefError
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.postgres import is_postgres_url, redacted
+from beliefs.store.transfer import copy_store, differences
 from compaction.migrations import MIGRATIONS as COMPACTION_TABLES
 from extractor.migrations import MIGRATIONS as JOB_TABLES
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 from extractor.eval_set import Conversation, load_conversations
 from extractor.evaluation import ModelScore, evaluate, summary_json
 from proxy.runtime import chat_model_for, extraction_config

@@ -8,7 +8,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from beliefs.errors import BeliefError
 from beliefs.evaluation import (
     CaseResult,
     StoreEvalBackend,
@@ -16,9 +15,10 @@ from beliefs.evaluation import (
     run_cases,
     run_sessions,
 )
-from beliefs.interchange import read_file
-from beliefs.semantic import enable as enable_semantic
-from beliefs.store import BeliefStore
+from beliefs.index.semantic import enable as enable_semantic
+from beliefs.model.errors import BeliefError
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import read_file
 from proxy.settings import Settings
 
 

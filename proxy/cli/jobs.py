@@ -9,8 +9,8 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from beliefs.errors import BeliefError
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefError
+from beliefs.store.belief_store import BeliefStore
 from extractor.jobs import JOB_STATUSES, Job, JobQueue
 from extractor.journal import journal_of
 from proxy.cli import count

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 from proxy.settings import Settings, SettingsError, unknown_variables
 
 # Which module registers each command (each exposes `register(subparsers)`; add new commands

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from beliefs.errors import StoreLocked
+from beliefs.model.errors import StoreLocked
 from proxy.cli.backend import open_store, server_for_home
 from proxy.errors import ProxyError
 from proxy.gateway.identity import parse_scopes

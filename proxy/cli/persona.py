@@ -9,10 +9,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from beliefs.context import MAX_PERSONA_CHARS
-from beliefs.errors import BeliefError
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.context.assembly import MAX_PERSONA_CHARS
+from beliefs.model.errors import BeliefError
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import deterministic_text, inputs_hash, persona_inputs
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend

@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from beliefs.errors import InvalidBelief, reason
-from beliefs.models import MemoryClass
-from beliefs.rule_store import create_rule, delete_rule, load_rules, update_rule
-from beliefs.rules import Rule
+from beliefs.model.errors import InvalidBelief, reason
+from beliefs.model.models import MemoryClass
+from beliefs.model.rules import Rule
+from beliefs.store.rule_store import create_rule, delete_rule, load_rules, update_rule
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
 from proxy.settings import Settings

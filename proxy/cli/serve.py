@@ -6,7 +6,7 @@ import argparse
 
 from pydantic import ValidationError
 
-from beliefs.errors import reason
+from beliefs.model.errors import reason
 from proxy.cli import count
 from proxy.settings import Settings, SettingsError
 

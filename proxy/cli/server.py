@@ -10,10 +10,10 @@ import socket
 import sys
 from types import FrameType
 
-from beliefs.encoder import packaged_model_dir
-from beliefs.errors import StoreLocked
-from beliefs.postgres import redacted
-from beliefs.store import BeliefStore
+from beliefs.index.encoder import packaged_model_dir
+from beliefs.model.errors import StoreLocked
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.postgres import redacted
 from proxy.app import create_app
 from proxy.cli.home_record import (
     clear_server,

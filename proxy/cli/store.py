@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from beliefs.interchange import FORMATS, iter_file, to_jsonl, to_tenure
-from beliefs.models import Belief, HistoryEvent
+from beliefs.model.models import Belief, HistoryEvent
+from beliefs.store.interchange import FORMATS, iter_file, to_jsonl, to_tenure
 from proxy.cli import count
 from proxy.cli.api_client import ApiClient
 from proxy.cli.backend import with_backend
@@ -19,7 +19,7 @@ from proxy.cli.text import belief_detail, belief_table, chain_lines, history_lin
 from proxy.settings import Settings
 
 if TYPE_CHECKING:  # the store (DuckDB, psycopg) is imported only by a command that opens it
-    from beliefs.store import BeliefStore
+    from beliefs.store.belief_store import BeliefStore
 
 T = TypeVar("T")
 
@@ -337,6 +337,6 @@ def _quoted(belief_id: str) -> str:
 
 
 def _verify_report(store: BeliefStore) -> dict[str, Any]:
-    from beliefs.tallies import verify_report
+    from beliefs.store.tallies import verify_report
 
     return verify_report(store)

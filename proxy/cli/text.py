@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from beliefs.models import Belief, HistoryEvent
-from beliefs.render import clip
+from beliefs.context.render import clip
+from beliefs.model.models import Belief, HistoryEvent
 
 MAX_LISTED_CONTENT = 80  # a listing line stays readable; `beliefs show` has the whole text
 

@@ -9,7 +9,7 @@ import sys
 import urllib.parse
 from typing import Any
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.backend import with_backend
 from proxy.security.tables import MIGRATIONS as SECURITY_TABLES
 from proxy.security.tokens import create_token, list_tokens, revoke_token

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import tenacity
 
-from beliefs.thread import StoreThread
+from beliefs.store.thread import StoreThread
 from extractor.jobs import JobQueue, pending_job
 from extractor.journal import JobJournal
 from extractor.turn import Turn

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from beliefs.render import strip_injected
+from beliefs.context.render import strip_injected
 from extractor.turn import Turn
 from proxy.gateway.forward import Exchange
 from proxy.gateway.request import ChatRequest

@@ -6,10 +6,10 @@ preview shows exactly what a request would receive.
 
 from __future__ import annotations
 
-from beliefs.context import Context, ContextRequest, assemble
-from beliefs.deadline import Deadline
-from beliefs.store import BeliefStore
-from beliefs.tokens import token_counter
+from beliefs.context.assembly import Context, ContextRequest, assemble
+from beliefs.context.tokens import token_counter
+from beliefs.search.deadline import Deadline
+from beliefs.store.belief_store import BeliefStore
 from proxy.gateway.context_windows import memory_budget
 from proxy.settings import Settings
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from beliefs.models import SCOPE_PATTERN, storable
+from beliefs.model.models import SCOPE_PATTERN, storable
 from proxy.errors import bad_field
 
 UNIVERSAL = "user:universal"

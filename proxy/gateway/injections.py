@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from beliefs.errors import BeliefNotFound
-from beliefs.models import Belief, storable
-from beliefs.store import BeliefStore
-from beliefs.timeline import state_at
+from beliefs.model.errors import BeliefNotFound
+from beliefs.model.models import Belief, storable
+from beliefs.model.timeline import state_at
+from beliefs.store.belief_store import BeliefStore
 from extractor.redact import redact
 from extractor.turn import PersonaRef
 

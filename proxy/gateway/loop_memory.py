@@ -17,9 +17,9 @@ from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from beliefs.models import storable
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import storable
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.turn import PersonaRef
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.identity import Identity

@@ -17,11 +17,11 @@ import logging
 import time
 from dataclasses import dataclass
 
-from beliefs.context import ContextRequest
-from beliefs.deadline import Deadline
-from beliefs.render import system_block, user_block
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.context.assembly import ContextRequest
+from beliefs.context.render import system_block, user_block
+from beliefs.search.deadline import Deadline
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import PersonaKeeper
 from extractor.turn import PersonaRef
 from proxy.gateway.counters import Counters

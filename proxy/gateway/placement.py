@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefs.render import append_block, strip_injected
+from beliefs.context.render import append_block, strip_injected
 
 _SYSTEM_ROLES = ("system", "developer")
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 import threading
 
-from beliefs.connection import store_refused
-from beliefs.feed import Listener
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.connection import store_refused
+from beliefs.store.feed import Listener
+from beliefs.store.thread import StoreThread
 
 log = logging.getLogger("tenure.proxy")
 

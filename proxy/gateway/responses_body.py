@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefs.render import append_block, strip_injected
+from beliefs.context.render import append_block, strip_injected
 from proxy.errors import bad_field
 from proxy.gateway.placement import LAST_USER, stripped, text_of, with_text
 

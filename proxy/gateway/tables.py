@@ -5,7 +5,7 @@ it starts."""
 
 from __future__ import annotations
 
-from beliefs.migrations import Migration
+from beliefs.store.migrations import Migration
 
 GATEWAY = Migration(
     2,

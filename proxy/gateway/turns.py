@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from beliefs.render import strip_injected
+from beliefs.context.render import strip_injected
 from extractor.turn import PersonaRef, Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.harness import strip_harness

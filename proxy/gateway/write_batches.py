@@ -9,8 +9,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from beliefs.connection import store_refused
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.connection import store_refused
 from extractor.jobs import JobQueue, PendingJob, pending_job
 from extractor.journal import JobJournal
 from extractor.turn import Turn

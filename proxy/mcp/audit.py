@@ -10,8 +10,8 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from beliefs.models import storable_value, utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import storable_value, utcnow
+from beliefs.store.belief_store import BeliefStore
 from extractor.redact import redact_record
 from proxy.api.endpoint import endpoint
 from proxy.api.query_params import Query, query_int

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from beliefs.recall import recall_tags
-from beliefs.record import AnyBelief
+from beliefs.context.recall import recall_tags
+from beliefs.model.record import AnyBelief
 from proxy.gateway.identity import UNIVERSAL, Identity, parse_scopes
 from proxy.security.grants import scope_allowed
 

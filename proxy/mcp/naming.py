@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from beliefs.lexicon import EVERYDAY_ZIPF, FUNCTION_ZIPF, GENERAL_ZIPF, zipf
-from beliefs.query import STOP_WORDS, written_words
+from beliefs.text.lexicon import EVERYDAY_ZIPF, FUNCTION_ZIPF, GENERAL_ZIPF, zipf
+from beliefs.text.query import STOP_WORDS, written_words
 
 MAX_NAME_WORDS = 4
 MAX_PHRASE_WORDS = 3

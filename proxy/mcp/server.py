@@ -19,7 +19,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
-from beliefs.errors import BeliefError, reason
+from beliefs.model.errors import BeliefError, reason
 from extractor.redact import redact_record
 from proxy.errors import ProxyError
 from proxy.mcp.args import (

@@ -13,8 +13,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import PersonaKeeper
 from proxy.gateway.chat_commands import LOAD_SQL, ChatStates
 from proxy.gateway.identity import header_text, resolve_identity

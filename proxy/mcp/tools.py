@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from beliefs.context import in_scopes
-from beliefs.models import utcnow
-from beliefs.recall import recall
-from beliefs.record import AnyBelief
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.context.assembly import in_scopes
+from beliefs.context.recall import recall
+from beliefs.model.models import utcnow
+from beliefs.model.record import AnyBelief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import PersonaKeeper
 from proxy.gateway.chat_commands import ChatStates
 from proxy.gateway.delivery import build_context, context_request

@@ -9,9 +9,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from beliefs.models import Belief, dedupe_names, normalize_canonical_name, same_content
-from beliefs.query import STOP_WORDS
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief, dedupe_names, normalize_canonical_name, same_content
+from beliefs.store.belief_store import BeliefStore
+from beliefs.text.query import STOP_WORDS
 from extractor.apply import apply_plan
 from extractor.known import known_beliefs
 from extractor.merge import clean_names, plan_merge, visible_scopes

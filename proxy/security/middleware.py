@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 from proxy.errors import ProxyError, as_proxy_error
 from proxy.gateway.forward import UpstreamBroke
 from proxy.gateway.replies import send_bytes, send_error

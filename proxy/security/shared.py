@@ -12,10 +12,10 @@ import secrets
 from collections import deque
 from datetime import datetime, timedelta
 
-from beliefs.connection import store_refused
-from beliefs.rows import as_utc
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import as_utc
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.connection import store_refused
+from beliefs.store.thread import StoreThread
 from proxy.security.access import FailedAttempts, Sessions
 from proxy.security.tokens import TokenBook, list_tokens
 

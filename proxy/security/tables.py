@@ -4,7 +4,7 @@ store (`BeliefStore.ensure_schema`) when it starts, and `tenure tokens` before i
 
 from __future__ import annotations
 
-from beliefs.migrations import Migration
+from beliefs.store.migrations import Migration
 
 ACCESS_SHARED = Migration(
     101,

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from beliefs.errors import Invalid, NotFound
-from beliefs.models import SCOPE_PATTERN, utcnow
-from beliefs.rows import as_utc
-from beliefs.store import BeliefStore
+from beliefs.model.errors import Invalid, NotFound
+from beliefs.model.models import SCOPE_PATTERN, as_utc, utcnow
+from beliefs.store.belief_store import BeliefStore
 
 PREFIX = "tnr_"
 MAX_ID_CHARS = 200

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 from proxy.api.endpoint import Operation
 from proxy.errors import ProxyError, as_proxy_error
 

@@ -9,7 +9,7 @@ from typing import Any, get_args
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from beliefs.models import BeliefType, Delivery, EpistemicStatus, ReviewState, utcnow
+from beliefs.model.models import BeliefType, Delivery, EpistemicStatus, ReviewState, utcnow
 from compaction import RUN_COUNTS
 from proxy.api import beliefs as belief_api
 from proxy.api.compaction import compaction_runs, get_persona

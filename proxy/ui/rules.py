@@ -12,7 +12,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from beliefs.models import MemoryClass
+from beliefs.model.models import MemoryClass
 from proxy.api import delivery
 from proxy.runtime import Runtime
 from proxy.ui.forms import Form, Forms, form_number

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.encoder import Encoder
-from beliefs.store import BeliefStore
+from beliefs.index.encoder import Encoder
+from beliefs.store.belief_store import BeliefStore
 
 
 @pytest.fixture
@@ -35,6 +35,6 @@ def encoder() -> Encoder:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{reason}; CI=true requires it")
         pytest.skip(reason)
-    from beliefs.encoder import load_encoder
+    from beliefs.index.encoder import load_encoder
 
     return load_encoder()

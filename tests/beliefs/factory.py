@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from beliefs.index import BeliefIndex
-from beliefs.models import Belief
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.model.models import Belief
 
 T0 = datetime(2026, 10, 1, tzinfo=UTC)
 

@@ -14,11 +14,11 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.index import BeliefIndex
-from beliefs.models import Belief
-from beliefs.query import parse_query
-from beliefs.search import search
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.model.models import Belief
+from beliefs.search.matcher import search
+from beliefs.text.query import parse_query
 from bench.corpus import iter_corpus, make_queries
 
 USER = "bench-user"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from beliefs.agreement import document_frequency, shared_word, text_stems, turn_stems
-from beliefs.query import parse_query
+from beliefs.index.agreement import document_frequency, shared_word, text_stems, turn_stems
+from beliefs.text.query import parse_query
 from tests.beliefs.factory import belief
 
 DEPLOY = belief(

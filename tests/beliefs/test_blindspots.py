@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from beliefs.evaluation import StoreEvalBackend, run_cases
-from beliefs.interchange import read_file
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import read_file
 
 SUITE = Path(__file__).parent / "blindspots"
 CASES: list[dict[str, Any]] = json.loads((SUITE / "cases.json").read_text())

@@ -7,10 +7,10 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.query import parse_query
-from beliefs.search import search
-from beliefs.store import BeliefStore
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.search.matcher import search
+from beliefs.store.belief_store import BeliefStore
+from beliefs.text.query import parse_query
 from tests.beliefs.factory import T0, belief
 
 USERS = 8

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from beliefs.chains import (
+from beliefs.model.chains import (
     chain_of,
     check_supersede,
     find_cycles,
@@ -16,10 +16,10 @@ from beliefs.chains import (
     order_chain,
     would_cycle,
 )
-from beliefs.errors import ChainError, InvalidBelief
-from beliefs.invariants import import_issues, name_clashes, verify_beliefs
-from beliefs.models import Belief, HistoryEvent
-from beliefs.timeline import beliefs_as_of, deleted_spans
+from beliefs.model.errors import ChainError, InvalidBelief
+from beliefs.model.models import Belief, HistoryEvent
+from beliefs.model.timeline import beliefs_as_of, deleted_spans
+from beliefs.store.invariants import import_issues, name_clashes, verify_beliefs
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from beliefs.evaluation import StoreEvalBackend, load_personas, run_cases, run_sessions
-from beliefs.interchange import read_file
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import read_file
 
 
 def test_conformance_suite_passes_on_each_backend(

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.conflicts import record_conflict
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import record_conflict
 
 
 def test_only_a_committed_contradiction_is_held_and_it_survives_a_reopen(tmp_path: Path) -> None:

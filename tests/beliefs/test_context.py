@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from beliefs.context import Context, ContextRequest, assemble
-from beliefs.index import BeliefIndex
-from beliefs.render import append_block, strip_injected, system_block, user_block
+from beliefs.context.assembly import Context, ContextRequest, assemble
+from beliefs.context.render import append_block, strip_injected, system_block, user_block
+from beliefs.index.belief_index import BeliefIndex
 from tests.beliefs.factory import T0, belief, index_of
 
 NOW = T0 + timedelta(days=30)

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from beliefs.conflicts import mark_resolved, record_conflict
-from beliefs.feed import Listener
-from beliefs.models import Belief
-from beliefs.rule_store import create_rule
-from beliefs.rules import Rule
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.model.rules import Rule
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import mark_resolved, record_conflict
+from beliefs.store.feed import Listener
+from beliefs.store.rule_store import create_rule
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from beliefs.fuzzy_keys import FuzzyKeys
-from beliefs.postings import Members, members, put, take
+from beliefs.index.fuzzy_keys import FuzzyKeys
+from beliefs.index.postings import Members, members, put, take
 
 
 def contents(keys: FuzzyKeys) -> dict[int, frozenset[str]]:

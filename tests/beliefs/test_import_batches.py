@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.errors import ImportRejected
-from beliefs.interchange import iter_file, to_jsonl
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.errors import ImportRejected
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import iter_file, to_jsonl
 from tests.beliefs.factory import belief
 
 

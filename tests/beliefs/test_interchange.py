@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from beliefs.errors import ImportRejected
-from beliefs.interchange import detect_format, parse, read_file, to_jsonl, to_tenure
-from beliefs.models import Belief
+from beliefs.model.errors import ImportRejected
+from beliefs.model.models import Belief
+from beliefs.store.interchange import detect_format, parse, read_file, to_jsonl, to_tenure
 from tests.data import SAMPLE_BELIEFS
 
 

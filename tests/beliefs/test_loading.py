@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from beliefs import fuzzy_keys
-from beliefs.fuzzy_keys import PACK_MIN
-from beliefs.index import BeliefIndex
-from beliefs.postings import members
-from beliefs.query import parse_query
-from beliefs.record import BeliefRecord
-from beliefs.rows import SELECT_BELIEFS, belief_from_row, record_from_row
-from beliefs.search import search
-from beliefs.store import BeliefStore
+from beliefs.index import fuzzy_keys
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.index.fuzzy_keys import PACK_MIN
+from beliefs.index.postings import members
+from beliefs.model.record import BeliefRecord
+from beliefs.search.matcher import search
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.rows import SELECT_BELIEFS, belief_from_row, record_from_row
+from beliefs.text.query import parse_query
 from bench.corpus import make_corpus
 from tests.beliefs.factory import T0, belief
 

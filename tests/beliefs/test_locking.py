@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.errors import BeliefError, StoreLocked
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefError, StoreLocked
+from beliefs.store.belief_store import BeliefStore
 
 
 def test_second_writer_is_told_who_holds_the_file(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from beliefs.index import BeliefIndex
-from beliefs.query import parse_query
-from beliefs.search import Hit, search
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.search.matcher import Hit, search
+from beliefs.text.query import parse_query
 from tests.beliefs.factory import belief, index_of
 
 
@@ -169,7 +169,7 @@ def test_a_frequent_name_that_is_no_dictionary_word_needs_no_corroboration() -> 
 
 
 def test_everyday_words_are_frequent_dictionary_words_or_their_plurals() -> None:
-    from beliefs.lexicon import is_common
+    from beliefs.text.lexicon import is_common
 
     assert [w for w in ("rust", "flask", "slack", "go", "flags", "database") if is_common(w)] == [
         "rust",

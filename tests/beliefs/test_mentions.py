@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.mentions import chosen_names, moved_to, same_option, swapped_span
+from beliefs.text.mentions import chosen_names, moved_to, same_option, swapped_span
 
 
 @pytest.mark.parametrize(

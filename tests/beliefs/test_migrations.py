@@ -7,10 +7,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from beliefs import migrations
-from beliefs.errors import BeliefError
-from beliefs.migrations import Migration, applied, migrate
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefError
+from beliefs.store import migrations
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.migrations import Migration, applied, migrate
 
 
 def test_fresh_database_gets_every_migration_once(tmp_path: Path) -> None:

@@ -3,8 +3,8 @@ only when set."""
 
 from __future__ import annotations
 
-from beliefs.model_view import model_view
-from beliefs.models import Belief
+from beliefs.model.model_view import model_view
+from beliefs.model.models import Belief
 
 FIELDS = ("id", "canonical_name", "aliases", "status", "rejected_alternatives", "scope")
 

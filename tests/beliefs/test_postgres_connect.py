@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.errors import BeliefError
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefError
+from beliefs.store.belief_store import BeliefStore
 from tests.postgres_server import PostgresServer
 
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from beliefs.query import clean_query, normalize_name, parse_query
+from beliefs.text.query import clean_query, normalize_name, parse_query
 
 
 def test_names_index_as_one_lowercase_token() -> None:

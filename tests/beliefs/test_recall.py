@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.recall import recall
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.context.recall import recall
 from tests.beliefs.factory import T0, belief, index_of
 
 NOW = T0 + timedelta(days=10)

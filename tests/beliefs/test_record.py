@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from beliefs.models import Belief
-from beliefs.record import FIELDS, BeliefRecord, as_belief
+from beliefs.model.models import Belief
+from beliefs.model.record import FIELDS, BeliefRecord, as_belief
 from tests.beliefs.factory import T0, belief, index_of
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.errors import InvalidBelief
-from beliefs.migrations import RULES, add_default_rules, migrate
-from beliefs.models import Belief
-from beliefs.render import user_block
-from beliefs.rule_store import create_rule, delete_rule, load_rules, update_rule
-from beliefs.rules import DEFAULT_RULES, Rule, RuleSet
-from beliefs.store import BeliefStore
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.context.render import user_block
+from beliefs.model.errors import InvalidBelief
+from beliefs.model.models import Belief
+from beliefs.model.rules import DEFAULT_RULES, Rule, RuleSet
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.migrations import RULES, add_default_rules, migrate
+from beliefs.store.rule_store import create_rule, delete_rule, load_rules, update_rule
 from tests.beliefs.factory import belief, index_of
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from beliefs.deadline import Deadline
-from beliefs.index import BeliefIndex
-from beliefs.models import Belief
-from beliefs.query import parse_query
-from beliefs.record import AnyBelief
-from beliefs.search import MIN_SCORE, Hit, search, within_one_edit
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.model.models import Belief
+from beliefs.model.record import AnyBelief
+from beliefs.search.deadline import Deadline
+from beliefs.search.matcher import MIN_SCORE, Hit, search, within_one_edit
+from beliefs.text.query import parse_query
 from tests.beliefs.factory import belief, index_of
 
 

@@ -17,10 +17,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from beliefs.index import MAX_NAME_WORD_NAMES, BeliefIndex
-from beliefs.query import parse_query
-from beliefs.rules import DEFAULT_RULES, RuleSet
-from beliefs.search import _best_weighted, _ranked, search
+from beliefs.index.belief_index import MAX_NAME_WORD_NAMES, BeliefIndex
+from beliefs.model.rules import DEFAULT_RULES, RuleSet
+from beliefs.search.matcher import _best_weighted, _ranked, search
+from beliefs.text.query import parse_query
 from bench.corpus import make_queries
 from tests.beliefs.search_outcomes import USER, build, outcomes
 

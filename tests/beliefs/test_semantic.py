@@ -11,14 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from beliefs.encoder import Encoder
 from beliefs.evaluation import CaseResult, StoreEvalBackend, load_personas, run_cases, run_sessions
-from beliefs.interchange import read_file
-from beliefs.models import Belief
-from beliefs.query import parse_query
-from beliefs.search import Hit, search
-from beliefs.semantic import enable, fuse
-from beliefs.store import BeliefStore
+from beliefs.index.encoder import Encoder
+from beliefs.index.semantic import enable, fuse
+from beliefs.model.models import Belief
+from beliefs.search.matcher import Hit, search
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import read_file
+from beliefs.text.query import parse_query
 from tests.beliefs.factory import belief, index_of
 
 HERE = Path(__file__).parent

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from beliefs.errors import (
+from beliefs.model.errors import (
     BeliefError,
     BeliefNotFound,
     CanonicalNameClash,
@@ -16,9 +16,9 @@ from beliefs.errors import (
     ImportRejected,
     InvalidBelief,
 )
-from beliefs.migrations import MIGRATIONS
-from beliefs.models import Belief, utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief, utcnow
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.migrations import MIGRATIONS
 
 
 def belief(name: str, **kw: Any) -> Belief:

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from beliefs.errors import BeliefError
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefError
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 
 NAMES = st.sampled_from(["editor", "linting", "database", "tone"])
 SCOPES = st.sampled_from([["user:universal"], ["domain:code"], ["domain:code", "project:x"]])

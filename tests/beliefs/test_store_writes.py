@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from beliefs.errors import CanonicalNameClash, InvalidBelief
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.errors import CanonicalNameClash, InvalidBelief
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 
 
 def belief(name: str, **kw: Any) -> Belief:

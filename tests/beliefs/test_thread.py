@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 
 
 def test_calls_run_on_one_thread_and_return_results(store: BeliefStore) -> None:

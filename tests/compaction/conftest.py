@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction.model import ChatModel
 from compaction.persona_keeper import PersonaKeeper
 from compaction.runner import CompactionConfig, Compactor

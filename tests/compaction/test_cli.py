@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.main import main
 from tests.compaction.conftest import USER, belief
 from tests.fakes.upstream import FakeUpstream, Raw

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from beliefs.conflicts import list_conflicts
-from beliefs.context import ContextRequest, assemble
-from beliefs.models import utcnow
-from beliefs.store import BeliefStore
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.model.models import utcnow
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import list_conflicts
 from compaction.runs import list_runs
 from tests.compaction.conftest import USER, belief, compact, review, state
 from tests.extractor.fake_llm import FakeChatModel

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from compaction.runs import list_runs
 from tests.compaction.conftest import USER, compact
 from tests.compaction.test_conservative import two_clusters
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = """
 import json, os, signal, sys
 from tests.compaction.conftest import compact, review
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from extractor.llm import ModelReply
 from extractor.modes import ModeBook
 

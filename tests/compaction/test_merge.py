@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from beliefs.context import ContextRequest, assemble
-from beliefs.store import BeliefStore
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.store.belief_store import BeliefStore
 from tests.compaction.conftest import USER, belief, compact, review, state
 from tests.extractor.fake_llm import FakeChatModel
 

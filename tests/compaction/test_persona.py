@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs, sentence
 from compaction.persona_keeper import PersonaKeeper
 from tests.compaction.conftest import USER, belief

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from beliefs.models import HistoryEvent, utcnow
+from beliefs.model.models import HistoryEvent, utcnow
 from compaction.aliases import clean_alias, names_of, re_explained
 from compaction.clusters import MAX_TOKEN_SHARE, clusters, duplicates
 from compaction.merge import merged_belief, operator_edited, survivor_id, upkeep

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import CompactionBusy, Compactor
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from beliefs.models import utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import utcnow
+from beliefs.store.belief_store import BeliefStore
 from compaction.runs import list_runs
 from tests.compaction.conftest import belief, compact, review, state
 from tests.compaction.test_conservative import two_clusters

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from compaction import CompactionBusy, CompactionConfig, CompactionScheduler, Compactor
 from tests.compaction.conftest import MODEL, review
 from tests.compaction.test_conservative import two_clusters

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
 

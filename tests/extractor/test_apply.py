@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefs.models import utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import utcnow
+from beliefs.store.belief_store import BeliefStore
 from extractor.apply import Applied, Landing, land_many
 from extractor.jobs import JobQueue
 from extractor.schema import ExtractionOutput

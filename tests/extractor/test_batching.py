@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.errors import ModelUnreachable
 from extractor.jobs import JobQueue
 from extractor.turn import Turn

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from extractor.canary import CANARY_USER
 from extractor.jobs import JobQueue
 from tests.extractor.test_local_models import SQL_TURN, replay

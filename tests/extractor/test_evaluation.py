@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from beliefs.errors import BeliefError
+from beliefs.model.errors import BeliefError
 from extractor.eval_set import load_conversations
 from extractor.prompts import EXAMPLE_TEXTS
 from tests.fakes.gamer_model import regex_gamer

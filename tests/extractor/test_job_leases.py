@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from beliefs.models import utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import utcnow
+from beliefs.store.belief_store import BeliefStore
 from extractor.errors import JobStateError
 from extractor.jobs import JobQueue
 from extractor.turn import Turn

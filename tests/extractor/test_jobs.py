@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.models import Belief, utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief, utcnow
+from beliefs.store.belief_store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.jobs import JobQueue
 from extractor.schema import Skipped

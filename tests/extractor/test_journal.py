@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from extractor.jobs import JobQueue, PendingJob, pending_job
 from extractor.journal import JobJournal, decode, encode
 from extractor.turn import Turn

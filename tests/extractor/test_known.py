@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from extractor.known import known_beliefs, pointed_beliefs, touched_beliefs
 from extractor.schema import ExtractionOutput
 from tests.extractor.conftest import make_turn

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.config import ExtractionConfig
 from extractor.jobs import Job, JobQueue
 from extractor.llm import LiteLLMChatModel

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from extractor.merge import inherit, plan_merge, referenced
 from extractor.plan import Plan
 from extractor.schema import ExtractionOutput

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.config import ExtractionConfig
 from extractor.eval_set import load_conversations
 from extractor.jobs import JobQueue

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 
-from beliefs.models import Belief
-from beliefs.tokens import token_counter
+from beliefs.context.tokens import token_counter
+from beliefs.model.models import Belief
 from extractor.prompts import build_messages
 from extractor.schema import ExtractionOutput, outline, wire_schema
 from extractor.turn import Turn

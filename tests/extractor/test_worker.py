@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from beliefs.models import Belief, utcnow
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.model.models import Belief, utcnow
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.breaker import CircuitBreaker
 from extractor.config import ExtractionConfig
 from extractor.conflicts import ConflictBook

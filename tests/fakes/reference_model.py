@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from beliefs.tokens import token_counter
+from beliefs.context.tokens import token_counter
 from extractor.config import ExtractionConfig
 from extractor.eval_set import Conversation
 from extractor.evaluation import ModelScore, evaluate

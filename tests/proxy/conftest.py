@@ -16,8 +16,8 @@ import openai
 import pytest
 import uvicorn
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from proxy.app import create_app
 from proxy.gateway.upstream_pool import UpstreamPool
 from proxy.runtime import Runtime

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.proxy.conftest import Gateway
 
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import BOTH_BACKENDS, Gateway

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway, no_request_to
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.main import main
 
 

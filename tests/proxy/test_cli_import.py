@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from beliefs.importer import IMPORT_BATCH
-from beliefs.interchange import to_jsonl
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.importer import IMPORT_BATCH
+from beliefs.store.interchange import to_jsonl
 from proxy.settings import Settings
 from tests.beliefs.factory import belief
 

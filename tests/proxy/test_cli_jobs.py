@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.errors import BeliefNotFound
-from beliefs.store import BeliefStore
+from beliefs.model.errors import BeliefNotFound
+from beliefs.store.belief_store import BeliefStore
 from extractor.jobs import JobQueue, pending_job
 from extractor.journal import JobJournal
 from proxy.cli.api_client import ApiClient

@@ -19,8 +19,8 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from beliefs.interchange import read_file
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.interchange import read_file
 from proxy.cli.home_record import SERVER_FILE
 from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS

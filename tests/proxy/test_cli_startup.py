@@ -32,7 +32,7 @@ NOT_NEEDED = (
     "extractor.llm",
     "extractor.worker",
     "compaction.runner",
-    "beliefs.context",
+    "beliefs.context.assembly",
     "mcp",
 )
 
@@ -75,4 +75,4 @@ def test_through_a_running_server_it_imports_no_database_driver(
         loaded = imported_by_beliefs_list(tmp_path / "home")
     finally:
         stop_tenure(proc)
-    assert among(loaded, ("duckdb", "psycopg", "psycopg_pool", "beliefs.store")) == []
+    assert among(loaded, ("duckdb", "psycopg", "psycopg_pool", "beliefs.store.belief_store")) == []

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS as SEED
 

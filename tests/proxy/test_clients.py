@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.fakes.upstream import FakeUpstream, Recorded
 from tests.proxy.conftest import Gateway
 from tests.proxy.gateway_reads import corpus, injections, pending_turns

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import httpx
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.compaction.conftest import review
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
 from tests.proxy.conftest import BOTH_BACKENDS, Gateway

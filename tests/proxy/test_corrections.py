@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.conflicts import record_conflict
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import record_conflict
 from tests.extractor.fake_llm import extraction, new_belief, update
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy.conftest import Gateway

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.conflicts import record_conflict
-from beliefs.copy import differences
-from beliefs.models import Belief
-from beliefs.rule_store import create_rule, delete_rule
-from beliefs.rules import Rule
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.model.rules import Rule
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import record_conflict
+from beliefs.store.rule_store import create_rule, delete_rule
+from beliefs.store.transfer import differences
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
 from proxy.cli.db import ALL_TABLES

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.models import Belief, utcnow
+from beliefs.model.models import Belief, utcnow
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import BOTH_BACKENDS, Gateway
 

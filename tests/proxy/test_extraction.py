@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from tests.extractor.fake_llm import extraction, new_belief, update
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
 from tests.proxy.conftest import BOTH_BACKENDS, Gateway

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from tests.extractor.fake_llm import extraction, new_belief
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
 

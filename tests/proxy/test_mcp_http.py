@@ -11,7 +11,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway
 from tests.proxy.mcp_client import Mode, call, with_tools

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.home_record import write_server
 from tests.proxy.conftest import Gateway
 from tests.proxy.mcp_client import Mode

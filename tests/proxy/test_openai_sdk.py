@@ -11,9 +11,9 @@ import httpx
 import openai
 import pytest
 
-from beliefs.models import Belief
-from beliefs.rule_store import create_rule
-from beliefs.rules import Rule
+from beliefs.model.models import Belief
+from beliefs.model.rules import Rule
+from beliefs.store.rule_store import create_rule
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy import beliefs_seed as seed
 from tests.proxy.conftest import BOTH_BACKENDS, Gateway

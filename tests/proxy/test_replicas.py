@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.main import main
 from tests.extractor.fake_llm import extraction, new_belief
 from tests.fakes.upstream import Chat, FakeUpstream

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from proxy.app import create_app
 from proxy.settings import Settings
 from tests.fakes.upstream import FakeUpstream

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from proxy.cli.main import main
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed

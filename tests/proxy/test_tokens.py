@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.beliefs_seed import BOB, POSTGRES
 from tests.proxy.conftest import Gateway, no_request_to

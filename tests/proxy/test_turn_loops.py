@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from bench.crash_turns import Server, free_port
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy.conftest import Gateway

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from proxy.gateway.harness import QUERY_CHARS, keep_end, strip_harness, user_words
 from proxy.gateway.side_calls import SeenMessages, is_task_call
 from tests.fakes.upstream import FakeUpstream

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from beliefs.store import BeliefStore
-from beliefs.thread import StoreThread
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
 from extractor.jobs import JobQueue
 from extractor.journal import JobJournal
 from extractor.turn import Turn

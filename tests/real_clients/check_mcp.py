@@ -25,8 +25,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from beliefs.models import Belief  # noqa: E402
-from beliefs.store import BeliefStore  # noqa: E402
+from beliefs.model.models import Belief  # noqa: E402
+from beliefs.store.belief_store import BeliefStore  # noqa: E402
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded  # noqa: E402
 
 RECALL = "mcp__tenure__recall"

@@ -12,8 +12,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from beliefs.models import Belief
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief
+from beliefs.store.belief_store import BeliefStore
 from proxy.app import create_app
 from proxy.runtime import Runtime
 from proxy.settings import Settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.proxy.beliefs_seed import POSTGRES, USER
 
 KUBERNETES = Belief(

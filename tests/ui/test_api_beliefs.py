@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from beliefs.context import ContextRequest, assemble
+from beliefs.context.assembly import ContextRequest, assemble
 from proxy.gateway.injections import InjectionRecord, save_records
 from tests.ui.conftest import UI
 

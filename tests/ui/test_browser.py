@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.store import BeliefStore
+from beliefs.store.belief_store import BeliefStore
 from proxy.settings import Settings
 from tests.proxy.conftest import Gateway
 from tests.ui import seed

@@ -8,9 +8,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from html import unescape
 
-from beliefs.conflicts import record_conflict
-from beliefs.models import Belief, utcnow
-from beliefs.store import BeliefStore
+from beliefs.model.models import Belief, utcnow
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.conflicts import record_conflict
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
 from proxy.gateway.injections import InjectionRecord, save_records

@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 from html import unescape
 
-from beliefs.rule_store import load_rules
-from beliefs.rules import Rule
+from beliefs.model.rules import Rule
+from beliefs.store.rule_store import load_rules
 from tests.ui import seed
 from tests.ui.conftest import UI
 from tests.ui.test_pages import text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from beliefs.models import Belief
+from beliefs.model.models import Belief
 from tests.ui.conftest import UI
 from tests.ui.test_pages import text
 

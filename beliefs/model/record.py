@@ -1,0 +1,229 @@
+"""`BeliefRecord`: a stored belief as the index holds it, a third of a `Belief`'s memory.
+
+A validated pydantic `Belief` keeps its 32 fields in an instance dict of about 830 bytes; a
+record keeps them in slots (about 280 bytes), its lists as tuples (shared where equal: the
+empty ones, scope lists) and its few-valued strings interned. Records are read, never
+changed: a change is a new `Belief` written to the store, which the index then holds as a new
+record. Where a full model is needed (the API, a change to make) `to_belief` builds one.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from beliefs.model.frozen import FrozenDict, FrozenList
+from beliefs.model.models import (
+    Belief,
+    BeliefType,
+    Delivery,
+    EpistemicStatus,
+    MemoryClass,
+    ReviewState,
+    SourceType,
+    Standing,
+    Subtype,
+)
+
+_EMPTY_DICT = FrozenDict()
+_EMPTY_LIST = FrozenList()
+_SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}  # few-valued tuples (scopes), by value
+_NUMBERS: dict[float, float] = {}
+_MAX_SHARED = 10_000
+
+
+class BeliefRecord(Standing):
+    """The fields of a stored belief (`change_log` aside), read-only by convention."""
+
+    __slots__ = (
+        "agent_id",
+        "aliases",
+        "canonical_name",
+        "confidence",
+        "content",
+        "created_at",
+        "deleted_at",
+        "delivery",
+        "epistemic_status",
+        "expires_at",
+        "id",
+        "invalidated_at",
+        "invalidation_reason",
+        "last_reinforced_at",
+        "memory_class",
+        "participants",
+        "pinned",
+        "provenance",
+        "reinforcement_count",
+        "rejected_alternatives",
+        "resolved_at",
+        "review_state",
+        "scope",
+        "source_type",
+        "subtype",
+        "superseded_by",
+        "type",
+        "updated_at",
+        "user_edited",
+        "user_id",
+        "why_it_matters",
+    )
+
+    id: str
+    user_id: str
+    agent_id: str | None
+    type: BeliefType
+    subtype: Subtype | None
+    canonical_name: str
+    aliases: tuple[str, ...]
+    rejected_alternatives: tuple[str, ...]
+    content: str
+    why_it_matters: str
+    scope: tuple[str, ...]
+    epistemic_status: EpistemicStatus
+    confidence: float
+    pinned: bool
+    memory_class: MemoryClass | None
+    delivery: Delivery
+    review_state: ReviewState
+    source_type: SourceType
+    user_edited: bool
+    participants: tuple[str, ...]
+    reinforcement_count: int
+    last_reinforced_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime | None
+    superseded_by: str | None
+    invalidated_at: datetime | None
+    invalidation_reason: str | None
+    resolved_at: datetime | None
+    deleted_at: datetime | None
+    provenance: dict[str, Any]
+
+    @classmethod
+    def of(cls, belief: Belief) -> BeliefRecord:
+        """The record of a belief as stored (see `beliefs.store.rows.stored`)."""
+        return cls.from_values([getattr(belief, name) for name in FIELDS])
+
+    @classmethod
+    def from_values(cls, values: Sequence[Any]) -> BeliefRecord:
+        """A record of field values in `FIELDS` order, already valid (a stored row's, or a
+        validated belief's): lists become tuples, equal small values are shared."""
+        record = cls.__new__(cls)
+        for setter, convert, value in zip(_SETTERS, _CONVERTERS, values, strict=True):
+            setter(record, value if convert is None else convert(value))
+        return record
+
+    def to_belief(self) -> Belief:
+        """The full model (its lists new, so changing them leaves the record alone), built
+        without validation: the record's values are valid."""
+        data: dict[str, Any] = {}
+        for name in FIELDS:
+            value = getattr(self, name)
+            if type(value) is tuple:
+                value = list(value) if value else _EMPTY_LIST
+            data[name] = value
+        data["change_log"] = _EMPTY_LIST
+        belief = Belief.__new__(Belief)
+        object.__setattr__(belief, "__dict__", data)
+        object.__setattr__(belief, "__pydantic_fields_set__", _ALL_FIELDS)
+        object.__setattr__(belief, "__pydantic_extra__", None)
+        object.__setattr__(belief, "__pydantic_private__", None)
+        return belief
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BeliefRecord):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"BeliefRecord({self.id!r}, {self.canonical_name!r})"
+
+
+FIELDS: tuple[str, ...] = tuple(f for f in Belief.model_fields if f != "change_log")  # row order
+assert set(BeliefRecord.__slots__) == set(FIELDS), "BeliefRecord's fields out of step"
+# Building the model as `model_construct` does, minus its per-field alias and default lookups:
+# valid only while the model has none of those to honour. Every field is set, so one fields
+# set serves every built belief (pydantic would otherwise keep one per belief).
+assert not Belief.__pydantic_post_init__ and not Belief.__private_attributes__
+assert all(f.alias is None and f.validation_alias is None for f in Belief.model_fields.values())
+_ALL_FIELDS = set(Belief.model_fields)
+
+
+def _interned(value: str | None) -> str | None:
+    return None if value is None else sys.intern(value)
+
+
+def _names(values: Sequence[str] | None) -> tuple[str, ...]:
+    # interned: the index's tokens are often the same text
+    return tuple(sys.intern(v) for v in values) if values else ()
+
+
+def _shared(values: Sequence[str] | None) -> tuple[str, ...]:
+    if not values:
+        return ()
+    key = tuple(values)
+    found = _SHARED.get(key)
+    if found is None:
+        found = tuple(sys.intern(v) for v in key)
+        if len(_SHARED) < _MAX_SHARED:
+            _SHARED[found] = found
+    return found
+
+
+def _shared_number(value: float) -> float:
+    # confidences take a few values (0.9, 0.8): one float object each instead of one per row
+    found = _NUMBERS.get(value)
+    if found is None:
+        found = value
+        if len(_NUMBERS) < _MAX_SHARED:
+            _NUMBERS[value] = value
+    return found
+
+
+def _provenance(value: dict[str, Any] | None) -> dict[str, Any]:
+    return value if value else _EMPTY_DICT
+
+
+_CONVERT: dict[str, Any] = {
+    **dict.fromkeys(
+        (
+            "user_id",
+            "agent_id",
+            "type",
+            "subtype",
+            "epistemic_status",
+            "memory_class",
+            "delivery",
+            "review_state",
+            "source_type",
+        ),
+        _interned,
+    ),
+    "aliases": _names,
+    "rejected_alternatives": _names,
+    "scope": _shared,
+    "participants": _shared,
+    "confidence": _shared_number,
+    "provenance": _provenance,
+}
+_CONVERTERS = tuple(_CONVERT.get(name) for name in FIELDS)
+_SETTERS = tuple(getattr(BeliefRecord, name).__set__ for name in FIELDS)
+
+
+AnyBelief = Belief | BeliefRecord  # what reads a belief's fields takes either
+
+
+def as_belief(belief: AnyBelief) -> Belief:
+    """The full model of either kind (a record's built anew)."""
+    return belief if isinstance(belief, Belief) else belief.to_belief()
+
+
+def fields_json(belief: AnyBelief) -> dict[str, Any]:
+    """The belief's stored fields as JSON values, its change log left out."""
+    return as_belief(belief).model_dump(mode="json", exclude={"change_log"})

@@ -1,0 +1,115 @@
+"""Kind words of canonical names: "which database do we use?" finds `database_postgres`.
+
+A word of a multi-word canonical name matches alone, at BOOST_NAME_WORD, when it names the
+kind of thing and the rest of the name names the thing itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from functools import lru_cache
+
+from beliefs.index.belief_index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings
+from beliefs.index.bm25 import TF_NORM_ONE, idf, label
+from beliefs.index.postings import members
+from beliefs.search.corroboration import proper_words
+from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
+from beliefs.text.query import QueryTerms
+
+BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name
+MAX_KIND_NAMES = MAX_NAME_WORD_NAMES  # a kind word stands in for a name only among this few
+
+# canonical token -> its name words the turn holds: (score, label, query word)
+NameWords = dict[str, list[tuple[float, str, str]]]
+
+
+def match_kind_words(
+    postings: UserPostings,
+    terms: QueryTerms,
+    n: int,
+    canonical: Container[str],
+    consumed: set[str],
+    cache: dict[str, tuple[float, dict[str, str]]],
+) -> NameWords:
+    """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
+    `database_postgres`): an everyday or dictionary word but not a general one, not already
+    part of a longer name the turn matched (`consumed`), not written as a name or in code by
+    the turn, in a canonical name whose other words hold the name (a rare word, or one the
+    belief writes as a name), and not written as a name by the belief itself. Per word, what
+    it reaches is kept until the index changes (`cache`).
+    """
+    found: NameWords = {}
+    for word in dict.fromkeys(terms.content):
+        if word in consumed or word in terms.marked:  # `log` in code is no kind of thing
+            continue
+        known = cache.get(word)
+        if known is None:
+            known = cache[word] = _kind_word(postings, word, n)
+        base, hits = known
+        for token, name_word in hits.items():
+            if token not in canonical:
+                found.setdefault(token, []).append((base, label(word, name_word), word))
+    return found
+
+
+def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[str, str]]:
+    """The canonical names `word` is the kind word of, and its clause score (0 for none)."""
+    held = postings.name_words.get(stem(word)) if len(word) > FUZZY_PREFIX else None
+    if held is None or isinstance(held, int) or is_general(word):  # an int: too many names
+        return 0.0, {}
+    tokens = members(held)
+    if len(tokens) > MAX_KIND_NAMES:  # the kind of that many things names none of them
+        return 0.0, {}
+    hits = {}
+    for token in tokens:
+        name_word = _name_word(token, word)
+        if (
+            name_word
+            and (is_common(name_word) or in_dictionary(name_word))
+            and not is_general(name_word)
+            and (_names_a_kind(token, name_word) or _names_a_name(postings, token, name_word))
+            and not _written_as_name(postings, token, name_word)
+        ):
+            hits[token] = name_word
+    df = sum(len(postings.canonical_ids(t)) for t in hits)
+    if df > MAX_KIND_NAMES:
+        return 0.0, {}
+    return (BOOST_NAME_WORD * idf(n, df) * TF_NORM_ONE if hits else 0.0), hits
+
+
+def _written_as_name(postings: UserPostings, canonical: str, word: str) -> bool:
+    """Whether a belief of that name writes `word` as a name ("Click" of `python_cli_click`):
+    then it names the thing, not its kind, and only an alias clause (corroborated) counts."""
+    return word in _named_by(postings, canonical)
+
+
+def _names_a_name(postings: UserPostings, canonical: str, word: str) -> bool:
+    """Whether another word of the name is one its beliefs write as a name, an everyday word
+    though it is: `crash_reporting_sentry` with the alias "Sentry" is the crash reporting
+    kind of thing, named Sentry."""
+    others = {w for w in canonical.split(" ") if w != word and len(w) > FUZZY_PREFIX}
+    return bool(others & _named_by(postings, canonical))
+
+
+def _named_by(postings: UserPostings, canonical: str) -> set[str]:
+    """The words the beliefs of a canonical name write as names."""
+    docs = postings.docs
+    return {w for bid in postings.canonical_ids(canonical) for w in proper_words(docs[bid])}
+
+
+def _name_word(canonical: str, word: str) -> str | None:
+    """The word of `canonical` that `word` is a form of: the same stem, and `word` keeps the
+    whole of it, or of its singular ("queues" of "queue", "charting" of "charts"; not "caching"
+    of "cache", another sense)."""
+    target = stem(word)
+    for name_word in canonical.split(" "):
+        whole = name_word[:-1] if name_word.endswith("s") else name_word
+        if word.startswith(whole) and stem(name_word) == target:
+            return name_word
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _names_a_kind(canonical: str, word: str) -> bool:
+    """Whether `word` names the kind of thing in `canonical`: another word is a rare one."""
+    return any(w != word and len(w) > FUZZY_PREFIX and not is_common(w) for w in canonical.split())
