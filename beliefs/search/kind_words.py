@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Container
 from functools import lru_cache
 
-from beliefs.index.belief_index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings
+from beliefs.index.indexed_doc import FUZZY_PREFIX
+from beliefs.index.user_postings import MAX_NAME_WORD_NAMES, UserPostings
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label
 from beliefs.index.postings import members
 from beliefs.search.corroboration import proper_words

@@ -22,7 +22,9 @@ from functools import partial
 from itertools import islice, pairwise
 from typing import Literal, cast
 
-from beliefs.index.belief_index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.index.indexed_doc import FUZZY_PREFIX, IndexedDoc
+from beliefs.index.user_postings import UserPostings
 from beliefs.index.bm25 import (
     K1,
     TF_NORM_ONE,
