@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from beliefs.index.belief_index import BeliefIndex
     from beliefs.model.models import Belief, HistoryEvent
     from beliefs.model.persona import Persona
+    from beliefs.opening import open_store
     from beliefs.context.render import append_block, strip_injected, system_block, user_block
     from beliefs.search.matcher import Clause, Hit, search
     from beliefs.store.belief_store import BeliefStore
@@ -38,6 +39,7 @@ __all__ = [
     "StoreThread",
     "append_block",
     "assemble",
+    "open_store",
     "search",
     "strip_injected",
     "system_block",
@@ -62,6 +64,7 @@ __getattr__ = lazy_exports(
         "Belief": "beliefs.model.models",
         "HistoryEvent": "beliefs.model.models",
         "Persona": "beliefs.model.persona",
+        "open_store": "beliefs.opening",
         "append_block": "beliefs.context.render",
         "strip_injected": "beliefs.context.render",
         "system_block": "beliefs.context.render",
