@@ -68,4 +68,3 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         aliases=aliases,
         alias_count=alias_count,
     )
-

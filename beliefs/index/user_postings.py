@@ -331,4 +331,3 @@ def _count(sizes: dict[int, int], token: str, change: int) -> None:
         sizes[words] = left
     else:
         sizes.pop(words, None)
-
