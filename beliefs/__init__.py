@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from beliefs.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from beliefs.context.assembly import Context, ContextRequest, assemble  # noqa: I001
+    from beliefs.context.assembly import ContextRequest, assemble  # noqa: I001
+    from beliefs.context.layers import Context
     from beliefs.model.errors import BeliefError, BeliefNotFound, CanonicalNameClash, ChainError
     from beliefs.model.errors import ImportRejected, InvalidBelief, StoreLocked
     from beliefs.index.belief_index import BeliefIndex
@@ -50,7 +51,7 @@ __all__ = [
 __getattr__ = lazy_exports(
     __name__,
     {
-        "Context": "beliefs.context.assembly",
+        "Context": "beliefs.context.layers",
         "ContextRequest": "beliefs.context.assembly",
         "assemble": "beliefs.context.assembly",
         "BeliefError": "beliefs.model.errors",
