@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = """
 import json, os, signal, sys
 from tests.compaction.conftest import compact, review
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from extractor.llm import ModelReply
 from extractor.modes import ModeBook
 
