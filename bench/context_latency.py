@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.context.assembly import ContextRequest, assemble
 from beliefs.context.tokens import token_counter
-from beliefs.index.belief_index import BeliefIndex, index_doc
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.index.indexed_doc import index_doc
 from beliefs.search.matcher import within_one_edit
 from beliefs.text.query import parse_query
 from bench.corpus import make_corpus, make_queries

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.evaluation import StoreEvalBackend, load_personas, run_cases, run_sessions
 from beliefs.index.semantic import AGREED_FLOOR, FLOOR, Encoder, enable
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.interchange import read_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,7 @@ def run(beliefs: list[Path], cases: Path, sessions: Path | None, personas: dict[
         mode: str, encoder: Encoder | None) -> tuple[Specs, list[object]]:  # fmt: skip
     single = json.loads(cases.read_text())
     multi = json.loads(sessions.read_text()) if sessions else []
-    with tempfile.TemporaryDirectory() as tmp, BeliefStore.open(Path(tmp) / "q.duckdb") as store:
+    with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "q.duckdb") as store:
         for path in beliefs:
             store.import_beliefs(read_file(str(path)))
         kind, *floors = ("agreed:2:-1:rare" if mode == "content" else mode).split(":")

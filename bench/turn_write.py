@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.thread import StoreThread
 from bench.corpus import make_corpus
 from extractor.jobs import JobQueue
@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--beliefs", type=int, default=10_000, help="beliefs in the store")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        store = BeliefStore.open(Path(tmp) / "bench.duckdb")
+        store = open_store(Path(tmp) / "bench.duckdb")
         store.import_beliefs(make_corpus(args.beliefs))
         store.ensure_schema(GATEWAY_TABLES)
         jobs = JobQueue(store)

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from beliefs.context.tokens import token_counter
 from beliefs.index.semantic import enable as enable_semantic
 from beliefs.model.errors import BeliefError
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from beliefs.text.lexicon import warm as warm_lexicon
@@ -89,7 +90,7 @@ class Runtime:
         owns_store = store is None
         if store is None:
             settings.home.mkdir(parents=True, exist_ok=True)
-            store = BeliefStore.open(
+            store = open_store(
                 settings.store_location,
                 replica=settings.replica_id,
                 bound=settings.index_max_beliefs,

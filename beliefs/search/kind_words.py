@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Container
 from functools import lru_cache
 
-from beliefs.index.belief_index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label
+from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
+from beliefs.index.user_postings import MAX_NAME_WORD_NAMES, UserPostings
 from beliefs.search.corroboration import proper_words
 from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import QueryTerms

@@ -22,7 +22,7 @@ from functools import partial
 from itertools import islice, pairwise
 from typing import Literal, cast
 
-from beliefs.index.belief_index import FUZZY_PREFIX, BeliefIndex, IndexedDoc, UserPostings
+from beliefs.index.belief_index import BeliefIndex
 from beliefs.index.bm25 import (
     K1,
     TF_NORM_ONE,
@@ -33,7 +33,9 @@ from beliefs.index.bm25 import (
     similarity,
     within_one_edit,
 )
+from beliefs.index.indexed_doc import FUZZY_PREFIX, IndexedDoc
 from beliefs.index.semantic import Neighbour, fuse
+from beliefs.index.user_postings import UserPostings
 from beliefs.model.record import AnyBelief
 from beliefs.search.corroboration import WRITTEN, Witness, proper_words
 from beliefs.search.deadline import Deadline, passed

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.routing import BaseRoute, Route
 
-from beliefs.context.assembly import Context
+from beliefs.context.layers import Context
 from beliefs.context.recall import recall
 from beliefs.context.render import system_block, user_block
 from beliefs.model.errors import reason

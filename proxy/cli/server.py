@@ -12,7 +12,7 @@ from types import FrameType
 
 from beliefs.index.encoder import packaged_model_dir
 from beliefs.model.errors import StoreLocked
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.postgres import redacted
 from proxy.app import create_app
 from proxy.cli.home_record import (
@@ -97,7 +97,7 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
         try:
             # The index fills in the background: /healthz and memory-less proxying answer
             # at once, whatever the store's size.
-            store = BeliefStore.open(
+            store = open_store(
                 settings.store_location,
                 background=True,
                 replica=settings.replica_id,

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.app import create_app
 from proxy.settings import Settings
 from tests.fakes.upstream import FakeUpstream
@@ -102,7 +102,7 @@ def test_a_chat_request_never_calls_back_into_a_gateway_file_above_it(
         retrieval_timeout_ms=5000,
     )
     home.mkdir(parents=True)
-    with BeliefStore.open(settings.db_path) as store:
+    with open_store(settings.db_path) as store:
         for belief in seed.ALL:
             store.create(belief)
     path, body = CASES[case]
