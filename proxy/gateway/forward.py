@@ -11,12 +11,8 @@ from dataclasses import dataclass
 from starlette.types import Receive, Scope, Send
 
 from proxy.errors import ProxyError
-from proxy.gateway.upstream_pool import (
-    UpstreamError,
-    UpstreamPool,
-    UpstreamResponse,
-    UpstreamTimeout,
-)
+from proxy.gateway.upstream_pool import UpstreamPool, UpstreamResponse
+from proxy.gateway.upstream_target import UpstreamError, UpstreamTimeout
 
 log = logging.getLogger("tenure.proxy")
 
