@@ -219,18 +219,18 @@ def _code_names(tree: ast.Module) -> set[str]:
             names.add(node.attr)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.keyword) and node.arg is not None:
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg is not None:
             names.add(node.arg)
         elif isinstance(node, ast.alias):
             names.add(node.asname or node.name)
         elif isinstance(node, ast.ImportFrom) and node.module is not None:
             names.add(node.module)
         elif isinstance(node, ast.Constant) and id(node) not in docstrings:
-            if isinstance(node.value, str | bytes):
-                value = node.value
-                names.add(value.decode("latin-1") if isinstance(value, bytes) else value)
+            value = node.value
+            if isinstance(value, bytes):
+                names.add(value.decode("latin-1"))
+            elif isinstance(value, str):
+                names.add(value)
     return names
 
 
