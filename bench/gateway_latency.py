@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from beliefs.model.models import Belief
 from beliefs.opening import open_store
 from bench.corpus import make_corpus, make_queries
-from proxy.gateway.placement import place_openai
+from proxy.gateway.protocols.chat_completions import place_openai
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "bench-user"

@@ -34,6 +34,7 @@ from extractor.journal import JobJournal
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord
+from proxy.gateway.protocols.chat_completions import CHAT_COMPLETIONS
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.gateway.turns import CapturedTurn
@@ -77,7 +78,7 @@ def turn_items(n: int, seen: SeenMessages, tag: str) -> list[Item]:
     )
     captured = CapturedTurn(
         request_id=request_id,
-        wire="openai",
+        protocol=CHAT_COMPLETIONS,
         user_id="bench-user",
         agent_id="coder",
         scopes=("domain:code", "project:billing"),

@@ -20,6 +20,7 @@ from proxy.api.openapi import openapi_routes
 from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
 from proxy.api.tokens import token_routes
+from proxy.gateway.parts import Gateway
 from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.gateway.upstream_pool import UpstreamPool
 from proxy.mcp.endpoint import McpStarter, mcp_routes, memory_tools, scoped_mcp_route
@@ -51,6 +52,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         runtime = await Runtime.open(settings, store=store, upstream=upstream, llm=llm)
         app.state.runtime = runtime
+        endpoint.attach(gateway_of(runtime))
         await runtime.thread.run(runtime.store.ensure_schema, SECURITY_TABLES)
         tokens.replace(await runtime.thread.run(list_tokens, runtime.store))
         app.state.mcp = mcp = McpStarter(memory_tools(runtime))
@@ -67,9 +69,11 @@ def create_app(
                 credentials.refresh = None
                 await shared.stop()
             await mcp.stop()
+            endpoint.detach()
             await runtime.close()
 
-    proxy = open_to_clients(ProxyEndpoint())  # it confines the user to a client token's
+    endpoint = ProxyEndpoint()
+    proxy = open_to_clients(endpoint)  # it confines the user to a client token's
     routes: list[BaseRoute] = [
         *delivery_routes(),
         *openapi_routes(),
@@ -105,3 +109,17 @@ def create_app(
     app.state.tokens = tokens
     app.state.credentials = credentials
     return app
+
+
+def gateway_of(runtime: Runtime) -> Gateway:
+    """The proxy paths' collaborators, from the running resources."""
+    return Gateway(
+        settings=runtime.settings,
+        upstream=runtime.upstream,
+        memory=runtime.memory,
+        loops=runtime.loops,
+        chat_states=runtime.chat_states,
+        writer=runtime.writer,
+        counters=runtime.counters,
+        seen=runtime.seen,
+    )

@@ -21,7 +21,7 @@ from proxy.api.query_params import Query, query_int
 from proxy.errors import ProxyError, bad_field
 from proxy.gateway.delivery import build_context, context_request
 from proxy.gateway.identity import parse_scopes
-from proxy.gateway.placement import place_openai
+from proxy.gateway.protocols.chat_completions import place_openai
 from proxy.runtime import Runtime
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
