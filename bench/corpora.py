@@ -39,7 +39,10 @@ def corpora() -> list[Corpus]:
     out = [
         Corpus("blind-spot", "training", (blind / "beliefs.json",), blind / "cases.json"),
         Corpus(
-            "held-out A", "training", (blind / "beliefs.json", held / "beliefs.json"), held / "cases.json"
+            "held-out A",
+            "training",
+            (blind / "beliefs.json", held / "beliefs.json"),
+            held / "cases.json",
         ),
         Corpus("held-out B", "training", (held / "beliefs.json",), held / "cases-2.json"),
     ]

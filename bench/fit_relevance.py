@@ -3,7 +3,7 @@
 Every candidate the name matching finds for a training case (the beliefs its words reach,
 among those the case's user and scopes may see) is one example: relevant when the case expects
 it, not otherwise. A logistic model with an L2 penalty is fitted by Newton's method; the
-threshold is the logit that maximises F1 over the training candidates. The development corpora
+threshold is the logit that maximises F-beta (0.5: precision first) over the training candidates. The development corpora
 (`bench.corpora.DEVELOPMENT`) are only reported, the test corpora never read.
 Run: `.venv/bin/python bench/fit_relevance.py [--l2 1.0] [--write]`; `--write` rewrites
 `beliefs/search/relevance_weights.py`.
@@ -35,7 +35,9 @@ from beliefs.store.interchange import read_file
 from beliefs.text.query import parse_query
 from bench.corpora import Corpus, corpora
 
-WEIGHTS_FILE = Path(__file__).resolve().parent.parent / "beliefs" / "search" / "relevance_weights.py"
+WEIGHTS_FILE = (
+    Path(__file__).resolve().parent.parent / "beliefs" / "search" / "relevance_weights.py"
+)
 Example = tuple[list[float], bool]
 
 
@@ -50,14 +52,18 @@ def examples(corpus: Corpus) -> list[Example]:
             store.import_beliefs(read_file(str(path)))
         index = store.index
         for case in cases:
-            want = ((case.get("expect") or {}).get("relevantBeliefs") or {}).get("shouldOnlyInclude")
+            want = ((case.get("expect") or {}).get("relevantBeliefs") or {}).get(
+                "shouldOnlyInclude"
+            )
             if want is None:
                 continue
             scopes = tuple(case.get("scope") or [])
             request = ContextRequest(case["userId"], scopes, case["query"])
             allowed = covering((*scopes, UNIVERSAL))
 
-            def accept(belief: AnyBelief, request: ContextRequest = request, allowed: Any = allowed) -> bool:
+            def accept(
+                belief: AnyBelief, request: ContextRequest = request, allowed: Any = allowed
+            ) -> bool:
                 return (
                     belief.type != "open_question"
                     and not belief.pinned
@@ -76,7 +82,9 @@ def examples(corpus: Corpus) -> list[Example]:
                 prescores, _ = accumulate(postings, terms, canonical, aliases, names, False)
                 m = Matches.of(postings, terms, canonical, aliases, names)
                 docs = postings.docs
-                for bid, verdict in kept(m, prescores, lambda b: accept(docs[b].belief), None, model=everything):
+                for bid, verdict in kept(
+                    m, prescores, lambda b: accept(docs[b].belief), None, model=everything
+                ):
                     out.append(([v for _, v in verdict.features], bid in want))
     return out
 
@@ -97,15 +105,19 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
     return w
 
 
-def best_threshold(z: np.ndarray, y: np.ndarray) -> float:
-    """The logit cut with the best F1 over the candidates (midway between two logits)."""
+def best_threshold(z: np.ndarray, y: np.ndarray, beta: float) -> float:
+    """The logit cut with the best F-beta over the candidates (midway between two logits):
+    beta below 1 weighs precision more, as a wrong belief in context costs more than a
+    missing one."""
     order = np.sort(np.unique(z))
     best, cut = -1.0, 0.0
     for lo, hi in zip(order, [*order[1:], order[-1] + 1.0], strict=True):
         t = (lo + hi) / 2.0
         keep = z >= t
         tp = float((keep & y).sum())
-        f1 = 2 * tp / (keep.sum() + y.sum()) if keep.sum() + y.sum() else 0.0
+        b2 = beta * beta
+        total = b2 * y.sum() + keep.sum()
+        f1 = (1 + b2) * tp / total if total else 0.0
         if f1 > best:
             best, cut = f1, t
     return cut
@@ -120,11 +132,11 @@ def report(name: str, z: np.ndarray, y: np.ndarray, cut: float) -> None:
           f"precision {precision:.3f}  recall {recall:.3f} (of the candidates' relevant)")  # fmt: skip
 
 
-def write(weights: np.ndarray, cut: float, l2: float, count: int) -> None:
+def write(weights: np.ndarray, cut: float, l2: float, beta: float, count: int) -> None:
     lines = [
         '"""Frozen weights of the relevance model (`beliefs.search.relevance`).',
         "",
-        f"Fitted by `python bench/fit_relevance.py --l2 {l2} --write` on "
+        f"Fitted by `python bench/fit_relevance.py --l2 {l2} --beta {beta} --write` on "
         f"{datetime.now(UTC):%Y-%m-%d}, from {count} candidates of the training corpora",
         "(blind-spot, held-out A to F). Do not edit by hand: fit again.",
         '"""',
@@ -141,6 +153,7 @@ def write(weights: np.ndarray, cut: float, l2: float, count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--beta", type=float, default=0.5)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     train: list[Example] = []
@@ -153,7 +166,7 @@ def main() -> None:
     x = np.array([f for f, _ in train])
     y = np.array([r for _, r in train])
     w = fit(x, y, args.l2)
-    cut = best_threshold(x @ w, y)
+    cut = best_threshold(x @ w, y, args.beta)
     report("training", x @ w, y, cut)
     xd = np.array([f for f, _ in dev])
     yd = np.array([r for _, r in dev])
@@ -162,7 +175,7 @@ def main() -> None:
         print(f"  {name:<24} {value:+.3f}")
     print(f"  threshold {cut:+.3f}")
     if args.write:
-        write(w, cut, args.l2, len(train))
+        write(w, cut, args.l2, args.beta, len(train))
 
 
 if __name__ == "__main__":

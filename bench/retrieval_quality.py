@@ -33,7 +33,6 @@ from beliefs.evaluation import StoreEvalBackend, load_personas, run_cases, run_s
 from beliefs.index.semantic import AGREED_FLOOR, FLOOR, Encoder, enable
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.interchange import read_file
-
 from bench.corpora import ROOT, corpora
 
 MODES = "reference,extended,model"
@@ -151,7 +150,9 @@ def main() -> None:
         for mode in modes:
             specs, results = run(beliefs, cases, sessions, personas, mode, encoder)
             t = tally(specs, results)
-            cells.append(f"{t['precision']:.3f} / {t['recall']:.3f} / {int(t['passed'])}/{int(t['cases'])}")
+            cells.append(
+                f"{t['precision']:.3f} / {t['recall']:.3f} / {int(t['passed'])}/{int(t['cases'])}"
+            )
             if split != "public":
                 by_kind(specs, results, kinds.setdefault(split, {}).setdefault(mode, {}))
             failed = [r.case_id for r in results if not r.passed]  # type: ignore[attr-defined]

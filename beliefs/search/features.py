@@ -54,11 +54,15 @@ FEATURES = (
     "everyday_proper",
     "everyday_corroborated",
     "everyday_other_script",
+    "everyday_topic",  # ... a word the belief writes in lower case only: its topic, not a name
+    "company",  # log(1 + other candidates named in the turn that share its scope)
+    "alone",  # one name matched and nothing else of the belief's own text in the turn
     "shared",  # log(1 + beliefs its best name reaches)
     "trust",  # trust tier over 3
     "turn_length",  # log(1 + the turn's words) / 5
 )
 NEAR = 3
+UNIVERSAL = "user:universal"
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -131,8 +135,20 @@ def matched(doc: IndexedDoc, canonical: Matched, aliases: Matched, names: NameWo
     return out
 
 
+def outright(hits: list[Hit], turn: Turn) -> bool:
+    """Whether the turn names the candidate by one of its own names (not by a kind word)."""
+    return any(how != "name_word" for _, _, how, _, _ in hits)
+
+
+def company(doc: IndexedDoc, scopes: dict[str, int], named: bool) -> int:
+    """How many other candidates named by the turn share a scope with `doc` (its topic's scope:
+    the turn is about that part of the user's life)."""
+    own = {s for s in doc.belief.scope if s != UNIVERSAL}
+    return max((scopes.get(s, 0) - named for s in own), default=0)
+
+
 def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
-           domains: dict[str, frozenset[str]]) -> list[float]:  # fmt: skip
+           domains: dict[str, frozenset[str]], company: int = 0) -> list[float]:  # fmt: skip
     """The feature values of one candidate, in FEATURES order."""
     terms = turn.terms
     one_word = [h for h in hits if " " not in h[0] and h[2] != "name_word"]
@@ -184,6 +200,9 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
         float(everyday_only and proper),
         float(everyday_only and corroborated),
         float(everyday_only and other),
+        float(everyday_only and not proper and not any(is_general(h[0]) for h in one_word)),
+        math.log1p(company),
+        float(not corroborated and len({h[0] for h in hits}) == 1),
         math.log1p(reach),
         min(doc.belief.trust, 3) / 3.0,
         math.log1p(len(terms.sequence)) / 5.0,

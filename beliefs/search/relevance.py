@@ -22,7 +22,7 @@ from typing import cast
 from beliefs.index.belief_index import UserPostings
 from beliefs.search.clauses import MIN_SCORE, Matched
 from beliefs.search.deadline import Deadline, passed
-from beliefs.search.features import FEATURES, Turn, matched, vector
+from beliefs.search.features import FEATURES, UNIVERSAL, Turn, company, matched, outright, vector
 from beliefs.search.hits import Relevance
 from beliefs.search.kind_words import NameWords
 from beliefs.search.relevance_weights import THRESHOLD, WEIGHTS
@@ -72,14 +72,15 @@ class Matches:
         return cls(postings, Turn.of(terms), canonical, aliases, names)
 
 
-def weigh(m: Matches, bid: str, model: Model = MODEL) -> Relevance:
-    """The model's verdict on one candidate."""
+def weigh(m: Matches, bid: str, scopes: dict[str, int], model: Model = MODEL) -> Relevance:
+    """The model's verdict on one candidate (`scopes`: candidates named outright by scope)."""
     postings = m.postings
     doc = postings.docs[bid]
     # the belief's own words, kept until the user's beliefs change
     domains = cast(dict[str, frozenset[str]], postings.derived.setdefault("relevance-domain", {}))
     hits = matched(doc, m.canonical, m.aliases, m.names, postings.avg_alias_len)
-    values = vector(doc, hits, m.turn, postings, domains)
+    near = company(doc, scopes, outright(hits, m.turn))
+    values = vector(doc, hits, m.turn, postings, domains, near)
     return Relevance(
         tuple(zip(FEATURES, values, strict=True)), model.logit(values), model.threshold
     )
@@ -100,6 +101,7 @@ def kept(
         order = sorted(prescores, key=lambda b: (-prescores[b], b))
     else:
         order = heapq.nsmallest(4 * want, prescores, key=lambda b: (-prescores[b], b))
+    scopes = _named_scopes(m, order[: 4 * want] if want is not None else order)
     out: list[tuple[str, Relevance]] = []
     weighed = 0
     for bid in order:
@@ -110,7 +112,21 @@ def kept(
         if not taken(bid):
             continue
         weighed += 1
-        verdict = weigh(m, bid, model)
+        verdict = weigh(m, bid, scopes, model)
         if verdict.logit >= verdict.threshold:
             out.append((bid, verdict))
+    return out
+
+
+def _named_scopes(m: Matches, order: list[str]) -> dict[str, int]:
+    """How many candidates the turn names outright, by scope (universal aside)."""
+    postings = m.postings
+    out: dict[str, int] = {}
+    for bid in order:
+        doc = postings.docs[bid]
+        hits = matched(doc, m.canonical, m.aliases, m.names, postings.avg_alias_len)
+        if outright(hits, m.turn):
+            for scope in doc.belief.scope:
+                if scope != UNIVERSAL:
+                    out[scope] = out.get(scope, 0) + 1
     return out

@@ -28,7 +28,7 @@ _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
 _PROSE_IDENTIFIER = re.compile(
     r"(?<![\w/.])[A-Za-z_][A-Za-z0-9]*(?:(?:_|\.|/|::)[A-Za-z0-9]+)+(?:/)?"
-    r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
+    r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
 )
 
 
