@@ -4,7 +4,7 @@ Corpora (`bench.corpora`): the blind-spot suite, held-out A and B, and every `he
 directory, found by name; each is named with its split (training, development, test).
 Mechanisms: `reference` (alias-weighted BM25 as the reference does it), `extended` (the rules
 the relevance model replaced: stems, kind words of canonical names, corroborated everyday
-words), `model` (the relevance model, the default), `semantic:F` (the model plus
+words), `model` (the relevance model, `relevance_model` on the index), `semantic:F` (the model plus
 embedding neighbours at cosine >= F alone; needs the 'semantic' extra) and `agreed:F:A`
 (neighbours at >= F alone, or >= A when the turn shares a telling word with the belief's own
 text: what TENURE_SEMANTIC=1 runs; `:rank`, `:rare`, `:none` keep only some of its conditions).
@@ -52,7 +52,7 @@ def run(beliefs: list[Path], cases: Path, sessions: Path | None, personas: dict[
             store.import_beliefs(read_file(str(path)))
         kind, *floors = ("agreed:2:-1:rare" if mode == "content" else mode).split(":")
         store.index.reference_only = kind == "reference"
-        store.index.rules_only = kind == "extended"
+        store.index.relevance_model = kind not in ("reference", "extended")
         if kind in ("semantic", "agreed"):
             semantic = enable(store.index, encoder)
             semantic.floor = float(floors[0])

@@ -2,12 +2,12 @@
 
 A turn's words are matched against the names of the user's beliefs (`beliefs.search.clauses`:
 canonical names, aliases and rejected alternatives, exactly, by stem, by one edit, or by a kind
-word of a canonical name), and each belief they reach is a candidate. By default the relevance
-model decides (`beliefs.search.relevance`): each candidate's features are scored by one
-logistic function, and a candidate is kept when it reaches one threshold. The rules the model
-replaced (alias-weighted BM25 with corroborated everyday words, `beliefs.search.accumulate`)
-run when the index says `rules_only`, and the reference's BM25 alone when `reference_only`:
-both stay to be measured against. With a semantic index attached, embedding neighbours above a
+word of a canonical name), and each belief they reach is a candidate. The relevance
+model decides when the index says `relevance_model` (`beliefs.search.relevance`): each
+candidate's features are scored by one logistic function, and a candidate is kept when it
+reaches one threshold. Otherwise the rules decide (alias-weighted BM25 with corroborated
+everyday words, `beliefs.search.accumulate`), and the reference's BM25 alone when
+`reference_only`. With a semantic index attached, embedding neighbours above a
 floor are fused in by reciprocal rank (`beliefs.index.semantic`).
 """
 
@@ -106,7 +106,7 @@ def search(
         known: dict[str, bool] = {}
         if verdicts is not None and verdicts[0] == index.user_version(user_id):
             known = verdicts[1]
-        if index.reference_only or index.rules_only:
+        if index.reference_only or not index.relevance_model:
             hits = _by_rules(index, postings, terms, ask, known)
         else:
             hits = _by_model(postings, terms, ask, known)
