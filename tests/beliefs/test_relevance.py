@@ -37,11 +37,10 @@ def test_latin_and_other_scripts_inside_a_word_are_split() -> None:
 
 
 def test_a_name_inside_a_path_finds_its_belief() -> None:
-    helm = belief("helm", "deploy_helm", ["Helm"], content="Deploys with Helm charts.")
-    index = _index(helm, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
-    index.relevance_model = False  # the rules keep a rare name wherever it is written
-    assert "helm" in _found(index, "why does src/app/helm_release.py pin the chart version?")
-    assert _found(index, "why does src/app/release.py pin the chart version?") == set()
+    tf = belief("tf", "infra_terraform", ["Terraform"], content="Infra is in Terraform.")
+    index = _index(tf, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    assert "tf" in _found(index, "why does infra/terraform_plan.py pin the provider version?")
+    assert _found(index, "why does src/plan.py pin the provider version?") == set()
 
 
 def test_each_hit_carries_its_features_and_score_against_the_threshold() -> None:
