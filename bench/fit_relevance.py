@@ -3,10 +3,11 @@
 Every candidate the name matching finds for a training case (the beliefs its words reach,
 among those the case's user and scopes may see) is one example: relevant when the case expects
 it, not otherwise. A logistic model with an L2 penalty is fitted by Newton's method; the
-threshold is the logit that maximises F-beta (0.5: precision first) over the training candidates. The development corpora
-(`bench.corpora.DEVELOPMENT`) are only reported, the test corpora never read.
-Run: `.venv/bin/python bench/fit_relevance.py [--l2 1.0] [--write]`; `--write` rewrites
-`beliefs/search/relevance_weights.py`.
+threshold is the logit that maximises F-beta over the training candidates (the frozen
+weights: beta 1). The development corpora (`bench.corpora.DEVELOPMENT`) are only reported,
+the test corpora never read.
+Run: `.venv/bin/python bench/fit_relevance.py [--l2 1.0] [--beta 1.0] [--write]`; `--write`
+rewrites `beliefs/search/relevance_weights.py`.
 """
 
 from __future__ import annotations
@@ -82,9 +83,11 @@ def examples(corpus: Corpus) -> list[Example]:
                 prescores, _ = accumulate(postings, terms, canonical, aliases, names, False)
                 m = Matches.of(postings, terms, canonical, aliases, names)
                 docs = postings.docs
-                for bid, verdict in kept(
-                    m, prescores, lambda b: accept(docs[b].belief), None, model=everything
-                ):
+
+                def taken(bid: str, docs: Any = docs, accept: Any = accept) -> bool:
+                    return bool(accept(docs[bid].belief))
+
+                for bid, verdict in kept(m, prescores, taken, None, model=everything):
                     out.append(([v for _, v in verdict.features], bid in want))
     return out
 
@@ -128,16 +131,18 @@ def report(name: str, z: np.ndarray, y: np.ndarray, cut: float) -> None:
     tp = float((keep & y).sum())
     precision = tp / keep.sum() if keep.sum() else 1.0
     recall = tp / y.sum() if y.sum() else 1.0
-    print(f"{name:<12} candidates {len(y):>5}  relevant {int(y.sum()):>4}  "
-          f"precision {precision:.3f}  recall {recall:.3f} (of the candidates' relevant)")  # fmt: skip
+    print(
+        f"{name:<12} candidates {len(y):>5}  relevant {int(y.sum()):>4}  "
+        f"precision {precision:.3f}  recall {recall:.3f} (of the candidates' relevant)"
+    )
 
 
 def write(weights: np.ndarray, cut: float, l2: float, beta: float, count: int) -> None:
     lines = [
         '"""Frozen weights of the relevance model (`beliefs.search.relevance`).',
         "",
-        f"Fitted by `python bench/fit_relevance.py --l2 {l2} --beta {beta} --write` on "
-        f"{datetime.now(UTC):%Y-%m-%d}, from {count} candidates of the training corpora",
+        f"Fitted by `python bench/fit_relevance.py --l2 {l2} --beta {beta} --write`",
+        f"on {datetime.now(UTC):%Y-%m-%d}, from {count} candidates of the training corpora",
         "(blind-spot, held-out A to F). Do not edit by hand: fit again.",
         '"""',
         "",
@@ -153,7 +158,7 @@ def write(weights: np.ndarray, cut: float, l2: float, beta: float, count: int) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--l2", type=float, default=1.0)
-    parser.add_argument("--beta", type=float, default=0.5)
+    parser.add_argument("--beta", type=float, default=1.0)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     train: list[Example] = []

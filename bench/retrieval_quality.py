@@ -140,8 +140,9 @@ def main() -> None:
     paper = args.public / "tenure-v1.0.0-paper"
     if paper.is_dir():
         personas = load_personas(json.loads((args.public / "persona.json").read_text()))
-        suites.append(("public", "public", [paper / "beliefs.seed.json"], paper / "retrieval.cases.json",
-                       paper / "session-retrieval.cases.json", personas))  # fmt: skip
+        suites.append(("public", "public", [paper / "beliefs.seed.json"],
+                       paper / "retrieval.cases.json", paper / "session-retrieval.cases.json",
+                       personas))  # fmt: skip
     print(f"{'corpus':<11} {'split':<11} " + " ".join(f"{m[:22]:>22}" for m in modes))
     print(f"{'':<23}" + " ".join(f"{'P / R / passed':>22}" for _ in modes))
     kinds: dict[str, dict[str, dict[tuple[str, str], list[int]]]] = {}

@@ -1,6 +1,7 @@
 """Frozen weights of the relevance model (`beliefs.search.relevance`).
 
-Fitted by `python bench/fit_relevance.py --l2 1.0 --beta 1.0 --write` on 2026-12-05, from 192 candidates of the training corpora
+Fitted by `python bench/fit_relevance.py --l2 1.0 --beta 1.0 --write`
+on 2026-12-05, from 192 candidates of the training corpora
 (blind-spot, held-out A to F). Do not edit by hand: fit again.
 """
 
