@@ -52,6 +52,7 @@ class BeliefIndex:
         self.derived: dict[object, object] = {}  # views computed from the index; reset on change
         self.semantic: SemanticIndex | None = None  # embedding recall, when switched on
         self.reference_only = False  # match as the reference does (for measuring against it)
+        self.relevance_model = False  # keep hits by the relevance model, not the rules
         self.ready = threading.Event()  # clear while the store's rows load in the background
         self.ready.set()
         self.failed: str | None = None  # why a background load stopped, if it did

@@ -54,6 +54,7 @@ def context_json(ctx: Context) -> dict[str, Any]:
                 **fields_json(h.belief),
                 "score": round(h.score, 4),
                 "clauses": [c.as_dict() for c in h.clauses],
+                **({"relevance": h.relevance.as_dict()} if h.relevance is not None else {}),
             }
             for h in ctx.relevant
         ],
