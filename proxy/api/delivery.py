@@ -174,7 +174,7 @@ def delivery_routes(
     store: AsyncStore, settings: Settings, persona: PersonaKeeper
 ) -> list[BaseRoute]:
     return [
-        Route("/api/rules", endpoint(list_rules, store, store), methods=["GET"]),
+        Route("/api/rules", endpoint(list_rules, store), methods=["GET"]),
         Route("/api/rules", endpoint(add_rule, store, body=True, status=201), methods=["POST"]),
         Route(
             "/api/rules/{rule_id}",

@@ -68,7 +68,9 @@ class RulesPage:
         asked = {name: params.get(name, "").strip() for name in PREVIEW_FIELDS}
         preview = preview_problem = None
         if "preview" in params:
-            result = await attempt(delivery.preview, self.store, query(**asked))
+            result = await attempt(
+                delivery.preview, self.store, self.settings, self.keeper, query(**asked)
+            )
             if result.ok and isinstance(result.data, dict):
                 preview = result.data
             else:
