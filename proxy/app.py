@@ -22,15 +22,16 @@ from proxy.api.openapi import openapi_routes
 from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
 from proxy.api.tokens import token_routes
+from proxy.cli.home_record import home_id
 from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.gateway.upstream_pool import UpstreamPool
 from proxy.mcp.endpoint import McpStarter, mcp_routes, scoped_mcp_route
 from proxy.mcp.tools import MemoryTools
 from proxy.runtime import Runtime
+from proxy.scopes import open_to_clients
 from proxy.security.access import FailedAttempts, Sessions, is_loopback
 from proxy.security.credentials import Credentials
 from proxy.security.csrf import BrowserGuard
-from proxy.security.grants import open_to_clients
 from proxy.security.middleware import GatewayMiddleware
 from proxy.security.shared import SharedAccess
 from proxy.security.tables import MIGRATIONS as SECURITY_TABLES
@@ -129,7 +130,7 @@ def own_routes(
         *jobs_routes(store, runtime.jobs),  # before the API's catch-all
         *compaction_routes(store, runtime.compactor, runtime.scheduler, runtime.persona, user),
         *mcp_routes(mcp, store),
-        *home_routes(store, settings),
+        *home_routes(store, settings, home_id),
         *token_routes(store, access.tokens),
         *api_routes(store, health),
         *ui_routes(

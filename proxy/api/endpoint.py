@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 from beliefs.store.async_store import AsyncStore
 from proxy.api.belief_input import read_json
 from proxy.api.confined import check_belief, confined_body, confined_query, within
-from proxy.security.grants import client_grant, open_to_clients
+from proxy.scopes import client_grant, open_to_clients
 
 Operation = Callable[..., Awaitable[Any]]
 Endpoint = Callable[[Request], Awaitable[Response]]

@@ -4,6 +4,8 @@ the store's invariants, a whole import, and a hard delete."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -14,23 +16,26 @@ from beliefs.store.belief_store import BeliefStore
 from beliefs.store.interchange import parse
 from beliefs.store.tallies import verify_report
 from proxy.api.query_params import query_flag
-from proxy.cli.home_record import home_id
 from proxy.errors import ProxyError
 from proxy.gateway.request_body import read_body
 from proxy.settings import Settings
 
 
 class HomeApi:
-    """The routes' collaborators: the store and the settings (the home, the body limit)."""
+    """The routes' collaborators: the store, the settings (the home, the body limit) and what
+    names the home (the id the CLI checks it is talking to its own home's server by)."""
 
-    def __init__(self, store: AsyncStore, settings: Settings) -> None:
+    def __init__(
+        self, store: AsyncStore, settings: Settings, home_id: Callable[[Path], str]
+    ) -> None:
         self.store = store
         self.settings = settings
+        self.home_id = home_id
 
     async def server_info(self, request: Request) -> Response:
         """The home this server serves (its id and path) and the server's process id."""
         home = self.settings.home
-        return JSONResponse({"home_id": home_id(home), "home": str(home), "pid": os.getpid()})
+        return JSONResponse({"home_id": self.home_id(home), "home": str(home), "pid": os.getpid()})
 
     async def verify_store(self, request: Request) -> Response:
         """The store's invariants: no cycles, one live head per chain, unique live names."""
@@ -60,9 +65,11 @@ class HomeApi:
         return JSONResponse({"deleted": belief.id, "canonical_name": belief.canonical_name})
 
 
-def home_routes(store: AsyncStore, settings: Settings) -> list[BaseRoute]:
+def home_routes(
+    store: AsyncStore, settings: Settings, home_id: Callable[[Path], str]
+) -> list[BaseRoute]:
     """Mount before the API's catch-all."""
-    home = HomeApi(store, settings)
+    home = HomeApi(store, settings, home_id)
     return [
         Route("/api/server", home.server_info, methods=["GET"]),
         Route("/api/verify", home.verify_store, methods=["GET"]),

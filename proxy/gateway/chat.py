@@ -36,7 +36,8 @@ from proxy.gateway.request_body import check_chat
 from proxy.gateway.side_calls import is_task_call
 from proxy.gateway.turn_loop import chat_turn, earlier_turn
 from proxy.runtime import Runtime
-from proxy.security.grants import Grant, client_grant
+from proxy.scopes import client_grant
+from proxy.security.grants import Grant
 
 log = logging.getLogger("tenure.proxy")
 

@@ -31,7 +31,7 @@ from proxy.gateway.request import ChatRequest
 from proxy.gateway.translate import litellm_exchange
 from proxy.gateway.turns import WireFormat
 from proxy.runtime import Runtime
-from proxy.security.grants import grant_of
+from proxy.scopes import grant_of
 
 log = logging.getLogger("tenure.proxy")
 

@@ -20,8 +20,7 @@ from proxy.gateway.request_body import dump_object, parse_object, read_body
 from proxy.gateway.turn_loop import NO_TURN, TurnLoop
 from proxy.gateway.turns import WireFormat
 from proxy.runtime import Runtime
-from proxy.security.grants import client_grant
-from proxy.security.middleware import ACCESS_USER
+from proxy.scopes import ACCESS_USER, client_grant
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ from proxy.gateway.passthrough import handle_passthrough
 from proxy.gateway.request import Entry
 from proxy.gateway.responses import handle_responses
 from proxy.runtime import Runtime
+from proxy.scopes import REQUEST_ID
 from proxy.security.access import is_loopback
 from proxy.security.csrf import refuse_browsers
-from proxy.security.middleware import REQUEST_ID
 
 # The calls whose bodies the gateway reads and answers with memory.
 MODEL_CALLS = frozenset({"chat/completions", "messages", "responses"})

@@ -21,7 +21,7 @@ from proxy.gateway.identity import header_text, resolve_identity
 from proxy.mcp.audit import audit_routes
 from proxy.mcp.caller import CALLER
 from proxy.mcp.tools import MemoryTools
-from proxy.security.grants import client_grant, open_to_clients
+from proxy.scopes import client_grant, open_to_clients
 
 if TYPE_CHECKING:
     from proxy.mcp.server import McpService
