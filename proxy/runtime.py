@@ -10,7 +10,6 @@ import gc
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 from urllib.parse import urlsplit
 
 from beliefs.context.tokens import token_counter
@@ -185,9 +184,6 @@ class Runtime:
         if self.owns_store:
             with contextlib.suppress(Exception):
                 self.store.close()
-
-    def breaker_state(self) -> dict[str, Any] | None:
-        return self.workers.breaker_state() if self.workers is not None else None
 
 
 def open_store(settings: Settings) -> BeliefStore:
