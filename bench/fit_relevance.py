@@ -27,11 +27,11 @@ import numpy as np
 
 from beliefs.context.assembly import UNIVERSAL, ContextRequest, covering, deliverable, in_scopes
 from beliefs.model.record import AnyBelief
+from beliefs.opening import open_store
 from beliefs.search.accumulate import accumulate
 from beliefs.search.features import FEATURES
 from beliefs.search.matcher import _matched
 from beliefs.search.relevance import Matches, Model, kept
-from beliefs.store.belief_store import BeliefStore
 from beliefs.store.interchange import read_file
 from beliefs.text.query import parse_query
 from bench.corpora import Corpus, corpora
@@ -48,7 +48,7 @@ def examples(corpus: Corpus) -> list[Example]:
     cases = json.loads(corpus.cases.read_text())
     out: list[Example] = []
     now = datetime.now(UTC)
-    with tempfile.TemporaryDirectory() as tmp, BeliefStore.open(Path(tmp) / "f.duckdb") as store:
+    with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "f.duckdb") as store:
         for path in corpus.beliefs:
             store.import_beliefs(read_file(str(path)))
         index = store.index

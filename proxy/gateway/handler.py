@@ -38,7 +38,7 @@ from proxy.gateway.request import ChatRequest, Entry, read_request
 from proxy.gateway.side_calls import is_task_call
 from proxy.gateway.translate import litellm_exchange
 from proxy.gateway.turn_loop import TurnLoop
-from proxy.security.grants import Grant, client_grant, grant_of
+from proxy.scopes import ScopeCheck, client_grant, grant_of
 
 log = logging.getLogger("tenure.proxy")
 
@@ -77,7 +77,9 @@ class ChatHandler:
         outcome, own_key = await self._forward(request, capture, receive, send)
         self._finish(request, capture, outcome, own_key)
 
-    def _run_command(self, request: ChatRequest, command: ChatCommand, grant: Grant | None) -> str:
+    def _run_command(
+        self, request: ChatRequest, command: ChatCommand, grant: ScopeCheck | None
+    ) -> str:
         """Apply a chat command; the new state is kept in memory and written in the background.
 
         Raises:

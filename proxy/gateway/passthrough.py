@@ -21,7 +21,7 @@ from proxy.gateway.forward import (
 from proxy.gateway.parts import Gateway
 from proxy.gateway.replies import send_bytes
 from proxy.gateway.request_body import read_body
-from proxy.security.grants import grant_of
+from proxy.scopes import grant_of
 
 # TRACE echoes the request (the upstream key included) back; CONNECT would open a tunnel.
 _NOT_FORWARDED = frozenset({"TRACE", "CONNECT"})

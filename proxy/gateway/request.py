@@ -18,8 +18,7 @@ from proxy.gateway.memory import Memory
 from proxy.gateway.protocols.base import WireProtocol
 from proxy.gateway.request_body import dump_object, parse_object, read_body
 from proxy.gateway.turn_loop import NO_TURN, TurnLoop
-from proxy.security.grants import client_grant
-from proxy.security.middleware import ACCESS_USER
+from proxy.scopes import ACCESS_USER, client_grant
 from proxy.settings import Settings
 
 

@@ -4,6 +4,7 @@ after `/user/<id>/` (a user for clients that only let you set a base URL)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from starlette.routing import BaseRoute, Match, Mount, Route
@@ -18,9 +19,7 @@ from proxy.gateway.protocols.base import WireProtocol
 from proxy.gateway.protocols.chat_completions import CHAT_COMPLETIONS
 from proxy.gateway.protocols.responses import RESPONSES
 from proxy.gateway.request import Entry
-from proxy.security.access import is_loopback
-from proxy.security.csrf import refuse_browsers
-from proxy.security.middleware import REQUEST_ID
+from proxy.scopes import REQUEST_ID
 
 # The route table: the calls whose bodies the gateway reads and answers with memory, by their
 # path after `/v1/`, each with its protocol's adapter. A new protocol is one line here.
@@ -94,11 +93,19 @@ class ProxyRoute(Route):
         return super().matches(scope)
 
 
+class BrowserCheck(Protocol):
+    """Raises a ProxyError for a request a browser sent for another site."""
+
+    def __call__(self, headers: Any, *, model_call: bool) -> None: ...
+
+
 class ProxyEndpoint:
     """A plain ASGI app (no per-request Request object) for the hot path; the app's lifespan
-    attaches the gateway's collaborators before the first request."""
+    attaches the gateway's collaborators before the first request. `guard` refuses a call a
+    browser made for another site (given by the app: the security package's check)."""
 
-    def __init__(self) -> None:
+    def __init__(self, guard: BrowserCheck) -> None:
+        self.guard = guard
         self.gateway: Gateway | None = None
         self.handler: ChatHandler | None = None
 
@@ -119,12 +126,7 @@ class ProxyEndpoint:
             url_user, path = split_user(scope["path"])
             url_scope, rest = split_path(path)
             try:
-                refuse_browsers(
-                    scope["headers"],
-                    loopback_only=is_loopback(gateway.settings.host),
-                    model_call=rest in PROTOCOLS,
-                    allowed_origins=gateway.settings.allowed_origins,
-                )
+                self.guard(scope["headers"], model_call=rest in PROTOCOLS)
             except ProxyError:
                 counters.browser_requests_refused += 1
                 raise
