@@ -46,7 +46,6 @@ RETRY_S = 0.5  # first wait before a refused write is tried again (doubling up t
 RETRY_MAX_S = 10.0
 RECORD_LINGER_S = 0.25  # how long an injection record may wait for others before it is written
 RECORD_BATCH = 64  # held records written as soon as this many wait
-JOURNAL_THREADS = 2  # appends under way at once: one builds its jobs while one syncs
 
 
 @dataclass(slots=True)
@@ -79,11 +78,10 @@ class StoreWriter:
         self._journaling: list[Item] = []  # durable jobs waiting for the next append
         self._journal_wake = asyncio.Event()
         self._journal_task: asyncio.Task[None] | None = None
-        self._appending: set[asyncio.Task[None]] = set()
-        self._journal_slots = asyncio.Semaphore(JOURNAL_THREADS)
+        self._appending = False
         self._journal_failing = False
         self._journal_thread = (
-            ThreadPoolExecutor(JOURNAL_THREADS, thread_name_prefix="tenure-journal")
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-journal")
             if journal is not None
             else None
         )
@@ -211,47 +209,43 @@ class StoreWriter:
             await asyncio.sleep(0.001)
 
     async def _drain_journal(self) -> None:
-        """Hand the durable jobs that arrived meanwhile to a journal thread, without waiting for
-        the appends under way: the journal gives appends that meet one write and one sync."""
+        """Append the durable jobs that arrived while the last append ran, all in one write and
+        one sync, then let their replies end; the jobs then wait to share a table commit."""
+        assert self._journal is not None and self._journal_thread is not None
+        loop = asyncio.get_running_loop()
         while True:
             await self._journal_wake.wait()
-            await self._journal_slots.acquire()  # the jobs gather until a thread is free
             self._journal_wake.clear()
             items, self._journaling = self._journaling, []
-            task = asyncio.create_task(self._append_batch(items))
-            self._appending.add(task)
-            task.add_done_callback(self._appending.discard)
-
-    async def _append_batch(self, items: list[Item]) -> None:
-        """Append jobs, then let their replies end; the jobs then wait to share a table commit."""
-        assert self._journal_thread is not None
-        loop = asyncio.get_running_loop()
-        try:
-            await loop.run_in_executor(self._journal_thread, self._append, items)
-        except Exception as exc:
-            # The journal's disk refuses: commit these through the store instead.
-            (log.warning if self._journal_failing else log.error)(
-                "the job journal refused %d job(s) (%s); they are committed to the store "
-                "instead, as with TENURE_JOURNAL=0",
-                len(items),
-                describe(exc),
-            )
-            self._journal_failing = True
+            if not items:
+                continue
+            self._appending = True
+            try:
+                await loop.run_in_executor(self._journal_thread, self._append, items)
+            except Exception as exc:
+                # The journal's disk refuses: commit these through the store instead.
+                (log.warning if self._journal_failing else log.error)(
+                    "the job journal refused %d job(s) (%s); they are committed to the store "
+                    "instead, as with TENURE_JOURNAL=0",
+                    len(items),
+                    describe(exc),
+                )
+                self._journal_failing = True
+                for item in items:
+                    item.pending = None
+                    self._queue.put_nowait(item)
+                self._hurry.set()
+                continue
+            finally:
+                self._appending = False
+            if self._journal_failing:
+                log.warning("the job journal takes jobs again")
+                self._journal_failing = False
             for item in items:
-                item.pending = None
-                self._queue.put_nowait(item)
-            self._hurry.set()
-            return
-        finally:
-            self._journal_slots.release()
-        if self._journal_failing:
-            log.warning("the job journal takes jobs again")
-            self._journal_failing = False
-        for item in items:
-            if item.done is not None and not item.done.done():
-                item.done.set_result(True)
-            if item.pending is not None:
-                self._queue.put_nowait(item)
+                if item.done is not None and not item.done.done():
+                    item.done.set_result(True)
+                if item.pending is not None:
+                    self._queue.put_nowait(item)
 
     def _append(self, items: list[Item]) -> None:
         """Journal thread: build the turns (parsing the captured exchanges), encode them as job
