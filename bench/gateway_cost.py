@@ -16,7 +16,8 @@ measure the CPU (user + system, all threads) of the serving process per request,
 `/proc/<pid>/stat`. Then `--streams` concurrent streaming clients measure each reply's end: the
 time from the last event before the final one to the final one, which the gateway holds until
 the turn is durable (with memory) or relays at once (incognito); the difference of the p50s is
-the durable wait.
+the durable wait. Last, the journal alone: `--streams` threads appending one job at a time to a
+job journal in a temporary directory, each append's wait (its write and the sync that covers it).
 
 Targets: memory/incognito <= 2x at 10k, <= 3x at 100k, <= 5x at 1M; incognito <= 1.2x the
 floor; durable wait p50 <= 3 ms at 64 concurrent streams.
@@ -36,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +51,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.corpus import make_queries
 from bench.gateway_latency import SCOPES, body, cpu_seconds, free_port, percentile, wait_healthy
 from bench.scale import LAYOUTS, USER, build
+from bench.turn_write import turn_items
+from extractor.jobs import pending_job
+from extractor.journal import JobJournal
+from proxy.gateway.side_calls import SeenMessages
 
 REPO = Path(__file__).resolve().parents[1]
 MODES = ("floor", "incognito", "memory")
@@ -267,6 +273,35 @@ def serve(store: Store, path: Path, upstream: int, floor: subprocess.Popen[str],
         shutil.rmtree(home, ignore_errors=True)
 
 
+def journal_waits(appenders: int, appends: int) -> tuple[float, list[float]]:
+    """Appends per second and each append's wait, `appenders` threads at once."""
+    seen = SeenMessages()
+    jobs = []
+    for n in range(appenders * appends):
+        turn = turn_items(n, seen, "journal")[1].job_turn()
+        assert turn is not None
+        jobs.append(pending_job(turn))
+    waits: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        journal = JobJournal(Path(tmp) / "journal")
+
+        def appender(first: int) -> None:
+            for job in jobs[first : first + appends]:
+                began = time.perf_counter()
+                journal.append([job])
+                waits.append(time.perf_counter() - began)
+
+        threads = [threading.Thread(target=appender, args=(i * appends,)) for i in range(appenders)]
+        began = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - began
+        journal.close()
+    return len(jobs) / elapsed, waits
+
+
 def spread(values: list[float]) -> str:
     return f"{min(values):6.0f} – {statistics.median(values):6.0f} – {max(values):6.0f}"
 
@@ -327,6 +362,7 @@ def options() -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--streams", type=int, default=64, help="concurrent streaming clients")
     parser.add_argument("--stream-requests", type=int, default=2000)
+    parser.add_argument("--journal-appends", type=int, default=50, help="per thread")
     parser.add_argument("--stores", default="10000:one,100000:one,100000:spread")
     parser.add_argument(
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "tenure-gateway-cost"
@@ -378,6 +414,11 @@ def main() -> None:
             process.terminate()
             process.wait(timeout=30)
     checks = [check for store in stores for check in report(store, args)]
+    rate, waits = journal_waits(args.streams, args.journal_appends)
+    print(
+        f"\njournal alone, {args.streams} threads appending: {rate:.0f} appends/s, wait p50 "
+        f"{percentile(waits, 50) * 1000:.2f} ms, p99 {percentile(waits, 99) * 1000:.2f} ms"
+    )
     print()
     for name, ok, figure in checks:
         print(f"{'PASS' if ok else 'MISS'}  {name:52} {figure:.2f}")
