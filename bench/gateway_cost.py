@@ -13,11 +13,12 @@ process: `--workers` concurrent connections, each request a new turn. Interleave
   all of it counted until the gateway's writes are done);
 
 measure the CPU (user + system, all threads) of the serving process per request, read from
-`/proc/<pid>/stat`. Then `--streams` concurrent streaming clients measure each reply's end: the
-time from the last event before the final one to the final one, which the gateway holds until
-the turn is durable (with memory) or relays at once (incognito); the difference of the p50s is
-the durable wait. Last, the journal alone: `--streams` threads appending one job at a time to a
-job journal in a temporary directory, each append's wait (its write and the sync that covers it).
+`/proc/<pid>/stat` until it is idle again (work a load leaves behind counts as its own). Then
+`--streams` concurrent streaming clients measure each reply's end: the time from the last event
+before the final one to the final one, which the gateway holds until the turn is durable (with
+memory) or relays at once (incognito); the difference of the p50s is the durable wait. Last,
+the journal alone: `--streams` threads appending one job at a time to a job journal in a
+temporary directory, each append's wait (its write and the sync that covers it).
 
 Targets: memory/incognito <= 2x at 10k, <= 3x at 100k, <= 5x at 1M; incognito <= 1.2x the
 floor; durable wait p50 <= 3 ms at 64 concurrent streams.
@@ -192,10 +193,15 @@ async def ready(client: Client, gateway: str, pid: int) -> None:
         await asyncio.sleep(0.2)
     while (await health(client.session, gateway)).get("loading"):
         await asyncio.sleep(0.2)
+    await idle(pid)
+
+
+async def idle(pid: int) -> None:
+    """Until the process has stopped working (background work a load left behind is its cost)."""
     while True:
         before = cpu_seconds(pid)
-        await asyncio.sleep(0.5)
-        if cpu_seconds(pid) - before < 0.02:
+        await asyncio.sleep(0.25)
+        if cpu_seconds(pid) - before < 0.01:
             return
 
 
@@ -212,6 +218,7 @@ async def cpu_round(
         )
         if mode != "floor":
             await drained(client.session, gateway)
+        await idle(pids[mode])
         store.cpu[mode].append((cpu_seconds(pids[mode]) - before) / args.requests * 1e6)
         if mode == "memory":
             store.injected.extend(injected)
