@@ -23,7 +23,8 @@ temporary directory, each append's wait (its write and the sync that covers it).
 Targets: memory/incognito <= 2x at 10k, <= 3x at 100k, <= 5x at 1M; incognito <= 1.2x the
 floor; durable wait p50 <= 3 ms at 64 concurrent streams.
 
-Run: `.venv/bin/python bench/gateway_cost.py [--quick] [--million] [--rounds 5]`.
+Run: `.venv/bin/python bench/gateway_cost.py [--quick] [--million] [--rounds 5]`; `--env
+TENURE_DURABLE_WAIT_S=0` sets the gateway's settings (there: reply ends that do not wait).
 """
 
 from __future__ import annotations
@@ -265,6 +266,7 @@ def serve(store: Store, path: Path, upstream: int, floor: subprocess.Popen[str],
             TENURE_EXTRACT_WORKERS="0",
             TENURE_LOG_LEVEL="warning",
         )
+        env.update(dict(pair.split("=", 1) for pair in args.env))
         process = subprocess.Popen(
             [sys.executable, "-m", "proxy.cli.main", "serve"], cwd=REPO, env=env, text=True
         )
@@ -373,6 +375,9 @@ def options() -> argparse.Namespace:
     parser.add_argument("--stores", default="10000:one,100000:one,100000:spread")
     parser.add_argument(
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "tenure-gateway-cost"
+    )
+    parser.add_argument(
+        "--env", action="append", default=[], help="KEY=VALUE for the gateway (repeat)"
     )
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
     parser.add_argument("--serve-floor", metavar="ORIGIN", help=argparse.SUPPRESS)
