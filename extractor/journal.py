@@ -12,6 +12,11 @@ Each process writes its own segments (`jobs-<pid>-<token>-<n>.log` in the journa
 and holds an exclusive `flock` on each while it lives. So replicas that share a home never
 write to or replay each other's: a segment nobody holds belongs to a process that is gone.
 
+Appends that arrive together share one write and one sync (group commit): the first caller
+leads a flush of everything waiting, and callers who arrive while it runs wait for the next
+flush, led by one of them. A caller returns only once a flush covering its bytes has synced, and
+a flush the disk refuses is cut off the file again and raises in each of its callers.
+
 A line is one job, a JSON array `[id, user_id, request_id, created_at, turn]` (the turn already
 redacted). A line torn by a crash mid-write (no newline, or not JSON) is skipped on replay.
 """
@@ -56,6 +61,17 @@ class _Segment:
     unfolded: int = 0  # jobs written here that the table does not have yet
 
 
+@dataclass(slots=True)
+class _Append:
+    """One caller's jobs, waiting for the flush that writes and syncs them."""
+
+    data: bytes
+    jobs: int
+    segment: int = -1
+    error: OSError | None = None
+    done: bool = False
+
+
 def encode(job: PendingJob) -> bytes:
     line = [job.id, job.user_id, job.request_id, job.created_at.isoformat(), job.turn]
     return json.dumps(line, ensure_ascii=False).encode() + b"\n"
@@ -84,12 +100,22 @@ class JobJournal:
     replays what a dead process left (`recover`). Thread-safe: appends run on the writer's
     journal thread, `folded` on the store thread."""
 
-    def __init__(self, directory: Path, *, segment_bytes: int = SEGMENT_BYTES) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        segment_bytes: int = SEGMENT_BYTES,
+        sync: Callable[[int], None] = _sync,
+    ) -> None:
         self.directory = directory
         self._segment_bytes = segment_bytes
+        self._sync = sync
         self._prefix = f"jobs-{os.getpid()}-{secrets.token_hex(4)}"
         self._numbers = itertools.count()
         self._lock = threading.Lock()
+        self._flushed = threading.Condition(self._lock)
+        self._waiting: list[_Append] = []  # appends for the next flush
+        self._flushing = False
         self._segments: dict[int, _Segment] = {}
         self._current: _Segment | None = None
 
@@ -99,25 +125,65 @@ class JobJournal:
             return sum(segment.unfolded for segment in self._segments.values())
 
     def append(self, jobs: Sequence[PendingJob]) -> int:
-        """Write the jobs and sync them to disk; returns the number of the segment they are
-        in, for `folded`. Raises OSError when the disk refuses (nothing of them is kept)."""
-        data = b"".join(encode(job) for job in jobs)
-        with self._lock:
-            segment = self._current
+        """Write the jobs and sync them to disk, with those of any appends waiting meanwhile;
+        returns the number of the segment they are in, for `folded`. Raises OSError when the
+        disk refuses (nothing of them is kept)."""
+        entry = _Append(b"".join(encode(job) for job in jobs), len(jobs))
+        with self._flushed:
+            self._waiting.append(entry)
+            while not entry.done:
+                if self._flushing:
+                    self._flushed.wait()
+                else:
+                    self._flush()
+        if entry.error is not None:
+            raise entry.error
+        return entry.segment
+
+    def _flush(self) -> None:
+        """With the lock held: write every waiting append and sync them once. The lock is let
+        go during the write and the sync, so that the next appends gather for the next flush."""
+        batch, self._waiting = self._waiting, []
+        segment = self._current
+        try:
             if segment is None or segment.size >= self._segment_bytes:
                 segment = self._current = self._open_segment()
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(segment.fd, view) :]
-                _sync(segment.fd)
-            except OSError:
-                with contextlib.suppress(OSError):  # no torn line before the next append
-                    os.ftruncate(segment.fd, segment.size)
-                raise
-            segment.size += len(data)
-            segment.unfolded += len(jobs)
-            return segment.number
+        except OSError as exc:
+            _settle(batch, -1, exc)
+            self._flushed.notify_all()
+            return
+        data = b"".join(entry.data for entry in batch)
+        jobs = sum(entry.jobs for entry in batch)
+        start = segment.size
+        segment.unfolded += jobs  # so `folded` does not empty the segment under the write
+        self._flushing = True
+        error: OSError | None = OSError("the journal's flush did not finish")
+        self._lock.release()
+        try:
+            error = self._write(segment.fd, data, start)
+        finally:
+            self._lock.acquire()
+            self._flushing = False
+            if error is None:
+                segment.size += len(data)
+            else:
+                segment.unfolded -= jobs
+            _settle(batch, segment.number, error)
+            self._flushed.notify_all()
+
+    def _write(self, fd: int, data: bytes, start: int) -> OSError | None:
+        """Append and sync; on failure cut the file back to `start` (no torn line before the
+        next flush) and return the error."""
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            self._sync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            return exc
+        return None
 
     def folded(self, numbers: Iterable[int]) -> None:
         """The table has committed these jobs (one segment number each). A segment left with
@@ -191,7 +257,9 @@ class JobJournal:
     def close(self) -> None:
         """Close the segments: emptied ones are deleted, the rest (jobs the table has not
         taken) stay for the next start to replay."""
-        with self._lock:
+        with self._flushed:
+            while self._flushing or self._waiting:
+                self._flushed.wait()
             for segment in list(self._segments.values()):
                 if segment.unfolded <= 0:
                     self._drop(segment)
@@ -228,6 +296,11 @@ class JobJournal:
         with contextlib.suppress(OSError):
             os.close(segment.fd)
         self._segments.pop(segment.number, None)
+
+
+def _settle(batch: list[_Append], segment: int, error: OSError | None) -> None:
+    for entry in batch:
+        entry.segment, entry.error, entry.done = segment, error, True
 
 
 def _read(fd: int) -> tuple[list[PendingJob], int]:
