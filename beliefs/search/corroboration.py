@@ -12,7 +12,9 @@ topic, and matches as before. Corroboration is one of:
 - its written form: a code span, or a capital where a sentence does not start;
 - another clause of the same belief matched;
 - a word of the belief's own text (content, name, aliases) within `WINDOW` words of it, or
-  anywhere in the turn when that word is no everyday one ("onboarding", "kubectl").
+  anywhere in the turn when that word is no everyday one ("onboarding", "kubectl");
+- a word of the belief's canonical name anywhere in the turn ("poetry" in "add a dependency to
+  my python project with poetry", for `python_tooling`).
 """
 
 from __future__ import annotations
@@ -82,13 +84,15 @@ def rare_words(terms: QueryTerms) -> dict[str, str]:
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_near", "written")
+    __slots__ = ("_near", "_turn", "written")
 
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
         self.written = query_word in terms.marked
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = {**neighbours(terms, query_word), **rare_words(terms)}
         self._near = {s: w for s, w in near.items() if s not in own}
+        turn = (w for w in terms.sequence if _telling(w) and w.isalpha())
+        self._turn = {s: w for w in turn if (s := stem(w)) not in own}
 
     def reason(self, doc: IndexedDoc, other_clause: bool) -> str | None:
         """Why the word counts for `doc`, or None when nothing corroborates it."""
@@ -101,4 +105,8 @@ class Witness:
             for near_stem, near_word in self._near.items():
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
+        for name_word in doc.canonical.split(" "):
+            found = self._turn.get(stem(name_word))
+            if found is not None and _telling(name_word):
+                return f"name word {found!r}"
         return None

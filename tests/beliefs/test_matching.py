@@ -142,6 +142,15 @@ def test_a_kind_word_needs_a_name_after_it() -> None:
     assert set(matches(index, "raise DB_POOL_MAX_CONNS to 20?")) == {"pool"}
 
 
+def test_a_word_of_the_canonical_name_anywhere_in_the_turn_corroborates() -> None:
+    content = "Environments are handled by uv; avoids Poetry because of its speed."
+    tooling = belief("py", "python_tooling", ["uv", "python tooling", "poetry"], content=content)
+    index = index_of(tooling, filler=10)
+    found = matches(index, "add a dependency to my python project with poetry")
+    assert found == {"py": [("poetry", "exact", "name word 'python'")]}
+    assert matches(index, "a poetry reading on friday, any tips?") == {}
+
+
 def test_a_kind_word_of_many_names_is_counted_and_found_again_when_few() -> None:
     names = [f"database_{a}{b}vex" for a in "bcdfghjk" for b in "lmnpqrstw"][:70]
     dbs = [belief(f"d{i}", name, [name[9:]]) for i, name in enumerate(names)]  # "<kind> <name>"
