@@ -25,6 +25,9 @@ MAX_KIND_NAMES = MAX_NAME_WORD_NAMES  # a kind word stands in for a name only am
 
 # canonical token -> its name words the turn holds: (score, label, query word)
 NameWords = dict[str, list[tuple[float, str, str]]]
+# a query word's clause score, and per canonical name it reaches: the name's word it is a form
+# of and whether the name reads "<kind words> <name>"
+KindWord = tuple[float, dict[str, tuple[str, bool]]]
 
 
 def match_kind_words(
@@ -33,16 +36,19 @@ def match_kind_words(
     n: int,
     canonical: Container[str],
     consumed: set[str],
-    cache: dict[str, tuple[float, dict[str, str]]],
+    cache: dict[str, KindWord],
 ) -> NameWords:
     """Kind words of "<kind> <name>" canonical names the turn holds ("database" of
     `database_postgres`): an everyday or dictionary word but not a general one, not already
     part of a longer name the turn matched (`consumed`), not written as a name or in code by
     the turn, in a canonical name whose other words hold the name (a rare word, or one the
     belief writes as a name), and not written as a name by the belief itself. Per word, what
-    it reaches is kept until the index changes (`cache`).
+    it reaches is kept until the index changes (`cache`). A descriptive name (no one name at
+    its end) counts only when the turn holds two of its words ("which key does a payment call
+    need?" and `payment_idempotency_key`).
     """
     found: NameWords = {}
+    turn = {stem(w) for w in terms.content}
     for word in dict.fromkeys(terms.content):
         if word in consumed or word in terms.marked:  # `log` in code is no kind of thing
             continue
@@ -50,13 +56,15 @@ def match_kind_words(
         if known is None:
             known = cache[word] = _kind_word(postings, word, n)
         base, hits = known
-        for token, name_word in hits.items():
-            if token not in canonical:
+        for token, (name_word, shaped) in hits.items():
+            if token in canonical:
+                continue
+            if shaped or sum(stem(w) in turn for w in set(token.split(" "))) >= 2:
                 found.setdefault(token, []).append((base, label(word, name_word), word))
     return found
 
 
-def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[str, str]]:
+def _kind_word(postings: UserPostings, word: str, n: int) -> KindWord:
     """The canonical names `word` is the kind word of, and its clause score (0 for none)."""
     held = postings.name_words.get(stem(word)) if len(word) > FUZZY_PREFIX else None
     if held is None or isinstance(held, int) or is_general(word):  # an int: too many names
@@ -73,9 +81,8 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[s
             and not is_general(name_word)
             and (_names_a_kind(token, name_word) or _names_a_name(postings, token, name_word))
             and not _written_as_name(postings, token, name_word)
-            and _kind_then_name(postings, token, name_word)
         ):
-            hits[token] = name_word
+            hits[token] = (name_word, _kind_then_name(postings, token, name_word))
     df = sum(len(postings.canonical_ids(t)) for t in hits)
     if df > MAX_KIND_NAMES:
         return 0.0, {}

@@ -36,7 +36,7 @@ from beliefs.search.clauses import (
 )
 from beliefs.search.deadline import Deadline
 from beliefs.search.hits import Clause, Hit, Relevance
-from beliefs.search.kind_words import NameWords, match_kind_words
+from beliefs.search.kind_words import KindWord, NameWords, match_kind_words
 from beliefs.search.ranking import (
     best_weighted,
     fused,
@@ -129,7 +129,7 @@ def _matched(
     aliases = match_aliases(postings, terms, n, cache, extended)
     names: NameWords = {}
     if extended:
-        kinds = cast(dict[str, tuple[float, dict[str, str]]], derived.setdefault("kind-words", {}))
+        kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))
         used = consumed(canonical, aliases)
         names = match_kind_words(postings, terms, n, canonical, used, kinds)
     return canonical, aliases, names

@@ -140,6 +140,7 @@ def test_a_kind_word_needs_a_name_after_it() -> None:
     assert matches(index, "she wants a winter wedding this year") == {}
     assert set(matches(index, "our queues are backing up again")) == {"mq"}
     assert set(matches(index, "raise DB_POOL_MAX_CONNS to 20?")) == {"pool"}
+    assert set(matches(index, "is the max pool size per pod too low?")) == {"pool"}  # two words
 
 
 def test_a_word_of_the_canonical_name_anywhere_in_the_turn_corroborates() -> None:
