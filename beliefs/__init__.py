@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 from beliefs.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from beliefs.context.assembly import Context, ContextRequest, assemble  # noqa: I001
+    from beliefs.context.assembly import ContextRequest, assemble  # noqa: I001
+    from beliefs.context.layers import Context
     from beliefs.model.errors import BeliefError, BeliefNotFound, CanonicalNameClash, ChainError
     from beliefs.model.errors import ImportRejected, InvalidBelief, StoreLocked
     from beliefs.index.belief_index import BeliefIndex
     from beliefs.model.models import Belief, HistoryEvent
     from beliefs.model.persona import Persona
+    from beliefs.opening import open_store
     from beliefs.context.render import append_block, strip_injected, system_block, user_block
     from beliefs.search.matcher import Clause, Hit, search
     from beliefs.store.belief_store import BeliefStore
@@ -38,6 +40,7 @@ __all__ = [
     "StoreThread",
     "append_block",
     "assemble",
+    "open_store",
     "search",
     "strip_injected",
     "system_block",
@@ -48,7 +51,7 @@ __all__ = [
 __getattr__ = lazy_exports(
     __name__,
     {
-        "Context": "beliefs.context.assembly",
+        "Context": "beliefs.context.layers",
         "ContextRequest": "beliefs.context.assembly",
         "assemble": "beliefs.context.assembly",
         "BeliefError": "beliefs.model.errors",
@@ -62,6 +65,7 @@ __getattr__ = lazy_exports(
         "Belief": "beliefs.model.models",
         "HistoryEvent": "beliefs.model.models",
         "Persona": "beliefs.model.persona",
+        "open_store": "beliefs.opening",
         "append_block": "beliefs.context.render",
         "strip_injected": "beliefs.context.render",
         "system_block": "beliefs.context.render",

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from beliefs.context.assembly import DEFAULT_MAX_BELIEFS, Context, ContextRequest, assemble
+from beliefs.context.assembly import DEFAULT_MAX_BELIEFS, ContextRequest, assemble
+from beliefs.context.layers import Context
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.interchange import parse_tenure
 

@@ -21,12 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.context.assembly import ContextRequest, assemble
 from beliefs.context.tokens import token_counter
-from beliefs.index.belief_index import BeliefIndex, index_doc
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.index.indexed_doc import index_doc
 from beliefs.search.matcher import within_one_edit
 from beliefs.text.query import parse_query
 from bench.corpus import make_corpus, make_queries
 
 SCOPES = ("domain:code", "project:billing")
+MODEL = False  # `--model`: the relevance model keeps the hits instead of the rules
 PERSONA = "You prefer direct answers without preamble and push back when plans have problems."
 
 
@@ -67,7 +69,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--baseline-queries", type=int, default=30)
     parser.add_argument("--semantic", default="", help="sizes to time semantic recall at")
+    parser.add_argument("--model", action="store_true", help="time the relevance model")
     args = parser.parse_args()
+    global MODEL
+    MODEL = args.model
     queries = make_queries(args.queries)
     count = token_counter()
     print(
@@ -138,6 +143,7 @@ def run_size(size: int, queries: list[str], baseline_queries: int, count) -> Non
     measure(run, queries[:20])  # warm-up
     reference = measure(run, queries)
     index.reference_only = False
+    index.relevance_model = MODEL
     measure(run, queries[:20])  # warm-up
     hits.clear()
     times = measure(run, queries)

@@ -36,7 +36,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.opening import open_store  # noqa: E402
 from extractor.jobs import JobQueue  # noqa: E402
 from extractor.turn import Turn  # noqa: E402
 
@@ -193,7 +193,7 @@ def _complete(shape: str, data: bytes) -> bool:
 def jobs_of(home: Path) -> set[str]:
     """Request ids with a job in the (closed) database. Jobs still in the job journal of a
     killed server are not there until a server starts on the home again."""
-    with BeliefStore.open(home / "tenure.duckdb", read_only=True) as store:
+    with open_store(home / "tenure.duckdb", read_only=True) as store:
         rows = store.execute("SELECT request_id FROM jobs").fetchall()
     return {row[0] for row in rows}
 
@@ -226,7 +226,7 @@ def restart_to_healthy(server: Server, pending: int) -> tuple[float, float, floa
     interpreter (the workers import it when they take the first job)."""
     server.start()
     server.kill()
-    with BeliefStore.open(server.home / "tenure.duckdb") as store:
+    with open_store(server.home / "tenure.duckdb") as store:
         JobQueue(store).enqueue_many(
             [
                 Turn(

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from beliefs.context.tokens import token_counter  # noqa: E402
-from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.opening import open_store  # noqa: E402
 from beliefs.store.thread import StoreThread  # noqa: E402
 from extractor.config import ExtractionConfig  # noqa: E402
 from extractor.eval_set import Conversation, load_conversations  # noqa: E402
@@ -128,7 +128,7 @@ async def backlog_calls(conversations: list[Conversation], batch_turns: int) -> 
     llm.default = extraction()
     config = ExtractionConfig(model="eval", canary=False, batch_turns=batch_turns)
     with tempfile.TemporaryDirectory(prefix="tenure-extract-cost-") as tmp:
-        store = BeliefStore.open(Path(tmp) / "cost.duckdb")
+        store = open_store(Path(tmp) / "cost.duckdb")
         thread = StoreThread(store)
         try:
             queue = JobQueue(store)

@@ -28,7 +28,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.opening import open_store  # noqa: E402
 from bench.crash_turns import Server, free_port  # noqa: E402
 
 
@@ -113,7 +113,7 @@ def main() -> None:
             ok, bad = asyncio.run(load(server.base, args.clients, args.seconds))
             ended = datetime.now(UTC)
             server.stop()
-            with BeliefStore.open(Path(tmp) / "tenure.duckdb", read_only=True) as store:
+            with open_store(Path(tmp) / "tenure.duckdb", read_only=True) as store:
                 handled = store.execute(
                     "SELECT count(*) FROM jobs WHERE status IN ('done', 'failed') "
                     "AND finished_at BETWEEN ? AND ?",

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from beliefs.opening import open_store as open_belief_store  # noqa: E402
 from beliefs.store.belief_store import BeliefStore  # noqa: E402
 from beliefs.store.thread import StoreThread  # noqa: E402
 from bench.corpus import SCOPES, make_corpus  # noqa: E402
@@ -121,7 +122,7 @@ def settings(home: Path, **kw: Any) -> Settings:
 
 def open_store(home: Path, n_beliefs: int) -> tuple[BeliefStore, list[str], str]:
     home.mkdir(parents=True, exist_ok=True)
-    store = BeliefStore.open(home / "tenure.duckdb")
+    store = open_belief_store(home / "tenure.duckdb")
     corpus = make_corpus(n_beliefs, user_id=USER)
     store.import_beliefs(corpus)
     scope = SCOPES[2]  # project:billing: the merge sees the beliefs of this scope

@@ -38,10 +38,10 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from bench.corpus import make_corpus, make_queries
 from bench.gateway_report import report
-from proxy.gateway.placement import place_openai
+from proxy.gateway.protocols.chat_completions import place_openai
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "bench-user"
@@ -68,7 +68,7 @@ def seed(home: Path, size: int) -> None:
         )
         for i in range(3)
     ]
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         store.import_beliefs([*corpus, *pinned])
         store.set_persona(USER, PERSONA, source="operator")
 

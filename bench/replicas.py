@@ -30,7 +30,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from bench.corpus import make_corpus, make_queries
 from bench.gateway_latency import (
     PERSONA,
@@ -47,7 +47,7 @@ from tests.postgres_server import PostgresServer, postgres_bin
 
 
 def seed(url: str, size: int) -> None:
-    with BeliefStore.open(url) as store:
+    with open_store(url) as store:
         store.import_beliefs(make_corpus(size, user_id=USER))
         store.set_persona(USER, PERSONA, source="operator")
 

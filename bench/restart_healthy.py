@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.opening import open_store  # noqa: E402
 from extractor.jobs import JobQueue  # noqa: E402
 from extractor.turn import Turn  # noqa: E402
 
@@ -40,7 +40,7 @@ PENDING = 100
 
 def seed(home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         queue = JobQueue(store)
         queue.enqueue_many(
             [

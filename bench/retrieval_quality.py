@@ -1,17 +1,20 @@
-"""Precision and recall of each matching mechanism on the blind-spot suite and the public one.
+"""Precision and recall of each matching mechanism on every corpus, by split, and the public one.
 
-Mechanisms: `reference` (alias-weighted BM25 as the reference does it), `extended` (stems,
-kind words of canonical names, corroborated everyday words), `semantic:F` (extended plus
+Corpora (`bench.corpora`): the blind-spot suite, held-out A and B, and every `heldout-*`
+directory, found by name; each is named with its split (training, development, test).
+Mechanisms: `reference` (alias-weighted BM25 as the reference does it), `extended` (the rules
+the relevance model replaced: stems, kind words of canonical names, corroborated everyday
+words), `model` (the relevance model, `relevance_model` on the index), `semantic:F` (the model plus
 embedding neighbours at cosine >= F alone; needs the 'semantic' extra) and `agreed:F:A`
 (neighbours at >= F alone, or >= A when the turn shares a telling word with the belief's own
 text: what TENURE_SEMANTIC=1 runs; `:rank`, `:rare`, `:none` keep only some of its conditions).
 `content` is lexical recall over the beliefs' own text instead: extended plus every belief
 holding a rare telling word of the turn (the agreement rule with no embedding condition).
-Suites: the blind-spot suite, the held-out one (written
-before any floor was chosen, on a corpus of its own beside the blind-spot one) and the public
-one. Counted over belief ids in the relevant layer of cases whose expectation is
-`shouldOnlyInclude`: precision = right / surfaced, recall = right / expected.
-Run: `.venv/bin/python bench/retrieval_quality.py [--public DIR] [--modes reference,agreed]`.
+Counted over belief ids in the relevant layer of cases whose expectation is
+`shouldOnlyInclude`: precision = right / surfaced, recall = right / expected. After the
+corpora, cases passed by each case's `mechanism` field (the kind of case), per split.
+Run: `.venv/bin/python bench/retrieval_quality.py [--public DIR] [--modes extended,model]
+[--splits training,development,test]`.
 """
 
 from __future__ import annotations
@@ -28,17 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from beliefs.evaluation import StoreEvalBackend, load_personas, run_cases, run_sessions
 from beliefs.index.semantic import AGREED_FLOOR, FLOOR, Encoder, enable
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.interchange import read_file
+from bench.corpora import ROOT, corpora
 
-ROOT = Path(__file__).resolve().parent.parent
-BLIND = ROOT / "tests" / "beliefs" / "blindspots"
-HELD_OUT = ROOT / "tests" / "beliefs" / "heldout"
-HELD_OUT_C = ROOT / "tests" / "beliefs" / "heldout-c"
-HELD_OUT_D = ROOT / "tests" / "beliefs" / "heldout-d"
-HELD_OUT_E = ROOT / "tests" / "beliefs" / "heldout-e"
-LATER = {letter: ROOT / "tests" / "beliefs" / f"heldout-{letter.lower()}" for letter in "FGHIJK"}
-MODES = f"reference,extended,content,semantic:{FLOOR},semantic:0.35,agreed:{FLOOR}:{AGREED_FLOOR}"
+MODES = "reference,extended,model"
+ALL_MODES = f"{MODES},content,semantic:{FLOOR},semantic:0.35,agreed:{FLOOR}:{AGREED_FLOOR}"
 PUBLIC = ROOT / ".." / "shared" / "conformance"
 
 
@@ -49,11 +47,12 @@ def run(beliefs: list[Path], cases: Path, sessions: Path | None, personas: dict[
         mode: str, encoder: Encoder | None) -> tuple[Specs, list[object]]:  # fmt: skip
     single = json.loads(cases.read_text())
     multi = json.loads(sessions.read_text()) if sessions else []
-    with tempfile.TemporaryDirectory() as tmp, BeliefStore.open(Path(tmp) / "q.duckdb") as store:
+    with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "q.duckdb") as store:
         for path in beliefs:
             store.import_beliefs(read_file(str(path)))
         kind, *floors = ("agreed:2:-1:rare" if mode == "content" else mode).split(":")
         store.index.reference_only = kind == "reference"
+        store.index.relevance_model = kind not in ("reference", "extended")
         if kind in ("semantic", "agreed"):
             semantic = enable(store.index, encoder)
             semantic.floor = float(floors[0])
@@ -109,43 +108,64 @@ def tally(specs: list[dict[str, object]], results: list[object]) -> dict[str, fl
     }
 
 
+Row = tuple[str, str, str, dict[str, float]]  # corpus, split, mode, tally
+
+
+def by_kind(specs: Specs, results: list[object], into: dict[tuple[str, str], list[int]]) -> None:
+    """Add each case's pass to its (split-less) `mechanism` tally: [passed, cases]."""
+    by_id = {r.case_id: r for r in results}  # type: ignore[attr-defined]
+    for spec in specs:
+        kind = str(spec.get("mechanism", "-"))
+        tally_ = into.setdefault((kind, ""), [0, 0])
+        tally_[0] += by_id[spec["caseId"]].passed  # type: ignore[attr-defined]
+        tally_[1] += 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--public", type=Path, default=PUBLIC)
-    parser.add_argument("--modes", default=MODES)
+    parser.add_argument("--modes", default=MODES, help=f"any of {ALL_MODES}")
+    parser.add_argument("--splits", default="training,development,test")
+    parser.add_argument("--failed", action="store_true", help="list the failed cases")
     args = parser.parse_args()
     modes = args.modes.split(",")
+    splits = args.splits.split(",")
     encoder = None
     if any(m.startswith(("semantic", "agreed", "content")) for m in modes):
         from beliefs.index.encoder import load_encoder
 
         encoder = _Memo(load_encoder())  # once: each run embeds the same texts
+    suites = [(c.name, c.split, list(c.beliefs), c.cases, None, {}) for c in corpora()
+              if c.split in splits]  # fmt: skip
     paper = args.public / "tenure-v1.0.0-paper"
-    suites = [
-        ("blind-spot", [BLIND / "beliefs.json"], BLIND / "cases.json", None, {}),
-        ("held-out A", [BLIND / "beliefs.json", HELD_OUT / "beliefs.json"],
-         HELD_OUT / "cases.json", None, {}),
-        ("held-out B", [HELD_OUT / "beliefs.json"], HELD_OUT / "cases-2.json", None, {}),
-        ("held-out C", [HELD_OUT_C / "beliefs.json"], HELD_OUT_C / "cases.json", None, {}),
-        ("held-out D", [HELD_OUT_D / "beliefs.json"], HELD_OUT_D / "cases.json", None, {}),
-        ("held-out E", [HELD_OUT_E / "beliefs.json"], HELD_OUT_E / "cases.json", None, {}),
-    ]  # fmt: skip
-    suites += [(f"held-out {letter}", [path / "beliefs.json"], path / "cases.json", None, {})
-               for letter, path in LATER.items()]  # fmt: skip
     if paper.is_dir():
         personas = load_personas(json.loads((args.public / "persona.json").read_text()))
-        suites.append(("public", [paper / "beliefs.seed.json"], paper / "retrieval.cases.json",
-                       paper / "session-retrieval.cases.json", personas))  # fmt: skip
-    print(f"{'suite':<11} {'mechanism':<16} {'precision':>9} {'recall':>7} {'cases passed':>13}")
-    for name, beliefs, cases, sessions, personas in suites:
+        suites.append(("public", "public", [paper / "beliefs.seed.json"],
+                       paper / "retrieval.cases.json", paper / "session-retrieval.cases.json",
+                       personas))  # fmt: skip
+    print(f"{'corpus':<11} {'split':<11} " + " ".join(f"{m[:22]:>22}" for m in modes))
+    print(f"{'':<23}" + " ".join(f"{'P / R / passed':>22}" for _ in modes))
+    kinds: dict[str, dict[str, dict[tuple[str, str], list[int]]]] = {}
+    for name, split, beliefs, cases, sessions, personas in suites:
+        cells = []
         for mode in modes:
             specs, results = run(beliefs, cases, sessions, personas, mode, encoder)
             t = tally(specs, results)
-            print(f"{name:<11} {mode:<16} {t['precision']:>9.3f} {t['recall']:>7.3f} "
-                  f"{int(t['passed']):>6}/{int(t['cases'])}")  # fmt: skip
+            cells.append(
+                f"{t['precision']:.3f} / {t['recall']:.3f} / {int(t['passed'])}/{int(t['cases'])}"
+            )
+            if split != "public":
+                by_kind(specs, results, kinds.setdefault(split, {}).setdefault(mode, {}))
             failed = [r.case_id for r in results if not r.passed]  # type: ignore[attr-defined]
-            if failed and mode != "reference":
-                print(f"{'':<28}failed: {', '.join(failed)}")
+            if args.failed and failed and mode != "reference":
+                print(f"  {mode} failed: {', '.join(failed)}")
+        print(f"{name:<11} {split:<11} " + " ".join(f"{c:>22}" for c in cells))
+    for split, per_mode in kinds.items():
+        print(f"\ncases passed by kind ({split}): " + ", ".join(modes))
+        names = sorted({k for tallies in per_mode.values() for k, _ in tallies})
+        for kind in names:
+            row = [per_mode[m].get((kind, ""), [0, 0]) for m in modes]
+            print(f"  {kind:<22} " + " ".join(f"{p:>4}/{c:<4}" for p, c in row))
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.rows import BELIEF_COLUMNS, belief_params
 from bench.corpus import iter_corpus, make_queries
 from bench.gateway_latency import (
@@ -88,7 +88,7 @@ def build(path: Path, size: int, users: int) -> None:
         conn.close()
         partial.rename(path)
         return
-    with BeliefStore.open(partial) as store:
+    with open_store(partial) as store:
         store.set_persona(USER, PERSONA, source="operator")
     conn = duckdb.connect(str(partial))
     types = dict(

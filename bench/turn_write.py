@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.thread import StoreThread
 from bench.corpus import make_corpus
 from extractor.jobs import JobQueue
@@ -34,6 +34,7 @@ from extractor.journal import JobJournal
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord
+from proxy.gateway.protocols.chat_completions import CHAT_COMPLETIONS
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from proxy.gateway.turns import CapturedTurn
@@ -77,7 +78,7 @@ def turn_items(n: int, seen: SeenMessages, tag: str) -> list[Item]:
     )
     captured = CapturedTurn(
         request_id=request_id,
-        wire="openai",
+        protocol=CHAT_COMPLETIONS,
         user_id="bench-user",
         agent_id="coder",
         scopes=("domain:code", "project:billing"),
@@ -138,7 +139,7 @@ def main() -> None:
     parser.add_argument("--beliefs", type=int, default=10_000, help="beliefs in the store")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        store = BeliefStore.open(Path(tmp) / "bench.duckdb")
+        store = open_store(Path(tmp) / "bench.duckdb")
         store.import_beliefs(make_corpus(args.beliefs))
         store.ensure_schema(GATEWAY_TABLES)
         jobs = JobQueue(store)

@@ -24,6 +24,7 @@ from typing import Any
 from beliefs.context.assembly import ContextRequest, assemble
 from beliefs.model.errors import BeliefError
 from beliefs.model.record import AnyBelief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from extractor.config import ExtractionConfig
@@ -118,7 +119,7 @@ async def evaluate(
     if not config.model:
         raise BeliefError("name the model to evaluate (--model or TENURE_EXTRACT_MODEL)")
     with tempfile.TemporaryDirectory(prefix="tenure-eval-extract-", dir=home) as tmp:
-        store = BeliefStore.open(Path(tmp) / "eval.duckdb")
+        store = open_store(Path(tmp) / "eval.duckdb")
         thread = StoreThread(store)
         reports: list[JobReport] = []
         try:

@@ -10,14 +10,13 @@ import gc
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 from urllib.parse import urlsplit
-
-from starlette.requests import Request
 
 from beliefs.context.tokens import token_counter
 from beliefs.index.semantic import enable as enable_semantic
 from beliefs.model.errors import BeliefError
+from beliefs.opening import open_store
+from beliefs.store.async_store import AsyncStore
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from beliefs.text.lexicon import warm as warm_lexicon
@@ -48,11 +47,14 @@ BUSY_IN_FLIGHT = 4
 
 @dataclass
 class Runtime:
-    """Everything a request needs; one per app, created in the lifespan (no globals)."""
+    """The running server's resources: one per app, opened and closed by the lifespan (no
+    globals). The app's routes are built from them, each given what it uses; the proxy paths
+    read theirs from the app's state."""
 
     settings: Settings
     store: BeliefStore
     thread: StoreThread
+    async_store: AsyncStore  # the store as the API, UI and MCP handlers are given it
     upstream: UpstreamPool
     writer: StoreWriter
     memory: MemoryBuilder
@@ -88,12 +90,7 @@ class Runtime:
         """
         owns_store = store is None
         if store is None:
-            settings.home.mkdir(parents=True, exist_ok=True)
-            store = BeliefStore.open(
-                settings.store_location,
-                replica=settings.replica_id,
-                bound=settings.index_max_beliefs,
-            )
+            store = settings_store(settings)
         # The in-memory mirror is long-lived: keep the collector from rescanning it (p99).
         gc.collect()
         gc.freeze()
@@ -107,35 +104,11 @@ class Runtime:
             read_timeout=settings.upstream_timeout,
             max_connections=settings.upstream_max_connections,
         )
-        # On PostgreSQL another replica's running job is its own until its lease runs out; the
-        # lease is renewed every third of it while the model call goes on, so it only has to
-        # outlast a silence (twice the extraction timeout, and a margin, is generous).
-        lease = settings.extract_lease or settings.extract_timeout * 2 + 30
-        shared = store.dialect == "postgresql"
-        holder = store.feed.origin if store.feed is not None else None
-        jobs = JobQueue(store, lease_s=lease if shared else 0.0, holder=holder)
-        journal = journal_of(settings.home, enabled=settings.journal)
-        if journal is not None:
-            await thread.run(journal.recover, jobs.replay)
-        writer = StoreWriter(
-            thread, counters, jobs, max_kept=settings.write_keep_max, journal=journal
-        )
-        writer.start()
+        jobs, writer = await open_queue(settings, thread, counters)
         own_llm = None
         if llm is None:
             llm = own_llm = chat_model_for(settings)
-        workers: ExtractionWorkers | None = None
-        if settings.extract_workers > 0:
-            warn_if_keyless(settings)
-            workers = ExtractionWorkers(
-                thread,
-                jobs,
-                llm,
-                extraction_config(settings),
-                busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT,
-                min_rate=settings.extract_min_rate,
-                backlog_max=settings.extract_backlog_max,
-            )
+        workers = extraction_workers(settings, thread, jobs, llm, counters)
         parts = compaction_parts(settings, thread, llm)
         # Extraction and compaction read the index on the store thread: started before it is
         # full they would hold that thread (and the turn writes behind it) until it is.
@@ -153,6 +126,7 @@ class Runtime:
             settings=settings,
             store=store,
             thread=thread,
+            async_store=AsyncStore(thread),
             upstream=pool,
             writer=writer,
             memory=MemoryBuilder(store, thread, settings, counters, persona=parts.persona),
@@ -171,15 +145,20 @@ class Runtime:
             follower=follower,
         )
         runtime.starting = starting
-        if store.load_pending:
+        await runtime._warm()
+        return runtime
+
+    async def _warm(self) -> None:
+        """Fill the index (in the background when the store was opened so), then wait for the
+        workers' start when it is already full."""
+        if self.store.load_pending:
             # Last, so start-up's own work (imports, word lists) does not share the processor
             # with the load: /healthz answers as soon as the port does.
-            store.load_in_background(prepare=warm_retrieval)
+            self.store.load_in_background(prepare=warm_retrieval)
         else:
             warm_retrieval()
-        if store.index.ready.is_set():
-            await starting
-        return runtime
+        if self.store.index.ready.is_set() and self.starting is not None:
+            await self.starting
 
     async def close(self) -> None:
         """Stop the workers, write every queued record and job, then close what was opened."""
@@ -207,8 +186,53 @@ class Runtime:
             with contextlib.suppress(Exception):
                 self.store.close()
 
-    def breaker_state(self) -> dict[str, Any] | None:
-        return self.workers.breaker_state() if self.workers is not None else None
+
+def settings_store(settings: Settings) -> BeliefStore:
+    """The store the settings name (created under TENURE_HOME when it is new)."""
+    settings.home.mkdir(parents=True, exist_ok=True)
+    return open_store(
+        settings.store_location,
+        replica=settings.replica_id,
+        bound=settings.index_max_beliefs,
+    )
+
+
+async def open_queue(
+    settings: Settings, thread: StoreThread, counters: Counters
+) -> tuple[JobQueue, StoreWriter]:
+    """The extraction job queue (with the journal's jobs replayed) and the started writer."""
+    store = thread.store
+    # On PostgreSQL another replica's running job is its own until its lease runs out; the
+    # lease is renewed every third of it while the model call goes on, so it only has to
+    # outlast a silence (twice the extraction timeout, and a margin, is generous).
+    lease = settings.extract_lease or settings.extract_timeout * 2 + 30
+    shared = store.dialect == "postgresql"
+    holder = store.feed.origin if store.feed is not None else None
+    jobs = JobQueue(store, lease_s=lease if shared else 0.0, holder=holder)
+    journal = journal_of(settings.home, enabled=settings.journal)
+    if journal is not None:
+        await thread.run(journal.recover, jobs.replay)
+    writer = StoreWriter(thread, counters, jobs, max_kept=settings.write_keep_max, journal=journal)
+    writer.start()
+    return jobs, writer
+
+
+def extraction_workers(
+    settings: Settings, thread: StoreThread, jobs: JobQueue, llm: ChatModel, counters: Counters
+) -> ExtractionWorkers | None:
+    """The extraction workers (not started), or None when TENURE_EXTRACT_WORKERS is 0."""
+    if settings.extract_workers <= 0:
+        return None
+    warn_if_keyless(settings)
+    return ExtractionWorkers(
+        thread,
+        jobs,
+        llm,
+        extraction_config(settings),
+        busy=lambda: counters.in_flight >= BUSY_IN_FLIGHT,
+        min_rate=settings.extract_min_rate,
+        backlog_max=settings.extract_backlog_max,
+    )
 
 
 async def start_when_loaded(
@@ -246,12 +270,6 @@ async def wait_loaded(store: BeliefStore) -> None:
     """Return once the store's index is full (checked off the loop's critical path)."""
     while not store.index.ready.is_set():
         await asyncio.sleep(0.05)
-
-
-def runtime_of(request: Request) -> Runtime:
-    """The running gateway's resources, from an API route's request."""
-    runtime: Runtime = request.app.state.runtime
-    return runtime
 
 
 # -- the collaborators settings describe: the model client, extraction's config, compaction --

@@ -181,7 +181,7 @@ class Settings(BaseModel):
 
     @property
     def store_location(self) -> Path | str:
-        """What `BeliefStore.open` is given: the PostgreSQL URL when set, else the DuckDB file."""
+        """What `beliefs.open_store` is given: the PostgreSQL URL when set, else the DuckDB file."""
         return self.database_url or self.db_path
 
     @property

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from starlette.routing import Mount, Route
+from starlette.testclient import TestClient
 
 from proxy.app import create_app
 from proxy.cli.main import build_parser
@@ -56,7 +57,10 @@ def test_every_header_is_documented(header: str) -> None:
 def routes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("home")
     app = create_app(Settings.load(environ={"TENURE_HOME": str(home)}))
-    for route in app.router.routes:
+    with TestClient(app):  # the routes are built once the lifespan has opened the store
+        built = list(app.router.routes)
+    assert len(built) > 20
+    for route in built:
         if isinstance(route, ProxyRoute) or "{rest:path}" in getattr(route, "path", ""):
             continue  # the proxy's catch-all and the API's 404/405 answer
         if isinstance(route, Mount):

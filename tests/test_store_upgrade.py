@@ -10,7 +10,7 @@ from typing import Any
 
 import duckdb
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.migrations import LEDGER_MIGRATION, NUMBERED, Migration, migrate
 from beliefs.store.migrations import MIGRATIONS as BELIEFS
 from beliefs.store.rule_store import load_rules
@@ -69,7 +69,7 @@ def test_an_existing_store_upgrades_without_rerunning_anything(tmp_path: Path) -
     numbered = dict(old.execute("SELECT number, applied_at FROM schema_migrations").fetchall())
     old.close()
 
-    with BeliefStore.open(path) as store:
+    with open_store(path) as store:
         for migrations in PACKAGES:
             store.ensure_schema(migrations)
         recorded = ledger(store.conn)
@@ -86,7 +86,7 @@ def test_an_existing_store_upgrades_without_rerunning_anything(tmp_path: Path) -
         assert JobQueue(store).counts() == {"pending": 1, "running": 0, "done": 1, "failed": 0}
         assert [t.user_id for t in list_tokens(store)] == ["alice"]
 
-    with BeliefStore.open(path) as store:
+    with open_store(path) as store:
         assert [migrate(store.conn, ms) for ms in PACKAGES] == [[]] * len(PACKAGES)
         assert ledger(store.conn) == recorded
         assert contents(store.conn) == before
@@ -96,7 +96,7 @@ def test_an_existing_store_opens_read_only_before_its_upgrade(tmp_path: Path) ->
     """Read by name, the numbered ledger needs nothing: a read-only open does not refuse it."""
     path = tmp_path / "tenure.duckdb"
     shutil.copy(FIXTURE, path)
-    with BeliefStore.open(path, read_only=True) as store:
+    with open_store(path, read_only=True) as store:
         for migrations in PACKAGES:
             store.ensure_schema(migrations)
         assert store.get("b-tz").pinned
@@ -113,7 +113,7 @@ def test_a_numbered_store_on_postgresql_upgrades_once(pg_url: str) -> None:
     """The same upgrade on PostgreSQL: a store given a numbered ledger (as the release wrote
     it) is rewritten by name, keeps its rows, and a second open applies nothing."""
     by_key = {key: number for number, key in NUMBERED.items()}
-    with BeliefStore.open(pg_url) as store:
+    with open_store(pg_url) as store:
         for migrations in PACKAGES:
             store.ensure_schema(migrations)
         store.set_persona("alice", "Alice writes code.", source="operator")
@@ -129,7 +129,7 @@ def test_a_numbered_store_on_postgresql_upgrades_once(pg_url: str) -> None:
                     "INSERT INTO schema_migrations VALUES (?, ?, ?)", [by_key[name], name, at]
                 )
         numbered = dict(rows)
-    with BeliefStore.open(pg_url) as store:
+    with open_store(pg_url) as store:
         for migrations in PACKAGES:
             store.ensure_schema(migrations)
         recorded = ledger(store.conn)
@@ -138,6 +138,6 @@ def test_a_numbered_store_on_postgresql_upgrades_once(pg_url: str) -> None:
         assert store.verify() == []
         persona = store.get_persona("alice")
         assert persona is not None and persona.text == "Alice writes code."
-    with BeliefStore.open(pg_url) as store:
+    with open_store(pg_url) as store:
         assert [migrate(store.conn, ms) for ms in PACKAGES] == [[]] * len(PACKAGES)
         assert ledger(store.conn) == recorded

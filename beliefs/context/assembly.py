@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
-from beliefs.context.contested import Contested, Contradiction
+from beliefs.context.contested import Contested
+from beliefs.context.layers import Budget, Context
 from beliefs.context.render import estimate_tokens, relevant_line, system_block, user_block
 from beliefs.index.belief_index import BeliefIndex
 from beliefs.model.models import utcnow
@@ -41,68 +42,6 @@ class ContextRequest:
     curated: bool = False
     min_trust: int = 1
     inject_scopes: tuple[str, ...] = ()
-
-
-@dataclass
-class Budget:
-    max_beliefs: int
-    limit_tokens: int | None
-    used_tokens: int = 0
-    shed_ids: list[str] = field(default_factory=list)
-    shed_reason: dict[str, str] = field(default_factory=dict)
-    # pinned beliefs past the pinned cap, shed as "max_pinned" before any of `shed_ids`: the
-    # same for every turn of the user's standing layers, so kept once, not copied per turn
-    over_pinned: Sequence[str] = ()
-
-    @property
-    def shed(self) -> list[tuple[str, str]]:
-        """Every shed belief's id and why, in the order they were shed."""
-        return [(i, "max_pinned") for i in self.over_pinned] + [
-            (i, self.shed_reason[i]) for i in self.shed_ids
-        ]
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "max_beliefs": self.max_beliefs,
-            "limit_tokens": self.limit_tokens,
-            "used_tokens": self.used_tokens,
-            "shed": [{"id": i, "reason": why} for i, why in self.shed],
-        }
-
-
-@dataclass
-class Context:
-    persona: str
-    pinned: list[AnyBelief]
-    relevant: list[Hit]
-    open_questions: list[AnyBelief]
-    budget: Budget
-    query: str = ""
-    templates: dict[str, Rule] = field(default_factory=dict)  # belief id -> its template rule
-    standing_text: str | None = None  # the rendered system block, once computed
-    lines: dict[str, str] = field(default_factory=dict)  # belief id -> its rendered hit line
-    persona_ids: list[str] = field(default_factory=list)  # pinned beliefs the persona carries
-    # delivered beliefs a turn contradicted, with what it claimed, while no one has decided
-    contradictions: list[tuple[AnyBelief, tuple[Contradiction, ...]]] = field(default_factory=list)
-
-    def injected_ids(self) -> dict[str, list[str]]:
-        """Every belief delivered, by layer: those the persona carries included."""
-        return {
-            "persona": list(self.persona_ids),
-            "pinned": [b.id for b in self.pinned],
-            "relevant": [h.belief.id for h in self.relevant],
-            "open_questions": [b.id for b in self.open_questions],
-        }
-
-    @property
-    def count(self) -> int:
-        return (
-            len(self.persona_ids) + len(self.pinned) + len(self.relevant) + len(self.open_questions)
-        )
-
-    @property
-    def empty(self) -> bool:
-        return not self.persona and self.count == 0
 
 
 def covering(scopes: Sequence[str]) -> frozenset[str]:
@@ -185,31 +124,13 @@ def assemble(
     pinned = standing.pinned[:pinned_cap]
     budget.over_pinned = standing.over_pinned(pinned_cap)
     questions = list(standing.questions)
-    pinned_ids = {b.id for b in pinned}
-    covered_by_persona = standing.covered_by_persona
-
-    def ok(belief: AnyBelief) -> bool:
-        return deliverable(belief, request, now)
-
     # Verdicts hold while the user's beliefs stay as they are (search checks the version),
     # except for beliefs that can expire.
     version, verdicts = standing.verdicts(index.user_version(request.user_id), pinned_cap)
-
-    def searchable(belief: AnyBelief) -> bool:
-        verdict = (
-            belief.type != "open_question"
-            and belief.subtype != "expertise"
-            and belief.id not in pinned_ids
-            and belief.id not in covered_by_persona
-            and ok(belief)
-            and in_scopes(belief, search_scopes)
-        )
-        if belief.expires_at is None:
-            verdicts[belief.id] = verdict
-        return verdict
+    searchable = _searchable(request, now, pinned, standing, search_scopes, verdicts)
 
     def question_ok(belief: AnyBelief) -> bool:
-        return ok(belief) and in_scopes(belief, search_scopes)
+        return deliverable(belief, request, now) and in_scopes(belief, search_scopes)
 
     room = max(0, request.max_beliefs - len(pinned))
     hits = search(
@@ -226,29 +147,70 @@ def assemble(
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
     relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
-    for hit in relevant[room:]:
-        budget.shed_ids.append(hit.belief.id)
-        budget.shed_reason[hit.belief.id] = "max_beliefs"
-    relevant = relevant[:room]
+    relevant = _within_cap(relevant, room, budget)
     templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
     context = Context(persona, pinned, relevant, questions, budget, request.query, templates)
     context.persona_ids = list(standing.carried) if persona else []
-    if len(questions) == len(standing.questions):  # no relation pulled in another question
-        key = (persona, pinned_cap, count_tokens)
-        cached = standing.blocks.get(key)
-        if cached is None:
-            text = system_block(context)
-            cached = standing.blocks[key] = (text, count_tokens(text))
-        context.standing_text = cached[0]
-        standing_tokens = cached[1]
-    else:
-        context.standing_text = system_block(context)
-        standing_tokens = count_tokens(context.standing_text)
+    standing_tokens = _render_standing(context, standing, pinned_cap, count_tokens)
     _apply_token_budget(context, count_tokens, standing_tokens)
     if contested:
         delivered = [*pinned, *(h.belief for h in context.relevant), *context.open_questions]
         context.contradictions = [(b, found) for b in delivered if (found := contested.of(b.id))]
     return context
+
+
+def _searchable(
+    request: ContextRequest,
+    now: datetime,
+    pinned: list[AnyBelief],
+    standing: _Standing,
+    search_scopes: frozenset[str],
+    verdicts: dict[str, bool],
+) -> Callable[[AnyBelief], bool]:
+    """Whether search may return a belief: not pinned, not in the persona, deliverable and in
+    scope; the verdict is kept in `verdicts` unless the belief can expire."""
+    pinned_ids = {b.id for b in pinned}
+    covered_by_persona = standing.covered_by_persona
+
+    def searchable(belief: AnyBelief) -> bool:
+        verdict = (
+            belief.type != "open_question"
+            and belief.subtype != "expertise"
+            and belief.id not in pinned_ids
+            and belief.id not in covered_by_persona
+            and deliverable(belief, request, now)
+            and in_scopes(belief, search_scopes)
+        )
+        if belief.expires_at is None:
+            verdicts[belief.id] = verdict
+        return verdict
+
+    return searchable
+
+
+def _within_cap(relevant: list[Hit], room: int, budget: Budget) -> list[Hit]:
+    """The first `room` hits; the others are shed as "max_beliefs"."""
+    for hit in relevant[room:]:
+        budget.shed_ids.append(hit.belief.id)
+        budget.shed_reason[hit.belief.id] = "max_beliefs"
+    return relevant[:room]
+
+
+def _render_standing(
+    context: Context, standing: _Standing, pinned_cap: int, count_tokens: Callable[[str], int]
+) -> int:
+    """Set the context's system block; returns its token count. The block is kept with the
+    standing layers unless a relation pulled in another open question."""
+    if len(context.open_questions) == len(standing.questions):
+        key = (context.persona, pinned_cap, count_tokens)
+        cached = standing.blocks.get(key)
+        if cached is None:
+            text = system_block(context)
+            cached = standing.blocks[key] = (text, count_tokens(text))
+        context.standing_text = cached[0]
+        return cached[1]
+    context.standing_text = system_block(context)
+    return count_tokens(context.standing_text)
 
 
 @dataclass(frozen=True)

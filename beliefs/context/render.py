@@ -9,7 +9,7 @@ from beliefs.model.memo import BeliefMemo
 from beliefs.model.record import AnyBelief
 
 if TYPE_CHECKING:
-    from beliefs.context.assembly import Context
+    from beliefs.context.layers import Context
     from beliefs.search.matcher import Hit
 
 MAX_CONTENT_CHARS = 400

@@ -20,7 +20,7 @@ from beliefs.index.agreement import document_frequency, shared_word, turn_stems
 from beliefs.model.record import AnyBelief
 
 if TYPE_CHECKING:
-    from beliefs.index.belief_index import BeliefIndex, IndexedDoc
+    from beliefs.index.indexed_doc import IndexedDoc
     from beliefs.text.query import QueryTerms
 
 Neighbour = tuple["IndexedDoc", float, str | None]  # doc, cosine, the word both share
@@ -157,7 +157,16 @@ class SemanticIndex:
         return len(self._vectors)
 
 
-def enable(index: BeliefIndex, encoder: Encoder | None = None) -> SemanticIndex:
+class SemanticHost(Protocol):
+    """What `enable` attaches semantic recall to (`BeliefIndex`, which imports this module)."""
+
+    lock: threading.RLock
+    semantic: SemanticIndex | None
+
+    def forget_derived(self) -> None: ...
+
+
+def enable(index: SemanticHost, encoder: Encoder | None = None) -> SemanticIndex:
     """Attach semantic recall to `index` (loading the packaged encoder unless one is given)."""
     if encoder is None:
         from beliefs.index.encoder import load_encoder

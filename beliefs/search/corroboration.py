@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from beliefs.index.belief_index import IndexedDoc
+from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.text.lexicon import is_common, is_function_word, stem
 from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 

@@ -1,7 +1,10 @@
 """Kind words of canonical names: "which database do we use?" finds `database_postgres`.
 
 A word of a multi-word canonical name matches alone, at BOOST_NAME_WORD, when it names the
-kind of thing and the rest of the name names the thing itself.
+kind of thing and the rest of the name names the thing itself: the name reads "<kind words>
+<name>" (`message_queue_kafka`, `crash_reporting_sentry`). A descriptive name with no one name
+at its end (`db_pool_max_conns`, `wedding_packages_pricing`) has no kind word: "a rooftop pool"
+is no turn about the connection pool.
 """
 
 from __future__ import annotations
@@ -9,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Container
 from functools import lru_cache
 
-from beliefs.index.belief_index import FUZZY_PREFIX, MAX_NAME_WORD_NAMES, UserPostings
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label
+from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
+from beliefs.index.user_postings import MAX_NAME_WORD_NAMES, UserPostings
 from beliefs.search.corroboration import proper_words
 from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import QueryTerms
@@ -69,6 +73,7 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> tuple[float, dict[s
             and not is_general(name_word)
             and (_names_a_kind(token, name_word) or _names_a_name(postings, token, name_word))
             and not _written_as_name(postings, token, name_word)
+            and _kind_then_name(postings, token, name_word)
         ):
             hits[token] = name_word
     df = sum(len(postings.canonical_ids(t)) for t in hits)
@@ -113,3 +118,18 @@ def _name_word(canonical: str, word: str) -> str | None:
 def _names_a_kind(canonical: str, word: str) -> bool:
     """Whether `word` names the kind of thing in `canonical`: another word is a rare one."""
     return any(w != word and len(w) > FUZZY_PREFIX and not is_common(w) for w in canonical.split())
+
+
+def _kind_then_name(postings: UserPostings, canonical: str, word: str) -> bool:
+    """Whether `canonical` reads "<kind words> <name>": its beliefs write its last word as a
+    name (Kafka, Sentry) or hold it as an alias (pytest), `word` is one of the words before it
+    and none of those is a name."""
+    words = canonical.split(" ")
+    while len(words) > 2 and words[-1].isdigit():  # a version or year after the name
+        words.pop()
+    if len(words) < 2 or word not in words[:-1]:
+        return False
+    named = _named_by(postings, canonical)
+    docs = [postings.docs[bid] for bid in postings.canonical_ids(canonical)]
+    aliased = {token for doc in docs for token in doc.aliases[: doc.alias_count]}
+    return (words[-1] in named or words[-1] in aliased) and not named.intersection(words[:-1])

@@ -6,12 +6,14 @@ packages' tables and the migrations run one set of statements on either.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Protocol
 
 import duckdb
 import psycopg
 
+from beliefs.model.errors import BeliefError, StoreLocked
 from beliefs.store.postgres import PgConnection, Rows, is_outage, is_postgres_url, redacted
 
 # What a failed statement raises, on either backend.
@@ -40,12 +42,66 @@ def location_name(location: Path | str) -> Path | str:
     return redacted(location) if is_postgres_url(location) else Path(location).expanduser()
 
 
+def connect(location: Path | str, *, read_only: bool) -> tuple[Connection, Path | str]:
+    """The connection to the DuckDB file at `location` (created unless read-only) or to the
+    PostgreSQL database a `postgresql://` URL names, and how messages name it.
+
+    Raises:
+        StoreLocked: another process holds the file.
+        BeliefError: the file is missing (read-only) or not a usable database.
+    """
+    if is_postgres_url(location):
+        return PgConnection(str(location), read_only=read_only), location_name(location)
+    path = Path(location).expanduser()
+    if read_only and not path.exists():
+        raise BeliefError(f"no belief database at {path}; import or create beliefs first")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return duckdb.connect(str(path), read_only=read_only), path
+    except duckdb.Error as exc:
+        raise open_error(path, exc, read_only=read_only) from None
+
+
+_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
+# "lock" as a word: a damaged file's message speaks of a "block" and is no lock
+_LOCKED = re.compile(r"\block\b", re.IGNORECASE)
+_DAMAGED = re.compile(r"corrupt|checksum|not a valid DuckDB database", re.IGNORECASE)
+
+
+def open_error(path: Path, exc: duckdb.Error, *, read_only: bool) -> BeliefError:
+    """Turn DuckDB's open failure into a message that names the holder and what to do."""
+    text = str(exc)
+    match = _HOLDER.search(text)
+    if match is None and _DAMAGED.search(text):
+        return BeliefError(
+            f"the belief database {path} is damaged ({text}); move it aside and restore a "
+            "copy, or start afresh and `tenure import` an export"
+        )
+    if match is None and not _LOCKED.search(text):
+        return BeliefError(f"cannot open the belief database {path}: {text}")
+    holder = f"process {match['pid']} ({match['program']})" if match else "another process"
+    if read_only:
+        hint = (
+            "DuckDB lets readers share the file only with other readers, so while a Tenure "
+            "server runs on this home use its API or UI, or stop it"
+        )
+    else:
+        hint = (
+            "a Tenure server is probably running on this home: stop it, or run the command "
+            "while it runs — belief commands then go through its API; or use --read-only "
+            "for reads when only readers hold the file"
+        )
+    return StoreLocked(f"the belief database {path} is locked by {holder}; {hint}")
+
+
 __all__ = [
     "DATABASE_ERRORS",
     "Connection",
     "PgConnection",
     "Rows",
+    "connect",
     "is_postgres_url",
     "location_name",
+    "open_error",
     "store_refused",
 ]

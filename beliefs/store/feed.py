@@ -18,15 +18,13 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 import psycopg
 
+from beliefs.store.connection import Connection
 from beliefs.store.migrations import Migration
-
-if TYPE_CHECKING:
-    from beliefs.store.database import BeliefDatabase
 
 log = logging.getLogger("tenure.feed")
 
@@ -55,6 +53,21 @@ CHANGE_FEED = Migration(
 FEED_TABLES = frozenset({"belief_changes"})
 
 
+class FeedDatabase(Protocol):
+    """The database a replica's feed reads and writes (the store, which holds the feed)."""
+
+    @property
+    def conn(self) -> Connection: ...
+
+
+class FeedFollower(FeedDatabase, Protocol):
+    """What catching up refreshes: the store's in-memory copies of changed keys."""
+
+    def refresh_beliefs(self, ids: Sequence[str]) -> None: ...
+    def refresh_personas(self, user_ids: Sequence[str]) -> None: ...
+    def reload_rules(self) -> None: ...
+
+
 def new_replica_id() -> str:
     return f"{socket.gethostname()}-{secrets.token_hex(3)}"
 
@@ -71,7 +84,7 @@ class ChangeFeed:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def record(self, db: BeliefDatabase, changes: Iterable[tuple[str, str]]) -> None:
+    def record(self, db: FeedDatabase, changes: Iterable[tuple[str, str]]) -> None:
         """Inside the committing transaction: the changed keys, and a notice for the others."""
         rows = sorted(set(changes))
         if not rows:
@@ -85,12 +98,12 @@ class ChangeFeed:
 
     # -- following -----------------------------------------------------------------------------
 
-    def start_at_head(self, db: BeliefDatabase) -> None:
+    def start_at_head(self, db: FeedDatabase) -> None:
         """On open: the rows just loaded already hold every change so far."""
         row = db.conn.execute("SELECT coalesce(max(seq), 0) FROM belief_changes").fetchone()
         self.applied_seq = self.head_seq = int(row[0]) if row else 0
 
-    def catch_up(self, db: BeliefDatabase) -> int:
+    def catch_up(self, db: FeedFollower) -> int:
         """Apply the other replicas' changes since the last applied one; returns how many."""
         low = min(self._gaps, default=self.applied_seq + 1) - 1
         rows = db.conn.execute(
@@ -125,7 +138,7 @@ class ChangeFeed:
         self.applied_at = now
         return len(beliefs) + len(personas) + int(rules)
 
-    def status(self, db: BeliefDatabase) -> dict[str, Any]:
+    def status(self, db: FeedDatabase) -> dict[str, Any]:
         row = db.conn.execute("SELECT coalesce(max(seq), 0) FROM belief_changes").fetchone()
         self.head_seq = int(row[0]) if row else self.head_seq
         return {

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
+from beliefs.index.belief_index import BeliefIndex
 from beliefs.model.errors import BeliefNotFound, InvalidBelief, reason
-from beliefs.model.models import utcnow
+from beliefs.model.models import Belief, utcnow
 from beliefs.model.rules import Rule, RuleSet
 from beliefs.store.connection import Connection
+from beliefs.store.database import BeliefDatabase
 from beliefs.store.migrations import RULE_COLUMNS as _COLUMNS
-
-if TYPE_CHECKING:
-    from beliefs.store.database import BeliefDatabase
 
 EDITABLE = ("pattern", "bonus", "template", "memory_class")
 
@@ -35,6 +35,28 @@ def rule_set(conn: Connection) -> RuleSet:
     return RuleSet(tuple(load_rules(conn)))
 
 
+class RuleHolding(BeliefDatabase):
+    """The namespace rules, cached; reloaded after a rule write (here or on another replica)."""
+
+    def __init__(
+        self, conn: Connection, path: Path | str, *, read_only: bool, index: BeliefIndex
+    ) -> None:
+        super().__init__(conn, path, read_only=read_only, index=index)
+        self.rules = RuleSet()
+
+    def reload_rules(self) -> None:
+        """Refresh the cached rules (after a rule write, or on open)."""
+        self.rules = rule_set(self.conn)
+        self.index.forget_derived()
+
+    def _with_default_class(self, belief: Belief) -> Belief:
+        """A new belief without a memory class takes its scope's rule default, if any."""
+        if belief.memory_class is not None:
+            return belief
+        default = self.rules.memory_class(belief.scope, belief.user_id)
+        return belief if default is None else belief.model_copy(update={"memory_class": default})
+
+
 def get_rule(db: BeliefDatabase, rule_id: str) -> Rule:
     row = db.conn.execute(
         f"SELECT {', '.join(_COLUMNS)} FROM rules WHERE id = ? AND deleted_at IS NULL", [rule_id]
@@ -44,7 +66,7 @@ def get_rule(db: BeliefDatabase, rule_id: str) -> Rule:
     return _rule(row)
 
 
-def create_rule(db: BeliefDatabase, rule: Rule) -> Rule:
+def create_rule(db: RuleHolding, rule: Rule) -> Rule:
     with db.transaction():
         db.note_change("rules", "*")
         if db.conn.execute("SELECT 1 FROM rules WHERE id = ?", [rule.id]).fetchone():
@@ -57,7 +79,7 @@ def create_rule(db: BeliefDatabase, rule: Rule) -> Rule:
     return rule
 
 
-def update_rule(db: BeliefDatabase, rule_id: str, changes: Mapping[str, Any]) -> Rule:
+def update_rule(db: RuleHolding, rule_id: str, changes: Mapping[str, Any]) -> Rule:
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
         raise InvalidBelief(f"rule field(s) {unknown} cannot be changed; editable: {EDITABLE}")
@@ -78,7 +100,7 @@ def update_rule(db: BeliefDatabase, rule_id: str, changes: Mapping[str, Any]) ->
     return rule
 
 
-def delete_rule(db: BeliefDatabase, rule_id: str) -> None:
+def delete_rule(db: RuleHolding, rule_id: str) -> None:
     """Rules are retired, not erased: a deleted default must never be re-added by an upgrade."""
     get_rule(db, rule_id)
     with db.transaction():

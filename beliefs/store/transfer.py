@@ -88,7 +88,7 @@ def copy_store(source: BeliefDatabase, dest: BeliefDatabase) -> dict[str, int]:
             if table in _SEEDED:
                 dest.execute(f'DELETE FROM "{table}"')
             for start in range(0, len(rows), _CHUNK):
-                dest._bulk(table, columns, rows[start : start + _CHUNK])
+                dest.bulk.insert(table, columns, rows[start : start + _CHUNK])
             counts[table] = len(rows)
         dest.flush()
     for table in tables:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
+
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
 
@@ -62,6 +64,7 @@ _PATH = re.compile(
 )
 _LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
+_PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2": a term, an alias may be one
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
 _POSSESSIVE_ENDS = ("'s", "’s")
@@ -99,7 +102,8 @@ def clean_query(text: str) -> str:
     if "/" in text or "\\" in text:
         text = _PATH.sub(" ", text)
     text = _LONG_HEX.sub(" ", text)
-    words = [w for w in text.split() if not _BARE_NUMBER.match(w)]
+    text = split_scripts(text)
+    words = [w for w in text.split() if _PLAIN_NUMBER.match(w) or not _BARE_NUMBER.match(w)]
     return " ".join(words)[:MAX_QUERY_CHARS]
 
 
@@ -136,6 +140,8 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
     word = stripped.lower()
+    if _PLAIN_NUMBER.match(word):
+        return word, False, False, ends
     if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
         return "", False, False, ends
     if not (word.isalnum() or any(ch.isalnum() for ch in word)):
@@ -185,14 +191,21 @@ class QueryTerms:
     content: tuple[str, ...]
     # words written as names (code spans, capitals where a sentence does not start)
     marked: frozenset[str] = frozenset()
+    # words read out of code: identifiers, paths, code spans and blocks, split into their words
+    coded: frozenset[str] = frozenset()
+    code_phrases: tuple[str, ...] = ()  # an identifier's words as a phrase ("feature flags")
+    other_script: bool = False  # the turn holds Hangul, kana or Han
 
     @property
     def empty(self) -> bool:
         return not self.words
 
     def phrases_of(self, n: int) -> list[str]:
-        """Distinct n-word phrases of the whole word sequence (for aliases)."""
-        return list(dict.fromkeys(ngrams(self.sequence, n)))
+        """Distinct n-word phrases of the whole word sequence (for aliases), and identifiers'
+        words as phrases."""
+        found = dict.fromkeys(ngrams(self.sequence, n))
+        found.update((p, None) for p in self.code_phrases if p.count(" ") == n - 1)
+        return list(found)
 
     def canonical_phrases_of(self, n: int) -> list[str]:
         """Distinct n-word phrases of the stop-worded sequence (for canonical names)."""
@@ -214,10 +227,16 @@ def parse_query(text: str) -> QueryTerms:
     words = [w for w, _ in written]
     marked = {w for w, named in written if named} | set(coded)
     words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
+    in_code, code_phrases = code_terms(text)
+    seen = set(words)
+    words += [w for w in in_code if w not in seen]
     return QueryTerms(
         cleaned=cleaned,
         words=tuple(dict.fromkeys(words)),
         sequence=tuple(words),
         content=tuple(w for w in words if w not in STOP_WORDS),
         marked=frozenset(marked),
+        coded=frozenset(in_code),
+        code_phrases=tuple(code_phrases),
+        other_script=has_other_script(text),
     )

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from beliefs.model.errors import BeliefNotFound
+from beliefs.store.async_store import AsyncStore
 from proxy.api.query_params import Query
-from proxy.runtime import Runtime
 from proxy.security.grants import Grant
 
 
@@ -42,12 +42,12 @@ def confined_body(grant: Grant, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-async def check_belief(rt: Runtime, grant: Grant, belief_id: str) -> None:
+async def check_belief(store: AsyncStore, grant: Grant, belief_id: str) -> None:
     """Raises:
     BeliefNotFound: the belief is another user's (or outside the token's agents and scopes):
         answered as for an unknown id, so a token learns nothing of other users' ids.
     """
-    belief = await rt.thread.run(rt.store.get, belief_id)
+    belief = await store.get(belief_id)
     if not grant.sees(belief.user_id, belief.agent_id, belief.scope):
         raise BeliefNotFound(f"no belief with id {belief_id!r}; `tenure beliefs list` shows ids")
 

@@ -8,21 +8,23 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.routing import BaseRoute, Route
 
-from beliefs.context.assembly import Context
+from beliefs.context.layers import Context
 from beliefs.context.recall import recall
 from beliefs.context.render import system_block, user_block
 from beliefs.model.errors import reason
 from beliefs.model.record import fields_json
 from beliefs.model.rules import Rule
 from beliefs.search.matcher import Hit
+from beliefs.store.async_store import AsyncStore
 from beliefs.store.rule_store import EDITABLE, create_rule, delete_rule, load_rules, update_rule
+from compaction import PersonaKeeper
 from proxy.api.endpoint import endpoint
 from proxy.api.query_params import Query, query_int
 from proxy.errors import ProxyError, bad_field
 from proxy.gateway.delivery import build_context, context_request
 from proxy.gateway.identity import parse_scopes
-from proxy.gateway.placement import place_openai
-from proxy.runtime import Runtime
+from proxy.gateway.protocols.chat_completions import place_openai
+from proxy.settings import Settings
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
 
@@ -37,9 +39,9 @@ def _validation(exc: ValidationError) -> ProxyError:
     return bad_field(field, f"{field} {err.get('input')!r}: {reason(err)}")
 
 
-async def list_rules(rt: Runtime) -> list[dict[str, Any]]:
+async def list_rules(store: AsyncStore) -> list[dict[str, Any]]:
     """Every live rule, with its template's label and its warnings (a bonus above 0.3)."""
-    rules = await rt.thread.run(lambda: load_rules(rt.store.conn))
+    rules = await store.apply(lambda s: load_rules(s.conn))
     return [_rule_json(r) for r in rules]
 
 
@@ -64,31 +66,31 @@ def _rule_fields(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-async def add_rule(rt: Runtime, body: dict[str, Any]) -> dict[str, Any]:
+async def add_rule(store: AsyncStore, body: dict[str, Any]) -> dict[str, Any]:
     """Add a rule. Body: pattern (required), bonus (0-1), template, memory_class."""
     data = _rule_fields(body)
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
         raise _validation(exc) from None
-    await rt.thread.run(create_rule, rt.store, rule)
+    await store.apply(create_rule, rule)
     return _rule_json(rule)
 
 
-async def edit_rule(rt: Runtime, rule_id: str, body: dict[str, Any]) -> dict[str, Any]:
+async def edit_rule(store: AsyncStore, rule_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Change any of pattern, bonus, template, memory_class (null clears the last two)."""
     data = _rule_fields(body)
     try:  # each field on its own first, so a bad value is named before the rule is looked up
         Rule.model_validate({"pattern": "user:universal", **data})
     except ValidationError as exc:
         raise _validation(exc) from None
-    rule = await rt.thread.run(update_rule, rt.store, rule_id, data)
+    rule = await store.apply(update_rule, rule_id, data)
     return _rule_json(rule)
 
 
-async def remove_rule(rt: Runtime, rule_id: str) -> None:
+async def remove_rule(store: AsyncStore, rule_id: str) -> None:
     """Retire a rule; a deleted shipped default is never added back by an upgrade."""
-    await rt.thread.run(delete_rule, rt.store, rule_id)
+    await store.apply(delete_rule, rule_id)
 
 
 def _hit_json(context_hit: Hit, tags: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -111,21 +113,21 @@ def _required(params: Query, name: str) -> str:
     return value
 
 
-async def recall_beliefs(rt: Runtime, params: Query) -> dict[str, Any]:
+async def recall_beliefs(store: AsyncStore, default_user: str, params: Query) -> dict[str, Any]:
     """Explicit recall: never gated by delivery, trust, inject_scopes or review state."""
     raw_flag = params.get("include_superseded", "false").lower()
     if raw_flag not in _BOOL:
         raise bad_field("include_superseded", f"include_superseded={raw_flag!r}: use true or false")
     limit = query_int(params, "limit", 20, low=1, high=200, empty_ok=False) or 20
     hits = recall(
-        rt.store.index,
-        params.get("user") or rt.settings.default_user,
+        store.index,
+        params.get("user") or default_user,
         _required(params, "query"),
         scopes=_scopes(params),
         agent_id=params.get("agent"),
         include_superseded=_BOOL[raw_flag],
         limit=limit,
-        rules=rt.store.rules,
+        rules=store.rules,
     )
     return {"hits": [_hit_json(r.hit, r.tags) for r in hits]}
 
@@ -145,41 +147,53 @@ def preview_json(context: Context, messages: list[dict[str, Any]]) -> dict[str, 
     }
 
 
-async def preview(rt: Runtime, params: Query) -> dict[str, Any]:
+async def preview(
+    store: AsyncStore, settings: Settings, persona: PersonaKeeper, params: Query
+) -> dict[str, Any]:
     """Exactly what a request with this identity, model and text would receive."""
-    user_id = params.get("user") or rt.settings.default_user
-    scopes = _scopes(params) or tuple(rt.settings.default_scopes)
+    user_id = params.get("user") or settings.default_user
+    scopes = _scopes(params) or tuple(settings.default_scopes)
     query = params.get("query", "")
     model = params.get("model") or "gpt-4o"
     ctx_request = context_request(
-        rt.settings,
+        settings,
         user_id=user_id,
         scopes=scopes,
         agent_id=params.get("agent"),
         query=query,
         model=model,
     )
-    text, covers = rt.persona.persona_for(user_id)
-    context = build_context(rt.store, ctx_request, text, covers)
+    text, covers = persona.persona_for(user_id)
+    context = build_context(store.store, ctx_request, text, covers)
     body = {"model": model, "messages": [{"role": "user", "content": query}]}
     placed = place_openai(body, system_block(context), user_block(context))
     return preview_json(context, placed["messages"])
 
 
-def delivery_routes() -> list[BaseRoute]:
+def delivery_routes(
+    store: AsyncStore, settings: Settings, persona: PersonaKeeper
+) -> list[BaseRoute]:
     return [
-        Route("/api/rules", endpoint(list_rules), methods=["GET"]),
-        Route("/api/rules", endpoint(add_rule, body=True, status=201), methods=["POST"]),
+        Route("/api/rules", endpoint(list_rules, store), methods=["GET"]),
+        Route("/api/rules", endpoint(add_rule, store, body=True, status=201), methods=["POST"]),
         Route(
             "/api/rules/{rule_id}",
-            endpoint(edit_rule, path="rule_id", body=True),
+            endpoint(edit_rule, store, path="rule_id", body=True),
             methods=["PATCH"],
         ),
         Route(
             "/api/rules/{rule_id}",
-            endpoint(remove_rule, path="rule_id", status=204),
+            endpoint(remove_rule, store, path="rule_id", status=204),
             methods=["DELETE"],
         ),
-        Route("/api/recall", endpoint(recall_beliefs, query=True, clients=True), methods=["GET"]),
-        Route("/api/prompts/preview", endpoint(preview, query=True), methods=["GET"]),
+        Route(
+            "/api/recall",
+            endpoint(recall_beliefs, store, settings.default_user, query=True, clients=store),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/prompts/preview",
+            endpoint(preview, store, settings, persona, query=True),
+            methods=["GET"],
+        ),
     ]

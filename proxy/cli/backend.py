@@ -54,12 +54,12 @@ def open_store(
     Without `indexed` (commands that only write rows, such as an import) the beliefs are not
     read into memory; on PostgreSQL they always are.
     """
-    from beliefs.store.belief_store import BeliefStore
+    from beliefs.opening import open_store as open_belief_store
 
     check_home(settings, create=create)
     if not read_only:
         settings.home.mkdir(parents=True, exist_ok=True)
-    return BeliefStore.open(settings.store_location, read_only=read_only, background=not indexed)
+    return open_belief_store(settings.store_location, read_only=read_only, background=not indexed)
 
 
 def with_backend(

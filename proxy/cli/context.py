@@ -10,7 +10,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from beliefs.context.assembly import Context, ContextRequest, assemble
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.context.layers import Context
 from beliefs.context.render import system_block, user_block
 from beliefs.context.tokens import token_counter
 from beliefs.index.belief_index import BeliefIndex
@@ -53,6 +54,7 @@ def context_json(ctx: Context) -> dict[str, Any]:
                 **fields_json(h.belief),
                 "score": round(h.score, 4),
                 "clauses": [c.as_dict() for c in h.clauses],
+                **({"relevance": h.relevance.as_dict()} if h.relevance is not None else {}),
             }
             for h in ctx.relevant
         ],

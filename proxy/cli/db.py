@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from beliefs.model.errors import BeliefError
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.postgres import is_postgres_url, redacted
 from beliefs.store.transfer import copy_store, differences
 from compaction.migrations import MIGRATIONS as COMPACTION_TABLES
@@ -55,7 +55,7 @@ def _copy(args: argparse.Namespace, settings: Settings) -> int:
         raise BeliefError(f"source and destination are the same store ({_name(source)})")
     if isinstance(source, Path) and not source.exists():
         raise BeliefError(f"no store at {source}; give a .duckdb file, a home, or a URL")
-    with BeliefStore.open(source) as src, BeliefStore.open(dest) as dst:
+    with open_store(source) as src, open_store(dest) as dst:
         for tables in ALL_TABLES:
             src.ensure_schema(tables)
             dst.ensure_schema(tables)
@@ -65,7 +65,7 @@ def _copy(args: argparse.Namespace, settings: Settings) -> int:
         for problem in problems:
             print(f"differs: {problem}", file=sys.stderr)
         return 1
-    with BeliefStore.open(dest) as copied:
+    with open_store(dest) as copied:
         issues = copied.verify()
     for issue in issues:
         print(f"verify: {issue}", file=sys.stderr)

@@ -17,7 +17,7 @@ from beliefs.evaluation import (
 )
 from beliefs.index.semantic import enable as enable_semantic
 from beliefs.model.errors import BeliefError
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.interchange import read_file
 from proxy.settings import Settings
 
@@ -58,7 +58,7 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     personas = load_personas(_load_json(args.persona, "persona")) if args.persona else {}
     with (
         tempfile.TemporaryDirectory(prefix="tenure-eval-") as tmp,
-        BeliefStore.open(Path(tmp) / "eval.duckdb") as store,
+        open_store(Path(tmp) / "eval.duckdb") as store,
     ):
         store.import_beliefs(beliefs)
         if settings.semantic:

@@ -12,6 +12,7 @@ from types import FrameType
 
 from beliefs.index.encoder import packaged_model_dir
 from beliefs.model.errors import StoreLocked
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.postgres import redacted
 from proxy.app import create_app
@@ -93,24 +94,7 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
     new = settings.database_url is None and not settings.db_path.exists()
     was = read_database(settings.home) if settings.database_url is None else None
     try:
-        settings.home.mkdir(parents=True, exist_ok=True)
-        try:
-            # The index fills in the background: /healthz and memory-less proxying answer
-            # at once, whatever the store's size.
-            store = BeliefStore.open(
-                settings.store_location,
-                background=True,
-                replica=settings.replica_id,
-                bound=settings.index_max_beliefs,
-            )
-        except StoreLocked as exc:
-            record = read_server(settings.home)
-            if record is None:
-                raise
-            raise StoreLocked(
-                f"{exc.message.split('; ', 1)[0]}: the Tenure server recorded at {record.url} "
-                f"(pid {record.pid}) serves this home already; use it, or stop it first"
-            ) from None
+        store = open_served(settings)
     except BaseException:
         sock.close()
         raise
@@ -160,6 +144,31 @@ def serve_on(settings: Settings, sock: socket.socket, *, worker: int | None = No
         with contextlib.suppress(OSError):
             sock.close()
         store.close()
+
+
+def open_served(settings: Settings) -> BeliefStore:
+    """The store to serve, its index filling in the background: /healthz and memory-less
+    proxying answer at once, whatever the store's size.
+
+    Raises:
+        StoreLocked: another process holds it (named when it is this home's server).
+    """
+    settings.home.mkdir(parents=True, exist_ok=True)
+    try:
+        return open_store(
+            settings.store_location,
+            background=True,
+            replica=settings.replica_id,
+            bound=settings.index_max_beliefs,
+        )
+    except StoreLocked as exc:
+        record = read_server(settings.home)
+        if record is None:
+            raise
+        raise StoreLocked(
+            f"{exc.message.split('; ', 1)[0]}: the Tenure server recorded at {record.url} "
+            f"(pid {record.pid}) serves this home already; use it, or stop it first"
+        ) from None
 
 
 def _where(settings: Settings, new: bool, was: str | None) -> str:

@@ -1,28 +1,40 @@
-"""The turn of one exchange on its way to extraction: the relayed reply (the exchange's
-`chunks`) with the request's identity and memory; and a turn whose tool loop was cut off.
+"""The finished turn of one exchange on its way to the writer, one way: the handler hands the
+relayed reply here, and this module gives the writer the job (`turns.CapturedTurn.to_turn`
+builds it on the store thread).
 
 With the whole reply captured, `before_end` commits the turn's job before the client sees the
 reply's end, so a turn the client received in full survives a kill; a reply cut short is
-handed over once it stops (`hand_over_rest`).
+handed over once it stops (`hand_over_rest`). `note_turn` hands over the turn before a typed
+message whose tool loop was cut off.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 from beliefs.context.render import strip_injected
 from extractor.turn import Turn
+from proxy.gateway.background import StoreWriter
+from proxy.gateway.counters import Counters
 from proxy.gateway.forward import Exchange
 from proxy.gateway.request import ChatRequest
+from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.turn_loop import TurnLoop
-from proxy.gateway.turns import CapturedTurn, enqueue_turn, make_durable, named_calls
-from proxy.runtime import Runtime
+from proxy.gateway.turns import CapturedTurn, named_calls
+
+log = logging.getLogger("tenure.proxy")
 
 
 @dataclass(slots=True)
 class TurnCapture:
-    rt: Runtime
+    writer: StoreWriter
+    seen: SeenMessages
+    counters: Counters
+    durable_wait_s: float  # how long a reply's end waits for its job's commit; 0: never
     request: ChatRequest
     handed_over: bool = False
 
@@ -30,18 +42,18 @@ class TurnCapture:
         """The whole reply is here: write the turn before the client sees its end."""
         if 200 <= outcome.status < 300:
             self.handed_over = True
-            await make_durable(self.rt, self.turn(outcome))
+            await self._make_durable(self.turn(outcome))
 
     def hand_over_rest(self, outcome: Exchange) -> None:
         """A stream the client or the upstream cut short still hands over what arrived."""
         if outcome.chunks and 200 <= outcome.status < 300 and not self.handed_over:
-            enqueue_turn(self.rt.writer, self.turn(outcome), self.rt.seen)
+            self.writer.submit_job(partial(self.turn(outcome).to_turn, self.seen))
 
     def turn(self, outcome: Exchange) -> CapturedTurn:
         request, memory = self.request, self.request.memory
         return CapturedTurn(
             request_id=request.entry.request_id,
-            wire=request.entry.wire,
+            protocol=request.entry.protocol,
             user_id=request.identity.user_id,
             agent_id=request.identity.agent_id,
             scopes=request.identity.all_scopes,
@@ -58,8 +70,34 @@ class TurnCapture:
             persona=memory.persona_ref if memory else None,
         )
 
+    async def _make_durable(self, captured: CapturedTurn) -> bool:
+        """Commit the turn's extraction job now and wait for it: called with the whole reply
+        captured, before relaying its last event or bytes, so a turn the client received in
+        full survives a kill. False when the store did not take it within `durable_wait_s` or
+        refused it: the job then stays with the writer, which keeps trying (see /healthz).
+        With `durable_wait_s` 0 the job is only queued (batched, not waited for)."""
+        job = partial(captured.to_turn, self.seen)
+        if self.durable_wait_s <= 0:
+            self.writer.submit_job(job)
+            return False
+        try:
+            async with asyncio.timeout(self.durable_wait_s):
+                if await self.writer.commit_job(job):
+                    return True
+        except TimeoutError:
+            pass
+        self.counters.turns_not_durable += 1
+        log.warning(
+            "turn %s is not on disk yet as its reply ends (the store is slow or refusing "
+            "writes); it is kept and written when the store takes it",
+            captured.request_id,
+        )
+        return False
 
-def note_turn(rt: Runtime, request: ChatRequest, earlier: TurnLoop, answer: str) -> None:
+
+def note_turn(
+    writer: StoreWriter, seen: SeenMessages, request: ChatRequest, earlier: TurnLoop, answer: str
+) -> None:
     """Note the request's typed message as under way, and hand the one before it to extraction
     when its loop was cut off before a final answer (the user interrupted it and typed again):
     its words are the user's as much as any. Only a turn that began in this process counts, so
@@ -68,11 +106,11 @@ def note_turn(rt: Runtime, request: ChatRequest, earlier: TurnLoop, answer: str)
     key = turn.key(identity)
     if not request.extract or not request.until_final or key is None:
         return
-    rt.seen.begin(identity.user_id, identity.agent_id, key)
+    seen.begin(identity.user_id, identity.agent_id, key)
     earlier_key = earlier.key(identity)
     if turn.looping or not earlier.looping or earlier_key is None:
         return
-    if not rt.seen.unfinished(identity.user_id, identity.agent_id, earlier_key):
+    if not seen.unfinished(identity.user_id, identity.agent_id, earlier_key):
         return
     job = Turn(
         request_id=request.entry.request_id,
@@ -84,6 +122,6 @@ def note_turn(rt: Runtime, request: ChatRequest, earlier: TurnLoop, answer: str)
         assistant_message=strip_injected(answer),
         tool_calls=named_calls(earlier.tools),
         created_at=datetime.now(UTC),
-        wire="anthropic" if request.entry.wire == "anthropic" else "openai",
+        wire=request.entry.protocol.turn_wire,
     )
-    rt.writer.submit_job(lambda: job)
+    writer.submit_job(lambda: job)

@@ -6,7 +6,8 @@ preview shows exactly what a request would receive.
 
 from __future__ import annotations
 
-from beliefs.context.assembly import Context, ContextRequest, assemble
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.context.layers import Context
 from beliefs.context.tokens import token_counter
 from beliefs.search.deadline import Deadline
 from beliefs.store.belief_store import BeliefStore

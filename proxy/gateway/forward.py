@@ -1,4 +1,4 @@
-"""Byte-level pass-through to an OpenAI-compatible (or Anthropic) upstream over the pooled
+"""Byte-level pass-through to an upstream (the one a protocol adapter names) over the pooled
 upstream client, and the relay of its reply — JSON or SSE — as the bytes arrive."""
 
 from __future__ import annotations
@@ -11,16 +11,23 @@ from dataclasses import dataclass
 from starlette.types import Receive, Scope, Send
 
 from proxy.errors import ProxyError
-from proxy.gateway.upstream_pool import (
-    UpstreamError,
-    UpstreamPool,
-    UpstreamResponse,
-    UpstreamTimeout,
-)
+from proxy.gateway.upstream_pool import UpstreamPool, UpstreamResponse
+from proxy.gateway.upstream_target import UpstreamError, UpstreamTimeout
 
 log = logging.getLogger("tenure.proxy")
 
 Header = tuple[bytes, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    """Where a protocol's calls go: the base URL, and the key that replaces the client's."""
+
+    base: str
+    key: str | None
+    key_setting: str  # the setting the key came from, named in the reply when it is refused
+    bearer: bool = True  # the key goes as `Authorization: Bearer`, else as `x-api-key`
+
 
 # Connection-level headers (RFC 9110 §7.6.1) and what the proxy recomputes or consumes itself.
 _HOP_BY_HOP = frozenset(
@@ -46,7 +53,7 @@ def upstream_headers(
     headers: Iterable[Header],
     *,
     api_key: str | None,
-    anthropic: bool,
+    bearer: bool,
     forward_credentials: bool,
 ) -> list[tuple[str, str]]:
     """The client's headers minus hop-by-hop and Tenure's own, with the upstream credentials.
@@ -70,7 +77,7 @@ def upstream_headers(
     if accept:
         out.append(("accept-encoding", accept))
     if api_key:
-        out.append(("x-api-key", api_key) if anthropic else ("authorization", f"Bearer {api_key}"))
+        out.append(("authorization", f"Bearer {api_key}") if bearer else ("x-api-key", api_key))
     return out
 
 

@@ -10,6 +10,7 @@ from starlette.types import Receive, Scope, Send
 from proxy.errors import ProxyError
 from proxy.gateway.forward import (
     Header,
+    Upstream,
     UpstreamBroke,
     exchange,
     open_upstream,
@@ -17,20 +18,21 @@ from proxy.gateway.forward import (
     upstream_headers,
     with_query,
 )
+from proxy.gateway.parts import Gateway
 from proxy.gateway.replies import send_bytes
 from proxy.gateway.request_body import read_body
-from proxy.runtime import Runtime
-from proxy.security.grants import grant_of
+from proxy.scopes import grant_of
 
 # TRACE echoes the request (the upstream key included) back; CONNECT would open a tunnel.
 _NOT_FORWARDED = frozenset({"TRACE", "CONNECT"})
 
 
 async def handle_passthrough(
-    rt: Runtime, rest: str, scope: Scope, receive: Receive, send: Send
+    gw: Gateway, upstream: Upstream, rest: str, scope: Scope, receive: Receive, send: Send
 ) -> None:
-    """Forward `<method> <upstream>/<rest>?<query>` and relay the reply."""
-    settings = rt.settings
+    """Forward `<method> <upstream>/<rest>?<query>` and relay the reply; `upstream`: where
+    the path's protocol goes (the route table picks it)."""
+    settings = gw.settings
     method: str = scope["method"]
     if method.upper() in _NOT_FORWARDED:
         raise ProxyError(
@@ -40,25 +42,19 @@ async def handle_passthrough(
             code="method_not_allowed",
         )
     body = await read_body(scope, receive, settings.max_body_bytes)
-    anthropic = rest == "messages" or rest.startswith("messages/")
-    if anthropic:
-        base = settings.anthropic_upstream_url or settings.upstream_url
-        key = settings.anthropic_upstream_api_key or settings.upstream_api_key
-    else:
-        base, key = settings.upstream_url, settings.upstream_api_key
-    url = with_query(f"{base}/{rest}", scope)
+    url = with_query(f"{upstream.base}/{rest}", scope)
     headers = upstream_headers(
         scope["headers"],
-        api_key=key,
-        anthropic=anthropic,
+        api_key=upstream.key,
+        bearer=upstream.bearer,
         forward_credentials=grant_of(scope) is None,  # else the credential is ours
     )
     extra: list[Header] = []
     if method == "GET" and rest == "models" and settings.models:
-        await _models_with_routes(rt, url, headers, extra, send)
+        await _models_with_routes(gw, url, headers, extra, send)
         return
     outcome = await exchange(
-        rt.upstream,
+        gw.upstream,
         method,
         url,
         headers=headers,
@@ -68,21 +64,21 @@ async def handle_passthrough(
         extra_headers=extra,
     )
     if outcome.status >= 400:
-        rt.counters.upstream_errors += 1
+        gw.counters.upstream_errors += 1
     if outcome.disconnected:
-        rt.counters.client_disconnects += 1
+        gw.counters.client_disconnects += 1
     if outcome.broken:
-        rt.counters.upstream_broken_streams += 1
+        gw.counters.upstream_broken_streams += 1
         raise UpstreamBroke(outcome.broken)
 
 
 async def _models_with_routes(
-    rt: Runtime, url: str, headers: list[tuple[str, str]], extra: list[Header], send: Send
+    gw: Gateway, url: str, headers: list[tuple[str, str]], extra: list[Header], send: Send
 ) -> None:
-    resp = await open_upstream(rt.upstream, "GET", url, headers, None)
+    resp = await open_upstream(gw.upstream, "GET", url, headers, None)
     async with resp:
         raw = await resp.read()
-        names = list(rt.settings.models)
+        names = list(gw.settings.models)
         if resp.status != 200 or resp.headers.get("content-encoding"):
             await send(
                 {

@@ -13,10 +13,7 @@ from typing import Any
 
 from beliefs.context.render import append_block, strip_injected
 
-_SYSTEM_ROLES = ("system", "developer")
-
-
-# Text part types: chat completions and Anthropic `text`, the Responses API's input and output.
+# Text part types: `text`, and the input and output text parts of typed items.
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
@@ -49,13 +46,11 @@ def with_text(content: Any, block: str, *, part_type: str = "text") -> Any:
     return content  # not a content shape: left for the provider to refuse, not overwritten
 
 
-def without_echoed_memory(body: dict[str, Any], *, anthropic: bool) -> dict[str, Any]:
-    """A copy of `body` without memory blocks the client sent back (an agent that replays the
-    prompt as it was sent upstream): they would be placed twice, searched as the user's words
-    and handed to extraction. Text parts that held only a block are dropped."""
+def without_echoed_messages(body: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `body` without memory blocks the client sent back in its `messages` (an agent
+    that replays the prompt as it was sent upstream): they would be placed twice, searched as
+    the user's words and handed to extraction. Text parts that held only a block are dropped."""
     out = dict(body)
-    if anthropic and "system" in body:
-        out["system"] = stripped(body["system"])
     out["messages"] = [
         {**m, "content": stripped(m["content"])} if isinstance(m, dict) and "content" in m else m
         for m in body["messages"]
@@ -81,21 +76,6 @@ def stripped(content: Any) -> Any:
     return parts
 
 
-def system_texts(body: dict[str, Any], *, anthropic: bool) -> list[str]:
-    """Each text of the system prompt: Anthropic's `system` string or blocks, else the text of
-    each system or developer message."""
-    if anthropic:
-        system = body.get("system")
-        if isinstance(system, list):
-            return [text_of([block]) for block in system]
-        return [system] if isinstance(system, str) else []
-    return [
-        text_of(m.get("content"))
-        for m in body["messages"]
-        if isinstance(m, dict) and m.get("role") in _SYSTEM_ROLES
-    ]
-
-
 TENURE_METADATA = ("tenure_user", "tenure_agent", "tenure_scope")
 
 
@@ -114,26 +94,11 @@ def without_tenure_metadata(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-# OpenAI chat completions
-
-
-def openai_last_user_text(messages: list[Any]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return text_of(message.get("content"))
-    return ""
-
-
-def openai_ends_with_tool_result(messages: list[Any]) -> bool:
-    last = messages[-1] if messages else None
-    return isinstance(last, dict) and last.get("role") in ("tool", "function")
-
-
 # `at` of the place functions: the last user message, unless the request ends with tool results.
 LAST_USER = -1
 
 
-def _with_block_at(messages: list[Any], at: int | None, block: str) -> list[Any]:
+def with_block_at(messages: list[Any], at: int | None, block: str) -> list[Any]:
     """`messages` with `block` at the end of message `at` (a new list), or as they are."""
     if not block or at is None or not 0 <= at < len(messages):
         return messages
@@ -145,7 +110,7 @@ def _with_block_at(messages: list[Any], at: int | None, block: str) -> list[Any]
     return placed
 
 
-def _last_user(messages: list[Any], *, ends_with_tool_result: bool) -> int | None:
+def last_user(messages: list[Any], *, ends_with_tool_result: bool) -> int | None:
     if ends_with_tool_result:
         return None
     for i in range(len(messages) - 1, -1, -1):
@@ -153,75 +118,3 @@ def _last_user(messages: list[Any], *, ends_with_tool_result: bool) -> int | Non
         if isinstance(message, dict) and message.get("role") == "user":
             return i
     return None
-
-
-def place_openai(
-    body: dict[str, Any], system_block: str, user_block: str, *, at: int | None = LAST_USER
-) -> dict[str, Any]:
-    """A copy of `body` with the blocks placed; empty blocks are not placed. The user block
-    goes at the end of message `at` (the turn's typed message); None places none."""
-    messages: list[Any] = list(body["messages"])
-    if system_block:
-        index = next(
-            (
-                i
-                for i, m in enumerate(messages)
-                if isinstance(m, dict) and m.get("role") in _SYSTEM_ROLES
-            ),
-            None,
-        )
-        if index is None:
-            messages.insert(0, {"role": "system", "content": system_block})
-        else:
-            message = messages[index]
-            messages[index] = {
-                **message,
-                "content": with_text(message.get("content"), system_block),
-            }
-    if at == LAST_USER:
-        at = _last_user(messages, ends_with_tool_result=openai_ends_with_tool_result(messages))
-    elif at is not None and len(messages) > len(body["messages"]):
-        at += 1  # a system message was put first
-    return {**body, "messages": _with_block_at(messages, at, user_block)}
-
-
-# Anthropic messages
-
-
-def _is_tool_result(message: Any) -> bool:
-    content = message.get("content") if isinstance(message, dict) else None
-    return isinstance(content, list) and any(
-        isinstance(block, dict) and block.get("type") == "tool_result" for block in content
-    )
-
-
-def anthropic_last_user_text(messages: list[Any]) -> str:
-    """The text of the last user message that is not only tool results."""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            text = text_of(message.get("content"))
-            if text or not _is_tool_result(message):
-                return text
-    return ""
-
-
-def anthropic_ends_with_tool_result(messages: list[Any]) -> bool:
-    last = messages[-1] if messages else None
-    return isinstance(last, dict) and last.get("role") == "user" and _is_tool_result(last)
-
-
-def place_anthropic(
-    body: dict[str, Any], system_block: str, user_block: str, *, at: int | None = LAST_USER
-) -> dict[str, Any]:
-    """A copy of `body` with the blocks placed: top-level `system`, and the user block at the
-    end of message `at` (the turn's typed message; None places none)."""
-    out = dict(body)
-    if system_block:
-        out["system"] = with_text(body.get("system"), system_block)
-    messages: list[Any] = body["messages"]
-    if at == LAST_USER:
-        at = _last_user(messages, ends_with_tool_result=anthropic_ends_with_tool_result(messages))
-    placed = _with_block_at(messages, at, user_block)
-    if placed is not messages:
-        out["messages"] = placed
-    return out

@@ -1,34 +1,32 @@
 """One chat request, read and parsed once: where it came in, its bytes and body, who asks and
 with which scopes, and (once placed) the memory it carries and the bytes that go upstream.
 
-The chat and Responses handlers build it with `read_request`, fill in the placement, and hand
-it on whole; nothing below them takes the bytes and the body side by side.
+The handler builds it with `read_request`, fills in the placement, and hands it on whole;
+nothing below it takes the bytes and the body side by side.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import Receive, Scope
 
-from proxy.gateway.chat_commands import ChatState
+from proxy.gateway.chat_commands import ChatState, ChatStates
 from proxy.gateway.identity import Identity, header_text, resolve_identity
 from proxy.gateway.memory import Memory
+from proxy.gateway.protocols.base import WireProtocol
 from proxy.gateway.request_body import dump_object, parse_object, read_body
 from proxy.gateway.turn_loop import NO_TURN, TurnLoop
-from proxy.gateway.turns import WireFormat
-from proxy.runtime import Runtime
-from proxy.security.grants import client_grant
-from proxy.security.middleware import ACCESS_USER
+from proxy.scopes import ACCESS_USER, client_grant
+from proxy.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """Where the request came in: its wire format, the URL scope and user, the request id."""
+    """Where the request came in: its protocol, the URL scope and user, the request id."""
 
-    wire: WireFormat
+    protocol: WireProtocol
     url_scope: str | None
     request_id: str
     url_user: str | None = None
@@ -80,27 +78,20 @@ class ChatRequest:
 
 
 async def read_request(
-    rt: Runtime,
-    entry: Entry,
-    scope: Scope,
-    receive: Receive,
-    *,
-    check: Callable[[dict[str, Any]], None],
-    unecho: Callable[[dict[str, Any]], dict[str, Any]],
+    settings: Settings, chat_states: ChatStates, entry: Entry, scope: Scope, receive: Receive
 ) -> ChatRequest:
-    """Read, parse and `check` the body, take out memory the client replayed (`unecho`), and
-    resolve who is asking.
+    """Read, parse and check the body as its protocol says, take out memory the client
+    replayed, and resolve who is asking (with the chat state's scopes).
 
     Raises:
         ProxyError: 400/413 naming what is wrong with the body or the identity headers.
     """
-    settings = rt.settings
     raw = await read_body(scope, receive, settings.max_body_bytes)
     body = parse_object(raw)
-    check(body)
+    entry.protocol.check(body)
     echoed = b"<tenure-memory" in raw  # the client replayed a prompt that carried memory
     if echoed:
-        body = unecho(body)
+        body = entry.protocol.without_echoed_memory(body)
     headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
     grant = client_grant(scope)
     # A client token names its user: the ids an application sends are not asked.
@@ -115,7 +106,7 @@ async def read_request(
     )
     if grant is not None:
         identity = grant.confine(identity)
-    state = rt.chat_states.get(identity.user_id, identity.agent_id)
+    state = chat_states.get(identity.user_id, identity.agent_id)
     scope[ACCESS_USER] = None if identity.incognito else identity.user_id  # the access log's
     chat_scopes = state.scopes if grant is None else grant.usable(state.scopes)
     scoped = identity.scoped(chat_scopes, settings.default_scopes)

@@ -107,7 +107,7 @@ def parse_object(raw: bytes) -> dict[str, Any]:
 _TYPE_NAMES = {str: "a string", bool: "a boolean", dict: "an object", list: "a list"}
 
 
-def _expect(body: dict[str, Any], name: str, kind: type, *, required: bool = False) -> None:
+def expect(body: dict[str, Any], name: str, kind: type, *, required: bool = False) -> None:
     if name not in body:
         if required:
             raise bad_field(name, f"'{name}' is required")
@@ -120,37 +120,6 @@ def _expect(body: dict[str, Any], name: str, kind: type, *, required: bool = Fal
             name,
             f"'{name}' must be {_TYPE_NAMES[kind]}, got {type(value).__name__} ({value!r:.60})",
         )
-
-
-def check_chat(body: dict[str, Any], *, anthropic: bool) -> None:
-    """Check the fields of a chat completion (or Anthropic messages) request the gateway reads.
-
-    Raises:
-        ProxyError: 400 naming the first wrong field.
-    """
-    _expect(body, "model", str, required=True)
-    if not body["model"].strip():
-        raise bad_field("model", "'model' is empty; name the model to answer, e.g. \"gpt-4o-mini\"")
-    _expect(body, "messages", list, required=True)
-    _expect(body, "stream", bool)
-    _expect(body, "metadata", dict)
-    if anthropic:
-        if "system" in body and not isinstance(body["system"], str | list):
-            raise bad_field(
-                "system",
-                "'system' must be a string or a list of blocks, "
-                f"got {type(body['system']).__name__}",
-            )
-    else:
-        _expect(body, "user", str)
-        _expect(body, "stream_options", dict)
-    for i, message in enumerate(body["messages"]):
-        if not isinstance(message, dict):
-            raise bad_field(
-                f"messages[{i}]", f"'messages[{i}]' must be an object, got {type(message).__name__}"
-            )
-        if not isinstance(message.get("role"), str):
-            raise bad_field(f"messages[{i}].role", f"'messages[{i}].role' must be a string")
 
 
 def dump_object(body: dict[str, Any]) -> bytes:

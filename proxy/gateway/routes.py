@@ -4,23 +4,30 @@ after `/user/<id>/` (a user for clients that only let you set a base URL)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from proxy.errors import ProxyError
-from proxy.gateway.chat import handle_chat
+from proxy.gateway.handler import ChatHandler
+from proxy.gateway.parts import Gateway
 from proxy.gateway.passthrough import handle_passthrough
+from proxy.gateway.protocols.anthropic_messages import ANTHROPIC_MESSAGES
+from proxy.gateway.protocols.base import WireProtocol
+from proxy.gateway.protocols.chat_completions import CHAT_COMPLETIONS
+from proxy.gateway.protocols.responses import RESPONSES
 from proxy.gateway.request import Entry
-from proxy.gateway.responses import handle_responses
-from proxy.runtime import Runtime
-from proxy.security.access import is_loopback
-from proxy.security.csrf import refuse_browsers
-from proxy.security.middleware import REQUEST_ID
+from proxy.scopes import REQUEST_ID
 
-# The calls whose bodies the gateway reads and answers with memory.
-MODEL_CALLS = frozenset({"chat/completions", "messages", "responses"})
+# The route table: the calls whose bodies the gateway reads and answers with memory, by their
+# path after `/v1/`, each with its protocol's adapter. A new protocol is one line here.
+PROTOCOLS: dict[str, WireProtocol] = {
+    "chat/completions": CHAT_COMPLETIONS,
+    "messages": ANTHROPIC_MESSAGES,
+    "responses": RESPONSES,
+}
 
 
 def split_user(path: str) -> tuple[str | None, str]:
@@ -86,49 +93,63 @@ class ProxyRoute(Route):
         return super().matches(scope)
 
 
+class BrowserCheck(Protocol):
+    """Raises a ProxyError for a request a browser sent for another site."""
+
+    def __call__(self, headers: Any, *, model_call: bool) -> None: ...
+
+
 class ProxyEndpoint:
-    """A plain ASGI app (no per-request Request object) for the hot path."""
+    """A plain ASGI app (no per-request Request object) for the hot path; the app's lifespan
+    attaches the gateway's collaborators before the first request. `guard` refuses a call a
+    browser made for another site (given by the app: the security package's check)."""
+
+    def __init__(self, guard: BrowserCheck) -> None:
+        self.guard = guard
+        self.gateway: Gateway | None = None
+        self.handler: ChatHandler | None = None
+
+    def attach(self, gateway: Gateway) -> None:
+        self.gateway, self.handler = gateway, ChatHandler(gateway)
+
+    def detach(self) -> None:
+        self.gateway = self.handler = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        runtime: Runtime = scope["app"].state.runtime
-        counters = runtime.counters
+        gateway, handler = self.gateway, self.handler
+        if gateway is None or handler is None:
+            raise ProxyError(503, "the gateway is not running (starting or stopping); retry")
+        counters = gateway.counters
         counters.requests += 1
         counters.in_flight += 1  # extraction yields to live requests (see ExtractionWorkers)
         try:
             url_user, path = split_user(scope["path"])
             url_scope, rest = split_path(path)
             try:
-                refuse_browsers(
-                    scope["headers"],
-                    loopback_only=is_loopback(runtime.settings.host),
-                    model_call=rest in MODEL_CALLS,
-                    allowed_origins=runtime.settings.allowed_origins,
-                )
+                self.guard(scope["headers"], model_call=rest in PROTOCOLS)
             except ProxyError:
                 counters.browser_requests_refused += 1
                 raise
-            if scope["method"] == "POST" and rest in ("chat/completions", "messages"):
-                entry = Entry(
-                    wire="openai" if rest == "chat/completions" else "anthropic",
-                    url_scope=url_scope,
-                    request_id=scope[REQUEST_ID],
-                    url_user=url_user,
-                )
-                await handle_chat(runtime, entry, scope, receive, send)
-            elif scope["method"] == "POST" and rest == "responses":
-                entry = Entry(
-                    wire="responses",
-                    url_scope=url_scope,
-                    request_id=scope[REQUEST_ID],
-                    url_user=url_user,
-                )
-                await handle_responses(runtime, entry, scope, receive, send)
-            else:
-                _check_segments(rest)
-                # Upstream paths go as the client wrote them: "%2F" stays escaped.
-                raw_path: bytes | None = scope.get("raw_path")
-                if raw_path:
-                    rest = split_path(split_user(raw_path.decode("latin-1"))[1])[1]
-                await handle_passthrough(runtime, rest, scope, receive, send)
+            protocol = PROTOCOLS.get(rest) if scope["method"] == "POST" else None
+            if protocol is not None:
+                entry = Entry(protocol, url_scope, scope[REQUEST_ID], url_user)
+                await handler(entry, scope, receive, send)
+                return
+            _check_segments(rest)
+            # Upstream paths go as the client wrote them: "%2F" stays escaped.
+            raw_path: bytes | None = scope.get("raw_path")
+            if raw_path:
+                rest = split_path(split_user(raw_path.decode("latin-1"))[1])[1]
+            upstream = _protocol_under(rest).upstream(gateway.settings)
+            await handle_passthrough(gateway, upstream, rest, scope, receive, send)
         finally:
             counters.in_flight -= 1
+
+
+def _protocol_under(rest: str) -> WireProtocol:
+    """The protocol whose path `rest` is or is under (its upstream serves it), else the
+    default upstream's."""
+    for path, protocol in PROTOCOLS.items():
+        if rest == path or rest.startswith(path + "/"):
+            return protocol
+    return CHAT_COMPLETIONS

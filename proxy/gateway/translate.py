@@ -2,10 +2,9 @@
 
 LiteLLM comes from the extractor's LLM boundary, the one module that imports it: in a thread
 at start-up, so the first routed request never waits for the import on the event loop (it
-costs seconds and ~200 MB). Its replies are turned back into OpenAI bytes: a `chat.completion`
-object, or `chat.completion.chunk` SSE events and `[DONE]`; for the Responses API
-(`litellm.aresponses`, which bridges providers without one to their chat API) a `response`
-object, or its named events.
+costs seconds and ~200 MB). The protocol adapter's `Translation` names the LiteLLM call and
+turns its streamed events back into the protocol's bytes; a whole reply goes back as the
+object LiteLLM returned, with the client's model name.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from starlette.types import Send
 from extractor.llm import litellm_module
 from proxy.errors import ProxyError
 from proxy.gateway.forward import Exchange, Header
+from proxy.gateway.protocols.base import Translation
 from proxy.gateway.replies import SSE, send_bytes
 from proxy.settings import ModelRoute
 
@@ -31,17 +31,17 @@ _OWN = ("model", "messages", "input", "stream")
 
 async def litellm_exchange(
     route: ModelRoute,
+    translation: Translation,
     body: dict[str, Any],
     *,
     api_key: str | None,
     send: Send,
     extra_headers: list[Header],
     capture: bool = False,
-    responses: bool = False,
     before_end: Callable[[Exchange], Awaitable[None]] | None = None,
 ) -> Exchange:
-    """Answer `body` through LiteLLM and send the reply in OpenAI wire format; `api_key` is
-    the route's key, else the client's own; `responses`: a Responses API request.
+    """Answer `body` through LiteLLM and send the reply in the protocol's wire format;
+    `api_key` is the route's key, else the client's own.
 
     Raises:
         ProxyError: the provider failed before the reply started (its status when it gave one,
@@ -55,16 +55,8 @@ async def litellm_exchange(
         kwargs["api_base"] = route.api_base
     if api_key:
         kwargs["api_key"] = api_key
-    response: Any
     try:
-        if responses:
-            response = await litellm.aresponses(
-                model=route.litellm_model, input=body.get("input", ""), stream=stream, **kwargs
-            )
-        else:
-            response = await litellm.acompletion(
-                model=route.litellm_model, messages=body["messages"], stream=stream, **kwargs
-            )
+        response = await translation.call(litellm, route.litellm_model, body, stream, **kwargs)
     except Exception as exc:
         raise _provider_error(route, exc) from None
     outcome = Exchange(status=200, content_type="application/json", chunks=[] if capture else None)
@@ -90,12 +82,7 @@ async def litellm_exchange(
     )
     try:
         async for chunk in response:
-            event = chunk.model_dump(exclude_none=True)
-            if responses:
-                data = _named_event(event, body["model"])
-            else:
-                event["model"] = body["model"]
-                data = b"data: " + json.dumps(event).encode() + b"\n\n"
+            data = translation.event(chunk.model_dump(exclude_none=True), body["model"])
             if captured is not None:
                 captured.append(data)
             await send({"type": "http.response.body", "body": data, "more_body": True})
@@ -104,20 +91,11 @@ async def litellm_exchange(
         return outcome
     if before_end is not None:
         await before_end(outcome)
-    if not responses:
-        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
+    if translation.end:
+        await send({"type": "http.response.body", "body": translation.end, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
     outcome.completed = True
     return outcome
-
-
-def _named_event(event: dict[str, Any], model: str) -> bytes:
-    """A Responses API event as SSE (`event:` names its type), with the client's model name."""
-    response = event.get("response")
-    if isinstance(response, dict):
-        response["model"] = model
-    name = str(event.get("type") or "message")
-    return f"event: {name}\n".encode() + b"data: " + json.dumps(event).encode() + b"\n\n"
 
 
 def _provider_error(route: ModelRoute, exc: Exception) -> ProxyError:

@@ -1,8 +1,8 @@
 """The turn a request belongs to: the user message a person typed, and the tool loop since.
 
 An agent answers one typed message with several requests: each tool result goes back in a
-request that resends the history (Chat Completions `tool` messages, Anthropic `tool_result`
-blocks, Responses `function_call_output` items), and a harness may add user messages of its
+request that resends the history (a `tool` message, a `tool_result` block, a
+`function_call_output` item, as each protocol has it), and a harness may add user messages of its
 own meanwhile (a subagent's notification, a validation retry). All of them belong to the turn
 of the last typed message: they carry its memory, placed again in the same place, and its one
 extraction job waits for the turn's final answer.
@@ -11,6 +11,7 @@ extraction job waits for the turn's final answer.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ NO_TURN = TurnLoop(None, "", False, ())
 
 
 def chat_turn(messages: list[Any]) -> TurnLoop:
-    """The turn of a Chat Completions or Anthropic request: its last typed user message and
+    """The turn of a request holding a list of chat `messages`: its last typed user message and
     the assistant's tool calls since. Tool results are never typed words; text a person typed
     beside them (an Anthropic user message may hold both) starts a turn of its own."""
     for at in range(len(messages) - 1, -1, -1):
@@ -77,57 +78,16 @@ def _chat_tools(replies: list[dict[str, Any]]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def responses_turn(body: dict[str, Any]) -> TurnLoop:
-    """The turn of a Responses request: its last typed user message in `input` and the calls
-    since (a function call by its name, a built-in tool call by its type)."""
-    items = body.get("input")
-    if isinstance(items, str):
-        words = typed_words(items)
-        return TurnLoop(0, words, False, ()) if words else NO_TURN
-    items = items if isinstance(items, list) else []
-    for at in range(len(items) - 1, -1, -1):
-        item = items[at]
-        if not (
-            isinstance(item, dict)
-            and item.get("role") == "user"
-            and item.get("type", "message") == "message"
-        ):
-            continue
-        words = typed_words(text_of(item.get("content")))
-        if words:
-            later = [i for i in items[at + 1 :] if isinstance(i, dict)]
-            return TurnLoop(at, words, any(map(_answered, later)), _responses_tools(later))
-    return NO_TURN
-
-
-def _answered(item: dict[str, Any]) -> bool:
-    kind = item.get("type", "message")
-    return item.get("role") == "assistant" or (isinstance(kind, str) and kind.endswith("_call"))
-
-
-def _responses_tools(items: list[dict[str, Any]]) -> tuple[str, ...]:
-    names = []
-    for item in items:
-        kind = item.get("type")
-        if isinstance(kind, str) and kind.endswith("_call"):
-            name = item.get("name")
-            names.append(name if isinstance(name, str) and name else kind)
-    return tuple(names)
-
-
-def chained(body: dict[str, Any]) -> bool:
-    """A Responses request chained by `previous_response_id` or `conversation`: it carries
-    only its new items, so its turn's history is not sent again."""
-    return bool(body.get("previous_response_id") or body.get("conversation"))
-
-
-def earlier_turn(items: list[Any], turn: TurnLoop, *, responses: bool) -> tuple[TurnLoop, str]:
+def earlier_turn(
+    items: list[Any], turn: TurnLoop, turn_of: Callable[[list[Any]], TurnLoop] = chat_turn
+) -> tuple[TurnLoop, str]:
     """The typed message before `turn` (with its loop as the history shows it) and the last
-    answer it got there; `items`: the request's `messages`, or its `input` items."""
+    answer it got there; `items`: the request's messages or input items, whose turn
+    `turn_of` reads."""
     if not turn.at:
         return NO_TURN, ""
     before = items[: turn.at]
-    earlier = responses_turn({"input": before}) if responses else chat_turn(before)
+    earlier = turn_of(before)
     if earlier.at is None:
         return NO_TURN, ""
     answers = [

@@ -11,11 +11,11 @@ from typing import Any
 from starlette.routing import BaseRoute, Route
 
 from beliefs.model.models import storable_value, utcnow
+from beliefs.store.async_store import AsyncStore
 from beliefs.store.belief_store import BeliefStore
 from extractor.redact import redact_record
 from proxy.api.endpoint import endpoint
 from proxy.api.query_params import Query, query_int
-from proxy.runtime import Runtime
 
 _COLUMNS = (
     "id, created_at, user_id, agent_id, scopes, transport, client, tool, arguments, ok, "
@@ -108,12 +108,11 @@ def list_calls(
     return out
 
 
-async def calls(rt: Runtime, params: Query) -> list[dict[str, Any]]:
+async def calls(store: AsyncStore, params: Query) -> list[dict[str, Any]]:
     """Memory-tool calls, newest first; filters: user, tool, belief_id, limit (1-500)."""
     limit = query_int(params, "limit", 100, low=1, high=500, empty_ok=False) or 100
-    rows = await rt.thread.run(
+    rows = await store.apply(
         list_calls,
-        rt.store,
         user_id=params.get("user") or None,
         tool=params.get("tool") or None,
         belief_id=params.get("belief_id") or None,
@@ -122,5 +121,5 @@ async def calls(rt: Runtime, params: Query) -> list[dict[str, Any]]:
     return rows
 
 
-def audit_routes() -> list[BaseRoute]:
-    return [Route("/api/mcp/calls", endpoint(calls, query=True), methods=["GET"])]
+def audit_routes(store: AsyncStore) -> list[BaseRoute]:
+    return [Route("/api/mcp/calls", endpoint(calls, store, query=True), methods=["GET"])]

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
+from beliefs.store.async_store import AsyncStore
 from proxy.errors import ProxyError
 from proxy.gateway.identity import header_text, resolve_identity
 from proxy.mcp.audit import audit_routes
 from proxy.mcp.caller import CALLER
 from proxy.mcp.tools import MemoryTools
-from proxy.runtime import Runtime
-from proxy.security.grants import client_grant, open_to_clients
+from proxy.scopes import client_grant, open_to_clients
 
 if TYPE_CHECKING:
     from proxy.mcp.server import McpService
@@ -79,9 +79,11 @@ class McpEndpoint:
     """`/mcp` and `/scope/<scope>/mcp`: resolve the caller like a gateway request, then hand
     the request to the SDK."""
 
+    def __init__(self, starter: McpStarter) -> None:
+        self.starter = starter
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        starter: McpStarter = scope["app"].state.mcp
-        service = await starter.service()
+        service = await self.starter.service()
         settings = service.tools.settings
         headers = {k.decode("latin-1"): header_text(v) for k, v in scope["headers"]}
         url_scope = scope.get("path_params", {}).get("scope")
@@ -103,21 +105,11 @@ class McpEndpoint:
         await service.manager.handle_request(scope, receive, send)
 
 
-def mcp_routes() -> list[BaseRoute]:
+def mcp_routes(starter: McpStarter, store: AsyncStore) -> list[BaseRoute]:
     """`/mcp` and the tool-call listing; `scoped_mcp_route` is added apart (see create_app)."""
-    return [Route("/mcp", open_to_clients(McpEndpoint())), *audit_routes()]
+    return [Route("/mcp", open_to_clients(McpEndpoint(starter))), *audit_routes(store)]
 
 
-def scoped_mcp_route() -> BaseRoute:
+def scoped_mcp_route(starter: McpStarter) -> BaseRoute:
     """`/scope/<scope>/mcp`, for clients that only let you set a URL."""
-    return Route("/scope/{scope:path}/mcp", open_to_clients(McpEndpoint()))
-
-
-def memory_tools(runtime: Runtime) -> MemoryTools:
-    return MemoryTools(
-        settings=runtime.settings,
-        store=runtime.store,
-        thread=runtime.thread,
-        persona=runtime.persona,
-        chat_states=runtime.chat_states,
-    )
+    return Route("/scope/{scope:path}/mcp", open_to_clients(McpEndpoint(starter)))

@@ -189,7 +189,7 @@ class ToolServer:
             duration_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         try:
-            await self.tools.thread.run(record_call, self.tools.store, call)
+            await self.tools.store.apply(record_call, call)
         except Exception:  # the audit row must never cost the agent its answer
             log.exception("recording memory tool call %s failed", call_id)
 

@@ -13,6 +13,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from beliefs.store.async_store import AsyncStore
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from compaction import PersonaKeeper
@@ -34,9 +35,10 @@ async def serve_stdio(settings: Settings, store: BeliefStore, headers: Mapping[s
     thread = StoreThread(store)
     persona = PersonaKeeper(thread)
     chat_states = ChatStates()
-    await thread.run(store.ensure_schema, GATEWAY_TABLES)
-    chat_states.load(await thread.run(lambda: store.execute(LOAD_SQL).fetchall()))
-    tools = MemoryTools(settings, store, thread, persona, chat_states)
+    beliefs = AsyncStore(thread)
+    await beliefs.apply(BeliefStore.ensure_schema, GATEWAY_TABLES)
+    chat_states.load(await beliefs.apply(lambda s: s.execute(LOAD_SQL).fetchall()))
+    tools = MemoryTools(settings, beliefs, persona, chat_states)
     identity = resolve_identity(
         {k.lower(): header_text(v.encode()) for k, v in headers.items()},
         {},

@@ -15,8 +15,7 @@ from beliefs.context.assembly import in_scopes
 from beliefs.context.recall import recall
 from beliefs.model.models import utcnow
 from beliefs.model.record import AnyBelief
-from beliefs.store.belief_store import BeliefStore
-from beliefs.store.thread import StoreThread
+from beliefs.store.async_store import AsyncStore
 from compaction import PersonaKeeper
 from proxy.gateway.chat_commands import ChatStates
 from proxy.gateway.delivery import build_context, context_request
@@ -33,8 +32,7 @@ log = logging.getLogger("tenure.mcp")
 @dataclass(frozen=True)
 class MemoryTools:
     settings: Settings
-    store: BeliefStore
-    thread: StoreThread
+    store: AsyncStore
     persona: PersonaKeeper
     chat_states: ChatStates | None = None
 
@@ -119,7 +117,7 @@ class MemoryTools:
             model="gpt-4o",
         )
         text, covers = self.persona.persona_for(identity.user_id)
-        context = build_context(self.store, request, text, covers)
+        context = build_context(self.store.store, request, text, covers)
         now = utcnow()
         return [belief_view(b, now) for b in context.pinned]
 
@@ -135,10 +133,10 @@ class MemoryTools:
     # -- writes (on the store thread) ----------------------------------------------------------
 
     async def remember(self, caller: Caller, args: RememberArgs, call_id: str) -> Outcome:
-        return await self.thread.run(remember, self.store, caller, args, call_id, utcnow())
+        return await self.store.apply(remember, caller, args, call_id, utcnow())
 
     async def forget(self, caller: Caller, args: ForgetArgs, call_id: str) -> Outcome:
-        outcome = await self.thread.run(forget, self.store, caller, args, call_id)
+        outcome = await self.store.apply(forget, caller, args, call_id)
         # The next turn must not carry it in a stale persona either: regenerate now (this
         # returns at once when the belief was not one of the persona's inputs).
         try:

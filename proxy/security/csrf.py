@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from proxy.errors import ProxyError
 from proxy.gateway.replies import send_error
+from proxy.scopes import grant_of
 from proxy.security.access import (
     SESSION_COOKIE,
     cookies_of,
@@ -27,7 +28,6 @@ from proxy.security.access import (
     is_ui_page,
     presented_key,
 )
-from proxy.security.grants import grant_of
 
 CSRF_COOKIE = "tenure_csrf"
 CSRF_FIELD = "csrf_token"

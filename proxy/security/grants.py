@@ -7,21 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from proxy.errors import ProxyError
 from proxy.gateway.identity import UNIVERSAL, Identity
 from proxy.security.tokens import Token
-
-GRANT = "tenure.grant"  # the ASGI scope key the access middleware puts the grant under
-CLIENT_ACCESS = "tenure_client_access"  # set on the endpoints a client token may call
-E = TypeVar("E")
-
-
-def open_to_clients(endpoint: E) -> E:
-    """Mark an endpoint a client token may call (it confines the user, agent and scopes)."""
-    setattr(endpoint, CLIENT_ACCESS, True)
-    return endpoint
 
 
 def scope_allowed(scope: str, patterns: Iterable[str]) -> bool:
@@ -142,15 +132,3 @@ class Grant:
 
 
 OPERATOR = Grant(None)
-
-
-def grant_of(scope: dict[str, Any] | Any) -> Grant | None:
-    """The request's grant, or None when access is open (loopback with no key or token)."""
-    found = scope.get(GRANT)
-    return found if isinstance(found, Grant) else None
-
-
-def client_grant(scope: Any) -> Grant | None:
-    """The grant when it is a client token's (the one kind that is confined)."""
-    grant = grant_of(scope)
-    return grant if grant is not None and not grant.operator else None

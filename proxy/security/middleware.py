@@ -16,6 +16,7 @@ from proxy.errors import ProxyError, as_proxy_error
 from proxy.gateway.forward import UpstreamBroke
 from proxy.gateway.replies import send_bytes, send_error
 from proxy.gateway.request_body import ClientGone
+from proxy.scopes import ACCESS_USER, CLIENT_ACCESS, GRANT, REQUEST_ID
 from proxy.security.access import (
     SESSION_COOKIE,
     FailedAttempts,
@@ -25,14 +26,10 @@ from proxy.security.access import (
     needs_key,
 )
 from proxy.security.credentials import Credentials
-from proxy.security.grants import CLIENT_ACCESS, GRANT, Grant, refused
+from proxy.security.grants import Grant, refused
 
 log = logging.getLogger("tenure.proxy")
 access_log = logging.getLogger("tenure.access")
-
-REQUEST_ID = "tenure.request_id"
-# Set by the chat path once it knows who is asking (never for incognito requests).
-ACCESS_USER = "tenure.user"
 
 
 def new_request_id() -> str:

@@ -7,6 +7,12 @@ from pathlib import Path
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from beliefs.store.async_store import AsyncStore
+from compaction import CompactionScheduler, Compactor, PersonaKeeper
+from extractor.jobs import JobQueue
+from proxy.api.health import Health
+from proxy.security.access import FailedAttempts
+from proxy.security.credentials import Credentials
 from proxy.settings import Settings
 from proxy.ui.forms import Forms
 from proxy.ui.pages import Pages
@@ -18,11 +24,27 @@ __all__ = ["STATIC", "ui_routes"]
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
-def ui_routes(settings: Settings) -> list[BaseRoute]:
+def ui_routes(
+    settings: Settings,
+    *,
+    store: AsyncStore,
+    jobs: JobQueue,
+    compactor: Compactor,
+    scheduler: CompactionScheduler,
+    keeper: PersonaKeeper,
+    health: Health,
+    credentials: Credentials,
+    failures: FailedAttempts,
+) -> list[BaseRoute]:
     """The pages, their form posts, the login page and the static files."""
-    pages = Pages(Renderer(login_enabled=bool(settings.api_key)))
-    forms = Forms(pages)
-    rules = RulesPage(pages, forms)
+    renderer = Renderer(login_enabled=bool(settings.api_key))
+    pages = Pages(
+        renderer, settings=settings, store=store, jobs=jobs, scheduler=scheduler, health=health
+    )
+    forms = Forms(
+        pages, compactor=compactor, keeper=keeper, credentials=credentials, failures=failures
+    )
+    rules = RulesPage(pages, forms, keeper)
     get, post = ["GET"], ["POST"]
     return [
         Route("/", pages.home, methods=get),

@@ -10,11 +10,11 @@ from urllib.parse import parse_qsl, urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from compaction import Compactor, PersonaKeeper
 from proxy.api import beliefs as belief_api
 from proxy.api.compaction import put_persona, regenerate_persona, run_compaction
 from proxy.api.jobs import resolve_conflict, retry_job
 from proxy.errors import ProxyError
-from proxy.runtime import Runtime
 from proxy.security.access import SESSION_COOKIE, FailedAttempts, client_address
 from proxy.security.credentials import Credentials
 from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, tokens_match
@@ -51,8 +51,26 @@ def with_notice(url: str, notice: str) -> str:
 
 
 class Forms:
-    def __init__(self, pages: Pages) -> None:
+    """The form posts; besides the pages' store, job queue and default user, the compactor
+    and persona keeper they run, and the credentials and failed attempts the login checks."""
+
+    def __init__(
+        self,
+        pages: Pages,
+        *,
+        compactor: Compactor,
+        keeper: PersonaKeeper,
+        credentials: Credentials,
+        failures: FailedAttempts,
+    ) -> None:
         self.pages = pages
+        self.store = pages.store
+        self.jobs = pages.jobs
+        self.default_user = pages.settings.default_user
+        self.compactor = compactor
+        self.keeper = keeper
+        self.credentials = credentials
+        self.failures = failures
 
     async def read_form(self, request: Request) -> Form | Response:
         """The submitted form, or the page refusing it (too large, not a plain form, or the
@@ -84,7 +102,7 @@ class Forms:
     async def _api(
         self,
         request: Request,
-        call: Callable[[Runtime, Form], Awaitable[Outcome]],
+        call: Callable[[Form], Awaitable[Outcome]],
         *,
         done: Callable[[Outcome, Form], str],
         back: str,
@@ -92,13 +110,13 @@ class Forms:
         form = await self.read_form(request)
         if isinstance(form, Response):
             return form
-        result = await call(request.app.state.runtime, form)
+        result = await call(form)
         if not result.ok:
             return self._failed(request, result, back)
         return RedirectResponse(done(result, form), status_code=303)
 
     async def create(self, request: Request) -> Response:
-        async def call(rt: Runtime, form: Form) -> Outcome:
+        async def call(form: Form) -> Outcome:
             body: dict[str, Any] = {
                 "canonical_name": _text(form, "canonical_name"),
                 "content": _text(form, "content"),
@@ -111,7 +129,7 @@ class Forms:
                 body["user_id"] = _text(form, "user_id")
             if _text(form, "expires_in_days"):
                 body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
-            return await attempt(belief_api.create_belief, rt, body)
+            return await attempt(belief_api.create_belief, self.store, self.default_user, body)
 
         return await self._api(
             request,
@@ -124,7 +142,7 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        async def call(rt: Runtime, form: Form) -> Outcome:
+        async def call(form: Form) -> Outcome:
             body: dict[str, Any] = {}
             for name in ("canonical_name", "content", "why_it_matters"):
                 if name in form:
@@ -139,7 +157,7 @@ class Forms:
                 body["expires_in_days"] = None
             elif _text(form, "expires_in_days"):  # blank keeps the expiry it has
                 body["expires_in_days"] = form_number(_text(form, "expires_in_days"))
-            return await attempt(belief_api.patch_belief, rt, belief_id, body)
+            return await attempt(belief_api.patch_belief, self.store, belief_id, body)
 
         return await self._api(request, call, done=lambda *_: here + "?notice=saved", back=here)
 
@@ -147,9 +165,9 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+        def call(form: Form) -> Awaitable[Outcome]:
             pinned = _text(form, "pinned") == "true"
-            return attempt(belief_api.patch_belief, rt, belief_id, {"pinned": pinned})
+            return attempt(belief_api.patch_belief, self.store, belief_id, {"pinned": pinned})
 
         def done(result: Outcome, form: Form) -> str:
             notice = "pinned" if result.data["pinned"] else "unpinned"
@@ -161,9 +179,9 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+        def call(form: Form) -> Awaitable[Outcome]:
             body = {"state": _text(form, "state")}
-            return attempt(belief_api.review_belief, rt, belief_id, body)
+            return attempt(belief_api.review_belief, self.store, belief_id, body)
 
         def done(result: Outcome, form: Form) -> str:
             target = safe_next(_text(form, "next"), here)
@@ -174,8 +192,8 @@ class Forms:
     async def delete(self, request: Request) -> Response:
         belief_id = request.path_params["belief_id"]
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
-            return attempt(belief_api.delete_belief, rt, belief_id)
+        def call(form: Form) -> Awaitable[Outcome]:
+            return attempt(belief_api.delete_belief, self.store, belief_id)
 
         return await self._api(
             request,
@@ -188,17 +206,17 @@ class Forms:
         belief_id = request.path_params["belief_id"]
         here = f"/beliefs/{belief_id}"
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
-            return attempt(belief_api.restore_belief, rt, belief_id)
+        def call(form: Form) -> Awaitable[Outcome]:
+            return attempt(belief_api.restore_belief, self.store, belief_id)
 
         return await self._api(request, call, done=lambda *_: here + "?notice=restored", back=here)
 
     async def resolve_conflict(self, request: Request) -> Response:
         conflict_id = request.path_params["conflict_id"]
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+        def call(form: Form) -> Awaitable[Outcome]:
             body = {"resolution": _text(form, "resolution")}
-            return attempt(resolve_conflict, rt, conflict_id, body)
+            return attempt(resolve_conflict, self.store, conflict_id, body)
 
         return await self._api(
             request, call, done=lambda *_: "/review?notice=resolved", back="/review"
@@ -207,28 +225,32 @@ class Forms:
     async def retry_job(self, request: Request) -> Response:
         job_id = request.path_params["job_id"]
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
-            return attempt(retry_job, rt, job_id)
+        def call(form: Form) -> Awaitable[Outcome]:
+            return attempt(retry_job, self.store, self.jobs, job_id)
 
         return await self._api(
             request, call, done=lambda *_: "/status?notice=retried", back="/status"
         )
 
     async def compact_now(self, request: Request) -> Response:
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+        def call(form: Form) -> Awaitable[Outcome]:
             body = {"user": _text(form, "user")} if _text(form, "user") else {}
-            return attempt(run_compaction, rt, {}, body)
+            return attempt(run_compaction, self.compactor, {}, body)
 
         return await self._api(
             request, call, done=lambda *_: "/status?notice=compacted", back="/status"
         )
 
     async def save_persona(self, request: Request) -> Response:
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
+        def call(form: Form) -> Awaitable[Outcome]:
             asked = query(user=_text(form, "user"))
             if _text(form, "regenerate"):
-                return attempt(regenerate_persona, rt, asked)
-            return attempt(put_persona, rt, asked, {"text": _text(form, "text")})
+                return attempt(
+                    regenerate_persona, self.store, self.keeper, self.default_user, asked
+                )
+            return attempt(
+                put_persona, self.store, self.default_user, asked, {"text": _text(form, "text")}
+            )
 
         def done(result: Outcome, form: Form) -> str:
             return with_notice(f"/status?{urlencode({'user': _text(form, 'user')})}", "persona")
@@ -239,7 +261,7 @@ class Forms:
 
     async def login_page(self, request: Request) -> Response:
         target = safe_next(request.query_params.get("next"), "/beliefs")
-        if not _credentials(request).enforced:
+        if not self.credentials.enforced:
             return RedirectResponse(target, status_code=303)
         return self.pages.renderer.page(request, "login.html", next=target)
 
@@ -248,10 +270,10 @@ class Forms:
         if isinstance(form, Response):
             return form
         target = safe_next(_text(form, "next"), "/beliefs")
-        credentials = _credentials(request)
+        credentials = self.credentials
         if not credentials.enforced:
             return RedirectResponse(target, status_code=303)
-        failures: FailedAttempts = request.app.state.failed_logins
+        failures = self.failures
         client = client_address(request.scope)
         wait = failures.retry_after(client)
         if wait is not None:
@@ -287,16 +309,10 @@ class Forms:
             return form
         cookie = request.cookies.get(SESSION_COOKIE)
         if cookie:
-            _credentials(request).end_session(cookie)
+            self.credentials.end_session(cookie)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
         return response
-
-
-def _credentials(request: Request) -> Credentials:
-    """The access middleware's key, tokens and sessions, which the login form checks against."""
-    credentials: Credentials = request.app.state.credentials
-    return credentials
 
 
 def _text(form: Form, name: str) -> str:

@@ -10,14 +10,17 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from beliefs.model.models import BeliefType, Delivery, EpistemicStatus, ReviewState, utcnow
-from compaction import RUN_COUNTS
+from beliefs.store.async_store import AsyncStore
+from compaction import RUN_COUNTS, CompactionScheduler
+from extractor.jobs import JobQueue
 from proxy.api import beliefs as belief_api
 from proxy.api.compaction import compaction_runs, get_persona
+from proxy.api.health import Health
 from proxy.api.jobs import get_job, list_conflicts, list_jobs
 from proxy.api.openapi import describe
-from proxy.api.routes import health, list_injections
+from proxy.api.routes import list_injections
 from proxy.mcp.audit import calls
-from proxy.runtime import Runtime
+from proxy.settings import Settings
 from proxy.ui.outcome import Outcome, attempt, query
 from proxy.ui.render import Renderer
 
@@ -47,12 +50,11 @@ CHOICE_FILTERS = (
 _FILTER_KEYS = ("q", "user", "scope", "agent", "type", "status", "review_state", "pinned")
 
 
-def _base_url(request: Request) -> str:
-    rt: Runtime = request.app.state.runtime
-    host = rt.settings.host if rt.settings.host not in ("0.0.0.0", "::") else "localhost"
+def _base_url(settings: Settings) -> str:
+    host = settings.host if settings.host not in ("0.0.0.0", "::") else "localhost"
     if host in ("127.0.0.1", "::1"):
         host = "localhost"
-    return f"http://{host}:{rt.settings.port}"
+    return f"http://{host}:{settings.port}"
 
 
 def _listed(result: Outcome) -> list[Any] | None:
@@ -101,8 +103,25 @@ def _persona(result: Outcome) -> dict[str, Any] | None:
 
 
 class Pages:
-    def __init__(self, renderer: Renderer) -> None:
+    """The pages and what they read: the store, the job queue, the compaction scheduler, the
+    health check and the settings (the default user, the address the pages show)."""
+
+    def __init__(
+        self,
+        renderer: Renderer,
+        *,
+        settings: Settings,
+        store: AsyncStore,
+        jobs: JobQueue,
+        scheduler: CompactionScheduler,
+        health: Health,
+    ) -> None:
         self.renderer = renderer
+        self.settings = settings
+        self.store = store
+        self.jobs = jobs
+        self.scheduler = scheduler
+        self.health = health
 
     def _page(self, request: Request, template: str, **context: Any) -> HTMLResponse:
         notice = NOTICES.get(request.query_params.get("notice", ""))
@@ -130,7 +149,6 @@ class Pages:
         return self._page(request, "api.html", active="api", doc=describe(request.app.routes))
 
     async def beliefs(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
         params = request.query_params
         filters: dict[str, Any] = {key: params.get(key, "").strip() for key in _FILTER_KEYS}
         filters["include_superseded"] = params.get("include_superseded") == "true"
@@ -140,11 +158,13 @@ class Pages:
         for flag in ("include_superseded", "include_deleted"):
             if filters[flag]:
                 asked[flag] = True
-        listing = await attempt(belief_api.list_beliefs, rt, query(limit=LIST_LIMIT, **asked))
-        facets = await attempt(belief_api.facets, rt, query(user=filters["user"]))
+        listing = await attempt(
+            belief_api.list_beliefs, self.store, query(limit=LIST_LIMIT, **asked)
+        )
+        facets = await attempt(belief_api.facets, self.store, query(user=filters["user"]))
         deleted = None
         if params.get("deleted"):
-            found = await attempt(belief_api.get_belief, rt, params["deleted"])
+            found = await attempt(belief_api.get_belief, self.store, params["deleted"])
             deleted = found.data if found.ok and found.data.get("deleted_at") else None
         facet_data = facets.data if facets.ok else {"scopes": [], "users": []}
         beliefs = listing.data if listing.ok else []
@@ -161,20 +181,21 @@ class Pages:
             filters=filters,
             choice_filters=CHOICE_FILTERS,
             deleted=deleted,
-            base_url=_base_url(request),
-            default_user=rt.settings.default_user,
+            base_url=_base_url(self.settings),
+            default_user=self.settings.default_user,
             types=get_args(BeliefType),
         )
 
     async def belief(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
         belief_id = request.path_params["belief_id"]
-        found = await attempt(belief_api.get_belief, rt, belief_id)
+        found = await attempt(belief_api.get_belief, self.store, belief_id)
         if not found.ok:
             return self.problem(request, found, title="Belief not found", back="/beliefs")
-        chain = await attempt(belief_api.belief_chain, rt, belief_id)
-        history = await attempt(belief_api.belief_history, rt, belief_id)
-        injections = await attempt(belief_api.belief_injections, rt, belief_id, query(limit=50))
+        chain = await attempt(belief_api.belief_chain, self.store, belief_id)
+        history = await attempt(belief_api.belief_history, self.store, belief_id)
+        injections = await attempt(
+            belief_api.belief_injections, self.store, belief_id, query(limit=50)
+        )
         expires = found.data.get("expires_at")
         return self._page(
             request,
@@ -190,18 +211,17 @@ class Pages:
         )
 
     async def review(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
         pending = await attempt(
-            belief_api.list_beliefs, rt, query(review_state="pending", limit=LIST_LIMIT)
+            belief_api.list_beliefs, self.store, query(review_state="pending", limit=LIST_LIMIT)
         )
-        conflicts = _listed(await attempt(list_conflicts, rt, query(status="open")))
+        conflicts = _listed(await attempt(list_conflicts, self.store, query(status="open")))
         related: dict[str, Any] = {}
         if conflicts:
             ids = {c["existing_id"] for c in conflicts} | {
                 c["new_id"] for c in conflicts if c.get("new_id")
             }
             listing = query(ids=",".join(sorted(ids)))
-            found = _listed(await attempt(belief_api.list_beliefs, rt, listing)) or []
+            found = _listed(await attempt(belief_api.list_beliefs, self.store, listing)) or []
             related = {b["id"]: b for b in found}
         return self._page(
             request,
@@ -213,15 +233,18 @@ class Pages:
         )
 
     async def audit(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
         params = request.query_params
         filters = {k: params.get(k, "").strip() for k in ("user", "belief_id", "request_id")}
         records = _listed(
-            await attempt(list_injections, rt, query(limit=100, as_injected=True, **filters))
+            await attempt(
+                list_injections, self.store, query(limit=100, as_injected=True, **filters)
+            )
         )
         tool_calls = _listed(
             await attempt(
-                calls, rt, query(limit=100, user=filters["user"], belief_id=filters["belief_id"])
+                calls,
+                self.store,
+                query(limit=100, user=filters["user"], belief_id=filters["belief_id"]),
             )
         )
         return self._page(
@@ -231,18 +254,21 @@ class Pages:
             records=records,
             tool_calls=tool_calls,
             filters=filters,
-            base_url=_base_url(request),
+            base_url=_base_url(self.settings),
         )
 
     async def status(self, request: Request) -> Response:
-        rt: Runtime = request.app.state.runtime
-        user = request.query_params.get("user", "").strip() or rt.settings.default_user
-        healthy = await attempt(health, rt)
+        user = request.query_params.get("user", "").strip() or self.settings.default_user
+        healthy = await attempt(self.health.report)
         health_data = healthy.data if isinstance(healthy.data, dict) else None
-        persona = await attempt(get_persona, rt, query(user=user))
-        runs, scheduler = _runs(await attempt(compaction_runs, rt, query(limit=20)))
+        persona = await attempt(
+            get_persona, self.store, self.settings.default_user, query(user=user)
+        )
+        runs, scheduler = _runs(
+            await attempt(compaction_runs, self.store, self.scheduler, query(limit=20))
+        )
         breaker = (health_data or {}).get("extractor")
-        pending = _listed(await attempt(list_jobs, rt, query(status="pending")))
+        pending = _listed(await attempt(list_jobs, self.store, self.jobs, query(status="pending")))
         return self._page(
             request,
             "status.html",
@@ -250,7 +276,7 @@ class Pages:
             health=health_data,
             breaker=breaker,
             pending=_after_breaker(pending, breaker),
-            failed=_listed(await attempt(list_jobs, rt, query(status="failed"))),
+            failed=_listed(await attempt(list_jobs, self.store, self.jobs, query(status="failed"))),
             runs=runs,
             scheduler=scheduler,
             persona=_persona(persona),
@@ -260,8 +286,7 @@ class Pages:
 
     async def job(self, request: Request) -> Response:
         """One extraction job: its turn, error, written beliefs and the model's raw reply."""
-        rt: Runtime = request.app.state.runtime
-        found = await attempt(get_job, rt, request.path_params["job_id"])
+        found = await attempt(get_job, self.store, self.jobs, request.path_params["job_id"])
         if not found.ok:
             return self.problem(request, found, title="Job not found", back="/status")
         return self._page(request, "job.html", active="status", j=found.data)

@@ -11,8 +11,8 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from proxy.scopes import grant_of
 from proxy.security.csrf import CSRF_COOKIE, CSRF_FIELD, new_csrf_token
-from proxy.security.grants import grant_of
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 SECURITY_HEADERS = {

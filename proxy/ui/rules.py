@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from beliefs.model.models import MemoryClass
+from compaction import PersonaKeeper
 from proxy.api import delivery
-from proxy.runtime import Runtime
 from proxy.ui.forms import Form, Forms, form_number
 from proxy.ui.outcome import Outcome, attempt, query
 from proxy.ui.pages import NOTICES, Pages
@@ -43,9 +43,12 @@ def _anchor(rule_id: str) -> str:
 
 
 class RulesPage:
-    def __init__(self, pages: Pages, forms: Forms) -> None:
+    def __init__(self, pages: Pages, forms: Forms, keeper: PersonaKeeper) -> None:
         self.pages = pages
         self.forms = forms
+        self.store = pages.store
+        self.settings = pages.settings
+        self.keeper = keeper  # the preview shows the persona a request would receive
 
     async def page(self, request: Request) -> Response:
         return await self.render(request)
@@ -60,13 +63,14 @@ class RulesPage:
         editing: str | None = None,
     ) -> Response:
         """The page; after a refused form, with the API's reason and the values as typed."""
-        rt: Runtime = request.app.state.runtime
-        listing = await attempt(delivery.list_rules, rt)
+        listing = await attempt(delivery.list_rules, self.store)
         params = request.query_params
         asked = {name: params.get(name, "").strip() for name in PREVIEW_FIELDS}
         preview = preview_problem = None
         if "preview" in params:
-            result = await attempt(delivery.preview, rt, query(**asked))
+            result = await attempt(
+                delivery.preview, self.store, self.settings, self.keeper, query(**asked)
+            )
             if result.ok and isinstance(result.data, dict):
                 preview = result.data
             else:
@@ -86,8 +90,8 @@ class RulesPage:
             draft=draft or {},
             editing=editing,
             asked=asked,
-            default_user=rt.settings.default_user,
-            default_scopes=", ".join(rt.settings.default_scopes),
+            default_user=self.settings.default_user,
+            default_scopes=", ".join(self.settings.default_scopes),
             preview=preview,
             preview_problem=preview_problem,
             anchor=_anchor,
@@ -97,7 +101,7 @@ class RulesPage:
         self,
         request: Request,
         editing: str | None,
-        call: Callable[[Runtime, Form], Awaitable[Outcome]],
+        call: Callable[[Form], Awaitable[Outcome]],
         done: Callable[[Outcome], str],
     ) -> Response:
         """Check the form's token, make the API call, then redirect; a refusal re-renders the
@@ -105,7 +109,7 @@ class RulesPage:
         form = await self.forms.read_form(request)
         if isinstance(form, Response):
             return form
-        result = await call(request.app.state.runtime, form)
+        result = await call(form)
         if not result.ok:
             draft = {name: form.get(name, "") for name in RULE_FIELDS} if editing else None
             return await self.render(
@@ -118,14 +122,14 @@ class RulesPage:
             return f"/rules?notice=rule_added#{_anchor(str(result.data['id']))}"
 
         return await self._submit(
-            request, NEW, lambda rt, form: attempt(delivery.add_rule, rt, rule_body(form)), done
+            request, NEW, lambda form: attempt(delivery.add_rule, self.store, rule_body(form)), done
         )
 
     async def edit(self, request: Request) -> Response:
         rule_id = request.path_params["rule_id"]
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
-            return attempt(delivery.edit_rule, rt, rule_id, rule_body(form))
+        def call(form: Form) -> Awaitable[Outcome]:
+            return attempt(delivery.edit_rule, self.store, rule_id, rule_body(form))
 
         def done(result: Outcome) -> str:
             return f"/rules?notice=rule_saved#{_anchor(rule_id)}"
@@ -135,7 +139,7 @@ class RulesPage:
     async def delete(self, request: Request) -> Response:
         rule_id = request.path_params["rule_id"]
 
-        def call(rt: Runtime, form: Form) -> Awaitable[Outcome]:
-            return attempt(delivery.remove_rule, rt, rule_id)
+        def call(form: Form) -> Awaitable[Outcome]:
+            return attempt(delivery.remove_rule, self.store, rule_id)
 
         return await self._submit(request, None, call, lambda _: "/rules?notice=rule_deleted")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.index.encoder import Encoder
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 
 
@@ -21,7 +22,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(store_location: Path | str) -> Iterator[BeliefStore]:
-    opened = BeliefStore.open(store_location)
+    opened = open_store(store_location)
     yield opened
     opened.close()
 

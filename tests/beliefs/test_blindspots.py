@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from beliefs.evaluation import StoreEvalBackend, run_cases
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.interchange import read_file
 
 SUITE = Path(__file__).parent / "blindspots"
@@ -19,7 +19,7 @@ CASES: list[dict[str, Any]] = json.loads((SUITE / "cases.json").read_text())
 
 
 def results(tmp_path: Path, *, reference: bool) -> dict[str, list[str]]:
-    with BeliefStore.open(tmp_path / "suite.duckdb") as store:
+    with open_store(tmp_path / "suite.duckdb") as store:
         store.import_beliefs(read_file(str(SUITE / "beliefs.json")))
         store.index.reference_only = reference
         return {r.case_id: r.failures for r in run_cases(StoreEvalBackend(store), CASES)}
@@ -57,7 +57,7 @@ def test_on_the_held_out_corpora_no_precision_case_is_lost_and_more_pass(
     cases: list[dict[str, Any]] = json.loads((suite / "cases.json").read_text())
     passed = {}
     for reference in (True, False):
-        with BeliefStore.open(tmp_path / f"{suite.name}-{reference}.duckdb") as store:
+        with open_store(tmp_path / f"{suite.name}-{reference}.duckdb") as store:
             store.import_beliefs(read_file(str(suite / "beliefs.json")))
             store.index.reference_only = reference
             passed[reference] = {

@@ -8,8 +8,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.opening import open_store
 from beliefs.search.matcher import search
-from beliefs.store.belief_store import BeliefStore
 from beliefs.text.query import parse_query
 from tests.beliefs.factory import T0, belief
 
@@ -19,7 +19,7 @@ EACH = 20
 
 def _seed(path: Path) -> None:
     """User u<n> was last active n hours after T0: u7 is the most recent."""
-    with BeliefStore.open(path) as store:
+    with open_store(path) as store:
         store.import_beliefs(
             [
                 belief(
@@ -38,7 +38,7 @@ def _seed(path: Path) -> None:
 
 def test_the_most_recently_active_users_are_held_first(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=3 * EACH + 5) as store:
+    with open_store(tmp_path / "t.duckdb", bound=3 * EACH + 5) as store:
         index = store.index
         assert [u for u in (f"u{n}" for n in range(USERS)) if index.held(u)] == ["u5", "u6", "u7"]
         assert len(index) == 3 * EACH
@@ -50,7 +50,7 @@ def test_the_most_recently_active_users_are_held_first(tmp_path: Path) -> None:
 
 def test_reads_of_a_user_not_held_see_the_store(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=2 * EACH) as store:
+    with open_store(tmp_path / "t.duckdb", bound=2 * EACH) as store:
         assert not store.index.held("u1")
         assert store.get("u1-b3").canonical_name == "tool_1_3"
         assert store.index.held("u1")
@@ -62,7 +62,7 @@ def test_reads_of_a_user_not_held_see_the_store(tmp_path: Path) -> None:
 
 def test_writes_to_a_user_not_held_are_not_lost(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=2 * EACH) as store:
+    with open_store(tmp_path / "t.duckdb", bound=2 * EACH) as store:
         index = store.index
         store.create(belief("u0-new", "fresh_tool", ["fresh"], user_id="u0"))
         assert "u0-new" in {b.id for b in index.beliefs("u0")}
@@ -79,7 +79,7 @@ def test_writes_to_a_user_not_held_are_not_lost(tmp_path: Path) -> None:
 
 def test_a_user_read_without_waiting_is_held_soon(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=2 * EACH) as store:
+    with open_store(tmp_path / "t.duckdb", bound=2 * EACH) as store:
         index = store.index
         index.load_soon("u4")
         deadline = time.monotonic() + 120  # a bound for a hang, not a margin
@@ -91,12 +91,12 @@ def test_a_user_read_without_waiting_is_held_soon(tmp_path: Path) -> None:
 def test_a_held_user_is_searched_as_an_unbounded_index_searches(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
     queries = ["alias3 and the shared one", "what about alias5", "alias11 alias12 shared"]
-    with BeliefStore.open(tmp_path / "t.duckdb") as whole:
+    with open_store(tmp_path / "t.duckdb") as whole:
         expected = [
             [(h.belief.id, h.score) for h in search(whole.index, "u2", parse_query(q), bool)]
             for q in queries
         ]
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=EACH) as bounded:
+    with open_store(tmp_path / "t.duckdb", bound=EACH) as bounded:
         got = [
             [(h.belief.id, h.score) for h in search(bounded.index, "u2", parse_query(q), bool)]
             for q in queries
@@ -106,7 +106,7 @@ def test_a_held_user_is_searched_as_an_unbounded_index_searches(tmp_path: Path) 
 
 def test_edits_while_a_user_is_read_in_the_background_all_land(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=2 * EACH) as store:
+    with open_store(tmp_path / "t.duckdb", bound=2 * EACH) as store:
         index = store.index
         for round_ in range(5):
             user = f"u{round_}"
@@ -123,7 +123,7 @@ def test_edits_while_a_user_is_read_in_the_background_all_land(tmp_path: Path) -
 
 def test_a_relation_naming_another_users_belief_reads_no_other_user(tmp_path: Path) -> None:
     _seed(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         store.create(
             belief(
                 "u7-rel",
@@ -134,7 +134,7 @@ def test_a_relation_naming_another_users_belief_reads_no_other_user(tmp_path: Pa
                 participants=["u7-b1", "u0-b1"],
             )
         )
-    with BeliefStore.open(tmp_path / "t.duckdb", bound=EACH + 1) as store:
+    with open_store(tmp_path / "t.duckdb", bound=EACH + 1) as store:
         assert store.index.held("u7") and not store.index.held("u0")
         context = assemble(store.index, ContextRequest("u7", ("domain:code",), "the pairing"))
         ids = [h.belief.id for h in context.relevant]

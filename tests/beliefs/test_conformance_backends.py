@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from beliefs.evaluation import StoreEvalBackend, load_personas, run_cases, run_sessions
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.interchange import read_file
 
 
@@ -15,12 +15,12 @@ def test_conformance_suite_passes_on_each_backend(
     store_location: Path | str, conformance: Path
 ) -> None:
     paper = conformance / "tenure-v1.0.0-paper"
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         store.import_beliefs(read_file(str(paper / "beliefs.seed.json")))
     personas = load_personas(json.loads((conformance / "persona.json").read_text()))
     cases = json.loads((paper / "retrieval.cases.json").read_text())
     sessions = json.loads((paper / "session-retrieval.cases.json").read_text())
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         assert store.verify() == []
         backend = StoreEvalBackend(store, personas)
         results = run_cases(backend, cases) + run_sessions(backend, sessions)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.conflicts import record_conflict
 
 
@@ -15,7 +15,7 @@ def test_only_a_committed_contradiction_is_held_and_it_survives_a_reopen(tmp_pat
     path = tmp_path / "tenure.duckdb"
     old = Belief(user_id="u", canonical_name="queue", content="Uses RabbitMQ.")
     proposed = Belief(user_id="u", canonical_name="queue", content="Uses Kafka.")
-    with BeliefStore.open(path) as store:
+    with open_store(path) as store:
         store.create(old)
         with pytest.raises(RuntimeError), store.transaction():
             record_conflict(store, user_id="u", existing_id=old.id, reason="r", proposed=proposed)
@@ -24,5 +24,5 @@ def test_only_a_committed_contradiction_is_held_and_it_survives_a_reopen(tmp_pat
         with store.transaction():
             record_conflict(store, user_id="u", existing_id=old.id, reason="r", proposed=proposed)
         assert [c.claim for c in store.contested.of(old.id)] == ["Uses Kafka."]
-    with BeliefStore.open(path) as reopened:
+    with open_store(path) as reopened:
         assert [c.claim for c in reopened.contested.of(old.id)] == ["Uses Kafka."]

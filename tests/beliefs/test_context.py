@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from beliefs.context.assembly import Context, ContextRequest, assemble
+from beliefs.context.assembly import ContextRequest, assemble
+from beliefs.context.layers import Context
 from beliefs.context.render import append_block, strip_injected, system_block, user_block
 from beliefs.index.belief_index import BeliefIndex
 from tests.beliefs.factory import T0, belief, index_of

@@ -11,6 +11,7 @@ import pytest
 
 from beliefs.model.models import Belief
 from beliefs.model.rules import Rule
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.conflicts import mark_resolved, record_conflict
 from beliefs.store.feed import Listener
@@ -19,8 +20,8 @@ from beliefs.store.rule_store import create_rule
 
 @pytest.fixture
 def replicas(pg_url: str) -> Iterator[tuple[BeliefStore, BeliefStore]]:
-    a = BeliefStore.open(pg_url, replica="a")
-    b = BeliefStore.open(pg_url, replica="b")
+    a = open_store(pg_url, replica="a")
+    b = open_store(pg_url, replica="b")
     yield a, b
     a.close()
     b.close()

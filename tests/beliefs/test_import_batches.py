@@ -9,6 +9,7 @@ import pytest
 
 from beliefs.model.errors import ImportRejected
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.interchange import iter_file, to_jsonl
 from tests.beliefs.factory import belief
@@ -88,9 +89,9 @@ def test_a_store_opened_without_its_index_imports_without_holding_the_rows(
 ) -> None:
     # DuckDB only: a PostgreSQL replica always holds its beliefs (it follows the others')
     entries = [belief(f"b{i}", f"name_{i}") for i in range(5)]
-    with BeliefStore.open(db_path, background=True) as store:
+    with open_store(db_path, background=True) as store:
         assert store.import_beliefs(entries, batch=2) == 5
         assert list(store.index.beliefs("u1")) == []  # nothing read into memory
-    with BeliefStore.open(db_path) as store:
+    with open_store(db_path) as store:
         assert sorted(b.id for b in store.index.beliefs("u1")) == [b.id for b in entries]
         assert stored_ids(store) == [b.id for b in entries]

@@ -11,6 +11,7 @@ from beliefs.index.belief_index import BeliefIndex
 from beliefs.index.fuzzy_keys import PACK_MIN
 from beliefs.index.postings import members
 from beliefs.model.record import BeliefRecord
+from beliefs.opening import open_store
 from beliefs.search.matcher import search
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.rows import SELECT_BELIEFS, belief_from_row, record_from_row
@@ -33,7 +34,7 @@ def _seeded(path: Path) -> list[str]:
         ),
         belief("b-gone", "soon_deleted", ["gone"]),
     ]
-    with BeliefStore.open(path) as store:
+    with open_store(path) as store:
         store.import_beliefs([*corpus, *extra])
         store.soft_delete("b-gone")
     return [b.id for b in corpus] + ["b-prov"]
@@ -41,7 +42,7 @@ def _seeded(path: Path) -> list[str]:
 
 def test_trusted_rows_decode_as_validated_ones(tmp_path: Path) -> None:
     _seeded(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         rows = store.execute(SELECT_BELIEFS).fetchall()
     assert len(rows) == 302
     for row in rows:
@@ -52,9 +53,9 @@ def test_trusted_rows_decode_as_validated_ones(tmp_path: Path) -> None:
 
 def test_a_background_load_fills_the_same_index_and_readers_wait_for_it(tmp_path: Path) -> None:
     live = _seeded(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         expected = {b.id: b for b in store.index.beliefs("u1")}
-    with BeliefStore.open(tmp_path / "t.duckdb", background=True) as store:
+    with open_store(tmp_path / "t.duckdb", background=True) as store:
         assert store.load_pending and not store.index.ready.is_set()
         store.load_in_background()
         assert not store.load_pending
@@ -73,14 +74,14 @@ def test_a_loaded_index_finds_aliases_one_edit_away_before_and_after_writes(
 ) -> None:
     monkeypatch.setattr(fuzzy_keys, "PACK_MIN", pack_min)  # the size from which keys pack
     _seeded(tmp_path / "t.duckdb")
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         store.create(belief("b-kafka", "event_bus", ["kafkaesque"]))
 
     def fuzzy(store: BeliefStore, query: str) -> list[str]:
         terms = parse_query(query)
         return [h.belief.id for h in search(store.index, "u1", terms, lambda b: True)]
 
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:  # packed while loading
+    with open_store(tmp_path / "t.duckdb") as store:  # packed while loading
         assert (store.index.user("u1").deletes.packed > 0) == (pack_min == 0)
         assert fuzzy(store, "the kafkaesqe consumer") == ["b-kafka"]
         store.create(belief("b-zoo", "keeper", ["zookeepers"]))

@@ -123,15 +123,28 @@ def test_a_kind_word_may_be_a_dictionary_word_or_a_form_of_a_plural_one() -> Non
 
 
 def test_a_number_in_a_canonical_name_does_not_match_alone() -> None:
-    index = index_of(belief("pg", "database_postgres_2024", ["pg"]), filler=10)
+    index = index_of(belief("pg", "database_postgres_2024", ["pg", "postgres"]), filler=10)
     assert "2024" not in index.user("u1").name_words  # never looked up: not held
     assert matches(index, "the 2024 roadmap is done") == {}
     assert matches(index, "which database?") == {"pg": [("database", "name_word", None)]}
 
 
+def test_a_kind_word_needs_a_name_after_it() -> None:
+    """Only a "<kind words> <name>" canonical name has kind words: a descriptive name (no one
+    name at its end) is reached through its aliases, never through one everyday word of it."""
+    pool = belief("pool", "db_pool_max_conns", ["DB_POOL_MAX_CONNS", "connection pool"])
+    pricing = belief("price", "wedding_packages_pricing", ["price list"])
+    queue = belief("mq", "message_queue_kafka", ["Kafka"])
+    index = index_of(pool, pricing, queue, filler=10)
+    assert matches(index, "the hotel has a rooftop pool and a sauna") == {}
+    assert matches(index, "she wants a winter wedding this year") == {}
+    assert set(matches(index, "our queues are backing up again")) == {"mq"}
+    assert set(matches(index, "raise DB_POOL_MAX_CONNS to 20?")) == {"pool"}
+
+
 def test_a_kind_word_of_many_names_is_counted_and_found_again_when_few() -> None:
     names = [f"database_{a}{b}vex" for a in "bcdfghjk" for b in "lmnpqrstw"][:70]
-    dbs = [belief(f"d{i}", name, []) for i, name in enumerate(names)]
+    dbs = [belief(f"d{i}", name, [name[9:]]) for i, name in enumerate(names)]  # "<kind> <name>"
     index = index_of(*dbs, filler=10)
     assert index.user("u1").name_words["databas"] == 70  # only counted: names none of them
     assert matches(index, "which database?") == {}

@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from beliefs.model.errors import BeliefError
+from beliefs.opening import open_store
 from beliefs.store import migrations
-from beliefs.store.belief_store import BeliefStore
 from beliefs.store.migrations import LEDGER_MIGRATION, Migration, applied, migrate
 
 
@@ -35,10 +35,10 @@ def test_appended_migration_applies_on_next_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "db.duckdb"
-    BeliefStore.open(path).close()
+    open_store(path).close()
     extra = Migration("beliefs", "notes", ("CREATE TABLE notes (id INTEGER)",))
     monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, extra])
-    with BeliefStore.open(path) as store:
+    with open_store(path) as store:
         recorded = store.execute("SELECT name FROM schema_migrations ORDER BY applied_at")
         assert recorded.fetchall()[-1] == ("beliefs:notes",)
         store.execute("INSERT INTO notes VALUES (1)")
@@ -79,19 +79,19 @@ def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(
         BeliefError, match=r"the belief database .* is damaged .*not a valid DuckDB"
     ):
-        BeliefStore.open(path)
+        open_store(path)
 
 
 def test_a_package_set_applies_once_through_ensure_schema(tmp_path: Path) -> None:
     notes = [Migration("notes", "create", ("CREATE TABLE notes (id INTEGER)",))]
-    with BeliefStore.open(tmp_path / "db.duckdb") as store:
+    with open_store(tmp_path / "db.duckdb") as store:
         assert not store.has_table("notes")
         store.ensure_schema(notes)
         store.ensure_schema(notes)
         store.execute("INSERT INTO notes VALUES (1)")
         count = "SELECT count(*) FROM schema_migrations WHERE name = 'notes:create'"
         assert store.execute(count).fetchone() == (1,)
-    with BeliefStore.open(tmp_path / "db.duckdb") as store:
+    with open_store(tmp_path / "db.duckdb") as store:
         store.ensure_schema(notes)  # recorded: not run again (the table would clash)
         assert store.execute("SELECT count(*) FROM notes").fetchone() == (1,)
 
@@ -111,11 +111,11 @@ def test_one_name_is_one_migration_per_package(tmp_path: Path) -> None:
 
 
 def test_read_only_store_refuses_a_pending_package_set(tmp_path: Path) -> None:
-    BeliefStore.open(tmp_path / "db.duckdb").close()
+    open_store(tmp_path / "db.duckdb").close()
     notes = [Migration("notes", "create", ("CREATE TABLE notes (id INTEGER)",))]
     upgrade = "needs a schema upgrade; run any command without"
     with (
-        BeliefStore.open(tmp_path / "db.duckdb", read_only=True) as store,
+        open_store(tmp_path / "db.duckdb", read_only=True) as store,
         pytest.raises(BeliefError, match=upgrade),
     ):
         store.ensure_schema(notes)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from beliefs.model.errors import BeliefError
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from tests.postgres_server import PostgresServer
 
 
 def test_a_refused_connection_names_its_cause(postgres: PostgresServer) -> None:
     with pytest.raises(BeliefError) as caught:
-        BeliefStore.open(postgres.url("no_such_database"))
+        open_store(postgres.url("no_such_database"))
     message = caught.value.message
     assert 'database "no_such_database" does not exist' in message
     assert "pool initialization incomplete" not in message

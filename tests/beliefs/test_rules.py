@@ -12,7 +12,7 @@ from beliefs.context.render import user_block
 from beliefs.model.errors import InvalidBelief
 from beliefs.model.models import Belief
 from beliefs.model.rules import DEFAULT_RULES, Rule, RuleSet
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.migrations import RULES, add_default_rules, migrate
 from beliefs.store.rule_store import create_rule, delete_rule, load_rules, update_rule
 from tests.beliefs.factory import belief, index_of
@@ -116,7 +116,7 @@ def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
 def test_memory_class_defaults_on_create_and_rule_changes_reclassify_nothing(
     tmp_path: Path,
 ) -> None:
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         created = store.create(Belief(user_id="u", canonical_name="a", scope=["domain:scratch"]))
         assert created.memory_class == "working"
         own = store.create(
@@ -137,7 +137,7 @@ def test_memory_class_defaults_on_create_and_rule_changes_reclassify_nothing(
 def test_default_rules_migration_never_resurrects_an_edited_or_deleted_default(
     tmp_path: Path,
 ) -> None:
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         patterns = {r.pattern for r in load_rules(store.conn)}
         assert {r.pattern for r in DEFAULT_RULES} <= patterns
         update_rule(store, "r-default-project", {"bonus": 0.2, "pattern": "project:client-*"})
@@ -162,7 +162,7 @@ def test_rules_migration_runs_once_per_database(tmp_path: Path) -> None:
 
 
 def test_rule_edits_are_validated(tmp_path: Path) -> None:
-    with BeliefStore.open(tmp_path / "t.duckdb") as store:
+    with open_store(tmp_path / "t.duckdb") as store:
         with pytest.raises(InvalidBelief, match="bonus"):
             update_rule(store, "r-default-docs", {"bonus": 3})
         with pytest.raises(InvalidBelief, match="cannot be changed"):

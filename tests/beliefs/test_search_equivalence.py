@@ -17,7 +17,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from beliefs.index.belief_index import MAX_NAME_WORD_NAMES, BeliefIndex
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.index.user_postings import MAX_NAME_WORD_NAMES
 from beliefs.model.rules import DEFAULT_RULES, RuleSet
 from beliefs.search.matcher import _best_weighted, _ranked, search
 from beliefs.text.query import parse_query

@@ -15,8 +15,8 @@ from beliefs.evaluation import CaseResult, StoreEvalBackend, load_personas, run_
 from beliefs.index.encoder import Encoder
 from beliefs.index.semantic import enable, fuse
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.search.matcher import Hit, search
-from beliefs.store.belief_store import BeliefStore
 from beliefs.store.interchange import read_file
 from beliefs.text.query import parse_query
 from tests.beliefs.factory import belief, index_of
@@ -124,7 +124,7 @@ def suite_results(
     sessions: list[dict[str, Any]] = (),  # type: ignore[assignment]
     personas: dict[str, str] | None = None,
 ) -> list[CaseResult]:
-    with BeliefStore.open(tmp_path / f"suite-{encoder is not None}.duckdb") as store:
+    with open_store(tmp_path / f"suite-{encoder is not None}.duckdb") as store:
         for path in beliefs:
             store.import_beliefs(read_file(str(path)))
         if encoder is not None:

@@ -17,6 +17,7 @@ from beliefs.model.errors import (
     InvalidBelief,
 )
 from beliefs.model.models import Belief, utcnow
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.migrations import MIGRATIONS
 
@@ -38,7 +39,7 @@ def same_row(store: BeliefStore, belief_id: str) -> None:
 
 
 def test_open_creates_the_file_and_applies_migrations(db_path: Path) -> None:
-    with BeliefStore.open(db_path) as store:
+    with open_store(db_path) as store:
         names = store.execute("SELECT name FROM schema_migrations").fetchall()
     assert db_path.exists()
     assert {m.key for m in MIGRATIONS} <= {name for (name,) in names}
@@ -299,12 +300,12 @@ def test_index_sees_nested_writes_only_after_outermost_commit(store: BeliefStore
 
 
 def test_index_is_loaded_on_open(store_location: Path | str) -> None:
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         a = store.create(belief("a"))
         b = store.create(belief("b"))
         store.supersede(a.id, belief("a", id="a2"))
         store.soft_delete(b.id)
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         assert {a.id, "a2"} == {b.id for b in store.index.beliefs(a.user_id)}
         same_row(store, a.id)
 
@@ -324,7 +325,7 @@ def test_import_is_atomic_and_keeps_history(store: BeliefStore) -> None:
 
 
 def test_persona_is_cached_and_written_through(store_location: Path | str) -> None:
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         assert store.get_persona("u") is None
         written = store.set_persona("u", "You like short answers.", source="deterministic")
         assert store.get_persona("u") == written
@@ -334,15 +335,15 @@ def test_persona_is_cached_and_written_through(store_location: Path | str) -> No
             store.set_persona("u", "rolled back", source="operator")
             raise ValueError
         assert store.get_persona("u") == written
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         persona = store.get_persona("u")
         assert persona is not None and persona.text == "changed behind our back"
 
 
 def test_read_only_store_reads_but_refuses_writes(store_location: Path | str) -> None:
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         store.create(belief("x", id="x"))
-    with BeliefStore.open(store_location, read_only=True) as store:
+    with open_store(store_location, read_only=True) as store:
         assert store.get("x").canonical_name == "x"
         with pytest.raises(BeliefError, match="read-only"):
             store.pin("x", True)
@@ -350,7 +351,7 @@ def test_read_only_store_reads_but_refuses_writes(store_location: Path | str) ->
 
 def test_read_only_needs_an_existing_database(tmp_path: Path) -> None:
     with pytest.raises(BeliefError, match="no belief database"):
-        BeliefStore.open(tmp_path / "missing.duckdb", read_only=True)
+        open_store(tmp_path / "missing.duckdb", read_only=True)
 
 
 def test_create_refuses_duplicate_ids_and_links(store: BeliefStore) -> None:

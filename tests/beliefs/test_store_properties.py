@@ -12,7 +12,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from beliefs.model.errors import BeliefError
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 
 NAMES = st.sampled_from(["editor", "linting", "database", "tone"])
 SCOPES = st.sampled_from([["user:universal"], ["domain:code"], ["domain:code", "project:x"]])
@@ -23,7 +23,7 @@ class StoreMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.dir = Path(tempfile.mkdtemp())
-        self.store = BeliefStore.open(self.dir / "tenure.duckdb")
+        self.store = open_store(self.dir / "tenure.duckdb")
         self.ids: set[str] = set()
         self.serial = 0  # ids must not be random: hypothesis replays draws by position
 

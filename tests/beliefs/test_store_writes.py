@@ -11,6 +11,7 @@ import pytest
 
 from beliefs.model.errors import CanonicalNameClash, InvalidBelief
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 
 
@@ -130,11 +131,11 @@ def test_names_and_ids_are_checked_against_uncommitted_writes(store: BeliefStore
 
 
 def test_deleted_rows_keep_their_ids_taken(store_location: Path | str) -> None:
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         soft = store.soft_delete(store.create(belief("soft")).id)
         hard = store.create(belief("hard"))
         store.hard_delete(hard.id)
-    with BeliefStore.open(store_location) as store:  # the memory is rebuilt from the rows
+    with open_store(store_location) as store:  # the memory is rebuilt from the rows
         with pytest.raises(InvalidBelief, match="already exists"):
             store.create(belief("again", id=soft.id))
         again = store.create(belief("hard", id=hard.id))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from compaction.model import ChatModel
@@ -32,7 +33,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(db_path: Path) -> Iterator[BeliefStore]:
-    opened = BeliefStore.open(db_path)
+    opened = open_store(db_path)
     yield opened
     opened.close()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.main import main
 from tests.compaction.conftest import USER, belief
 from tests.fakes.upstream import FakeUpstream, Raw
@@ -22,7 +22,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_compact_dry_run_then_run(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         a = store.create(belief("raw_driver", "Uses the raw MongoDB driver."))
         b = store.create(belief("mongo_driver", "Uses the raw MongoDB driver."))
     assert main(["compact", "--dry-run", "--user", USER]) == 0
@@ -32,7 +32,7 @@ def test_compact_dry_run_then_run(home: Path, capsys: pytest.CaptureFixture[str]
     assert main(["compact", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["merged"] == 1 and report["dry_run"] is False
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         assert store.get(a.id).superseded_by == report["changes"][0]["survivor_id"]
         assert store.verify() == []
 
@@ -43,7 +43,7 @@ def test_compact_rejects_a_bad_scope(home: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_persona_show_set_regenerate(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         store.create(belief("answers", "Prefers short answers.", scope=["user:universal"]))
     assert main(["persona", "show", "--user", USER]) == 0
     assert "You prefer short answers." in capsys.readouterr().out
@@ -81,7 +81,7 @@ def test_compact_json_stays_json_when_the_model_call_fails(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         store.create(belief("queue_rabbitmq", "Jobs run on RabbitMQ.", aliases=["queue"]))
         store.create(belief("queue_kafka", "Events stream through Kafka.", aliases=["queue"]))
     monkeypatch.setenv("TENURE_COMPACTION_MODEL", "openai/m")

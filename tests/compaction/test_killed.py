@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from compaction.runs import list_runs
 from tests.compaction.conftest import USER, compact
 from tests.compaction.test_conservative import two_clusters
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = """
 import json, os, signal, sys
 from tests.compaction.conftest import compact, review
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from extractor.llm import ModelReply
 from extractor.modes import ModeBook
 
@@ -37,7 +37,7 @@ class Killer:
             "belief_ids": first, "canonical_name": "postgres", "content": "Uses PostgreSQL.",
             "why_it_matters": "Write SQL for PostgreSQL.", "reason": "same database"}])))
 
-store = BeliefStore.open(sys.argv[1])
+store = open_store(sys.argv[1])
 compact(store, Killer())
 """
 
@@ -45,7 +45,7 @@ compact(store, Killer())
 def test_sigkill_mid_run_leaves_verify_clean(db_path: Path) -> None:
     import json
 
-    with BeliefStore.open(db_path) as store:
+    with open_store(db_path) as store:
         first, second = two_clusters(store)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(
@@ -57,7 +57,7 @@ def test_sigkill_mid_run_leaves_verify_clean(db_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
-    with BeliefStore.open(db_path) as store:
+    with open_store(db_path) as store:
         assert store.verify() == []
         live = {b.id for b in store.list(user_id=USER)}
         assert not live & set(first) and set(second) <= live

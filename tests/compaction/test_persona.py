@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from compaction.persona import deterministic_text, inputs_hash, persona_inputs, sentence
@@ -193,7 +194,7 @@ def test_many_users_first_summaries_are_stored_together(store: BeliefStore) -> N
         assert stored.source == ("operator" if user == "user-7" else "deterministic")
     assert f"Prefers {users[3]} answers" in served[users[3]].replace("You prefer", "Prefers")
     assert calls < len(users) / 4, calls  # one write for a batch, not one per user
-    reopened = BeliefStore.open(store.path)
+    reopened = open_store(store.path)
     try:
         assert {u: reopened.get_persona(u).text for u in users} == served  # type: ignore[union-attr]
     finally:

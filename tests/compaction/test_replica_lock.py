@@ -6,14 +6,14 @@ import asyncio
 
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.thread import StoreThread
 from compaction import CompactionBusy, Compactor
 
 
 def test_a_second_replica_is_told_a_run_is_in_progress(pg_url: str) -> None:
-    a = BeliefStore.open(pg_url, replica="a")
-    b = BeliefStore.open(pg_url, replica="b")
+    a = open_store(pg_url, replica="a")
+    b = open_store(pg_url, replica="b")
     thread_b = StoreThread(b)
     try:
         assert a.try_lock("tenure.compaction")  # replica A is compacting

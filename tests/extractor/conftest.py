@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from extractor.jobs import JobQueue
 from extractor.turn import Turn
@@ -20,7 +21,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(db_path: Path) -> Iterator[BeliefStore]:
-    s = BeliefStore.open(db_path)
+    s = open_store(db_path)
     try:
         yield s
     finally:

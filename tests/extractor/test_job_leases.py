@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from beliefs.model.models import utcnow
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from extractor.errors import JobStateError
 from extractor.jobs import JobQueue
@@ -17,7 +18,7 @@ from extractor.turn import Turn
 
 @pytest.fixture
 def two(pg_url: str) -> Iterator[tuple[BeliefStore, BeliefStore]]:
-    a, b = BeliefStore.open(pg_url, replica="a"), BeliefStore.open(pg_url, replica="b")
+    a, b = open_store(pg_url, replica="a"), open_store(pg_url, replica="b")
     yield a, b
     a.close()
     b.close()

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.model.models import Belief, utcnow
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from extractor.errors import JobNotFound, JobStateError
 from extractor.jobs import JobQueue
@@ -35,14 +36,14 @@ def test_the_turn_is_stored_redacted(queue: JobQueue, store: BeliefStore) -> Non
 
 
 def test_a_job_left_running_by_a_dead_process_is_claimed_again(db_path: Path) -> None:
-    store = BeliefStore.open(db_path)
+    store = open_store(db_path)
     first = JobQueue(store)
     job_id = first.enqueue(make_turn())
     assert first.claim() is not None
     assert first.claim() is None  # its own running job is not an orphan
     store.close()  # the process dies here
 
-    store = BeliefStore.open(db_path)
+    store = open_store(db_path)
     try:
         again = JobQueue(store).claim()
         assert again is not None and again.id == job_id and again.attempts == 2

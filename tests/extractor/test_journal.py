@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from extractor.jobs import JobQueue, PendingJob, pending_job
 from extractor.journal import JobJournal, decode, encode
 from extractor.turn import Turn
@@ -37,7 +37,7 @@ def _turn(n: int) -> Turn:
 @pytest.fixture
 def queue(store_location: Path | str) -> Iterator[JobQueue]:
     """A job table on each backend (replay's statements are translated for PostgreSQL)."""
-    with BeliefStore.open(store_location) as store:
+    with open_store(store_location) as store:
         yield JobQueue(store)
 
 

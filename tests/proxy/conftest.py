@@ -17,6 +17,7 @@ import pytest
 import uvicorn
 
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from proxy.app import create_app
 from proxy.gateway.upstream_pool import UpstreamPool
@@ -160,7 +161,7 @@ def make_gateway(
         values.update(overrides)
         settings = Settings.load(environ={"TENURE_HOME": str(tmp_path / "home")}, **values)
         settings.home.mkdir(parents=True, exist_ok=True)
-        store = BeliefStore.open(settings.store_location, bound=settings.index_max_beliefs)
+        store = open_store(settings.store_location, bound=settings.index_max_beliefs)
         for belief in beliefs or []:
             store.create(belief)
         if persona:

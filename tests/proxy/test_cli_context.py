@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS
 
@@ -111,7 +111,7 @@ def test_context_as_of_answers_what_was_believed_then(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     t1, t2 = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         old = store.create(Belief(user_id="u", canonical_name="queue_rabbitmq", aliases=["queue"],
                                   scope=["domain:code"], created_at=t1, updated_at=t1))  # fmt: skip
         store.supersede(old.id, Belief(user_id="u", canonical_name="queue_kafka",

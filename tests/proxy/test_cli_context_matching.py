@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.main import main
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TENURE_HOME", str(tmp_path / "home"))
-    with BeliefStore.open(tmp_path / "home" / "tenure.duckdb") as store:
+    with open_store(tmp_path / "home" / "tenure.duckdb") as store:
         for name, aliases, content in (
             ("backend_language_go", ["Go"], "Services are written in Go; the Go version is 1.22."),
             ("tracing_opentelemetry", ["tracing"], "Spans go to the collector."),

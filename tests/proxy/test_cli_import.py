@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.importer import IMPORT_BATCH
 from beliefs.store.interchange import to_jsonl
 from proxy.settings import Settings
@@ -59,6 +59,6 @@ def test_an_import_killed_after_writing_batches_leaves_nothing(tmp_path: Path) -
         with contextlib.suppress(BrokenPipeError):
             pipe.close()
     location = Settings.load(environ={"TENURE_HOME": str(home)}).store_location
-    with BeliefStore.open(location) as store:
+    with open_store(location) as store:
         assert store.list(include_deleted=True, include_superseded=True) == []
         assert store.import_beliefs(entries[:10]) == 10

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.model.errors import BeliefNotFound
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from extractor.jobs import JobQueue, pending_job
 from extractor.journal import JobJournal
 from proxy.cli.api_client import ApiClient
@@ -28,7 +28,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def failed_job(home: Path) -> str:
     home.mkdir()
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         queue = JobQueue(store)
         queue.enqueue(make_turn("a turn that worked"))
         job_id = queue.enqueue(make_turn("a turn that failed"))
@@ -103,7 +103,7 @@ def test_list_shows_the_turns_a_dead_server_left_in_the_journal(
 
 def test_a_suspect_job_says_why(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home.mkdir()
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         queue = JobQueue(store)
         job_id = queue.enqueue(make_turn("we deploy with Nomad"))
         queue.claim()

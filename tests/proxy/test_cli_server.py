@@ -19,7 +19,7 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.interchange import read_file
 from proxy.cli.home_record import SERVER_FILE
 from proxy.cli.main import main
@@ -39,7 +39,7 @@ def free_port() -> int:
 def seeded_home(path: Path, user: str) -> Path:
     """A home holding the sample beliefs, re-owned by `user` so two homes tell apart."""
     path.mkdir(parents=True)
-    with BeliefStore.open(path / "tenure.duckdb") as store:
+    with open_store(path / "tenure.duckdb") as store:
         beliefs = [b.model_copy(update={"user_id": user}) for b in read_file(SAMPLE_BELIEFS)]
         store.import_beliefs(beliefs)
     return path

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.main import main
 from tests.data import SAMPLE_BELIEFS as SEED
 
@@ -160,7 +160,7 @@ def test_delete_restore_and_hard_delete(seeded: Run) -> None:
 
 
 def test_verify_reports_problems_with_exit_code_1(seeded: Run, home: Path) -> None:
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         store.execute(
             "UPDATE beliefs SET superseded_by = 'b-queue-v0' WHERE id = ?", ["b-queue-current"]
         )
@@ -173,7 +173,7 @@ def test_verify_reports_problems_with_exit_code_1(seeded: Run, home: Path) -> No
 def test_verify_flags_a_directive_naming_an_option_its_belief_rules_out(
     seeded: Run, home: Path
 ) -> None:
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         store.update(
             "b-chapter-length",
             {

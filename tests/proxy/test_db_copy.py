@@ -9,7 +9,7 @@ import pytest
 
 from beliefs.model.models import Belief
 from beliefs.model.rules import Rule
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from beliefs.store.conflicts import record_conflict
 from beliefs.store.rule_store import create_rule, delete_rule
 from beliefs.store.transfer import differences
@@ -26,7 +26,7 @@ EXPORT = ("export", "--include-superseded", "--include-deleted")
 def _fill(home: Path) -> None:
     """Beyond the seed: an edit, a supersession, a deletion, rules, a persona, a job, an
     injection and a conflict, so every table holds rows."""
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         for tables in ALL_TABLES:
             store.ensure_schema(tables)
         first = store.list()[0]
@@ -80,8 +80,8 @@ def test_a_home_goes_to_postgresql_and_back_unchanged(
     monkeypatch.setenv("TENURE_HOME", str(second))
     assert run.ok(*EXPORT) == before
     with (
-        BeliefStore.open(first / "tenure.duckdb") as a,
-        BeliefStore.open(second / "tenure.duckdb") as b,
+        open_store(first / "tenure.duckdb") as a,
+        open_store(second / "tenure.duckdb") as b,
     ):
         assert differences(a, b) == []  # every table, row for row
         b.create(Belief(id="b-after", user_id="u", canonical_name="after", content="z"))
@@ -105,7 +105,7 @@ def test_one_row_is_one_row(
 ) -> None:
     run = Run(capsys)
     for home in ("a", "b"):
-        with BeliefStore.open(tmp_path / home / "tenure.duckdb") as store:
+        with open_store(tmp_path / home / "tenure.duckdb") as store:
             store.create(Belief(id=f"b-{home}", user_id="u", canonical_name=home, content="x"))
     monkeypatch.setenv("TENURE_HOME", str(tmp_path / "a"))
     code, _out, err = run("db", "copy", str(tmp_path / "a"), str(tmp_path / "b"))

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from tests.extractor.fake_llm import extraction, new_belief
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
 
@@ -116,7 +116,7 @@ def test_kill_9_mid_extraction_then_restart_writes_exactly_one_copy(
     proc.terminate()
     proc.wait(10)
 
-    with BeliefStore.open(tmp_path / "home" / "tenure.duckdb", read_only=True) as store:
+    with open_store(tmp_path / "home" / "tenure.duckdb", read_only=True) as store:
         beliefs = store.list(user_id="alice", include_superseded=True)
         assert [b.canonical_name for b in beliefs] == ["cache_store"]
         jobs = store.execute("SELECT status, attempts FROM jobs").fetchall()

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.home_record import write_server
 from tests.proxy.conftest import Gateway
 from tests.proxy.mcp_client import Mode
@@ -54,7 +54,7 @@ REMEMBER = ("remember", {"statement": "Invoices go out on the 1st.", "aliases": 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_stdio_serves_the_tools_from_the_database(tmp_path: Path, mode: Mode) -> None:
     home = tmp_path / "home"
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         hidden = store.create(
             Belief(
                 user_id="alice",
@@ -89,7 +89,7 @@ def test_stdio_serves_the_tools_from_the_database(tmp_path: Path, mode: Mode) ->
         2,
     )
     assert failed and bad["error"]["field"] == "limit"
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         stored = store.get(made["id"])
         rows = store.execute("SELECT tool, transport, user_id, ok FROM mcp_calls").fetchall()
     assert (stored.source_type, stored.scope) == ("mcp", ["project:billing"])

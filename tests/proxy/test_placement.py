@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from proxy.gateway import placement
+from proxy.gateway.protocols import anthropic_messages, chat_completions
 
 SYS = '<tenure-memory kind="standing">S</tenure-memory>'
 REL = '<tenure-memory kind="relevant">R</tenure-memory>'
@@ -23,7 +23,7 @@ def test_openai_string_contents() -> None:
         "temperature": 0.2,
     }
     original = copy.deepcopy(body)
-    out = placement.place_openai(body, SYS, REL)
+    out = chat_completions.place_openai(body, SYS, REL)
     assert body == original  # the caller's request is not mutated
     assert out["messages"][0]["content"] == f"Be brief.\n\n{SYS}"
     assert out["messages"][1:3] == original["messages"][1:3]
@@ -34,7 +34,7 @@ def test_openai_string_contents() -> None:
 def test_openai_adds_system_and_appends_parts() -> None:
     parts = [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "u"}}]
     body: dict[str, Any] = {"messages": [{"role": "user", "content": parts}]}
-    out = placement.place_openai(body, SYS, REL)
+    out = chat_completions.place_openai(body, SYS, REL)
     assert out["messages"][0] == {"role": "system", "content": SYS}
     assert out["messages"][1]["content"] == [*parts, {"type": "text", "text": REL}]
 
@@ -45,27 +45,27 @@ def test_openai_tool_result_turn_gets_only_the_system_block() -> None:
         {"role": "assistant", "tool_calls": [{"id": "c"}]},
         {"role": "tool", "tool_call_id": "c", "content": "r"},
     ]
-    assert placement.openai_ends_with_tool_result(messages)
-    out = placement.place_openai({"messages": messages}, SYS, REL)
+    assert chat_completions.openai_ends_with_tool_result(messages)
+    out = chat_completions.place_openai({"messages": messages}, SYS, REL)
     assert out["messages"][1:] == messages
-    assert placement.openai_last_user_text(messages) == "q"
+    assert chat_completions.openai_last_user_text(messages) == "q"
 
 
 def test_empty_blocks_change_nothing() -> None:
     body: dict[str, Any] = {"messages": [{"role": "user", "content": "q"}]}
-    assert placement.place_openai(body, "", "") == body
-    assert placement.place_anthropic(body, "", "") == body
+    assert chat_completions.place_openai(body, "", "") == body
+    assert anthropic_messages.place_anthropic(body, "", "") == body
 
 
 def test_anthropic_system_string_blocks_and_absent() -> None:
     messages = [{"role": "user", "content": "q"}]
-    out = placement.place_anthropic({"system": "S0", "messages": messages}, SYS, REL)
+    out = anthropic_messages.place_anthropic({"system": "S0", "messages": messages}, SYS, REL)
     assert out["system"] == f"S0\n\n{SYS}"
     assert out["messages"] == [{"role": "user", "content": f"q\n\n{REL}"}]
     blocks = [{"type": "text", "text": "S0", "cache_control": {"type": "ephemeral"}}]
-    out = placement.place_anthropic({"system": blocks, "messages": messages}, SYS, "")
+    out = anthropic_messages.place_anthropic({"system": blocks, "messages": messages}, SYS, "")
     assert out["system"] == [*blocks, {"type": "text", "text": SYS}]
-    assert placement.place_anthropic({"messages": messages}, SYS, "")["system"] == SYS
+    assert anthropic_messages.place_anthropic({"messages": messages}, SYS, "")["system"] == SYS
 
 
 def test_anthropic_tool_result_turn() -> None:
@@ -77,7 +77,7 @@ def test_anthropic_tool_result_turn() -> None:
         },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "1"}]},
     ]
-    assert placement.anthropic_ends_with_tool_result(messages)
-    assert placement.anthropic_last_user_text(messages) == "q"
-    out = placement.place_anthropic({"messages": messages}, SYS, REL)
+    assert anthropic_messages.anthropic_ends_with_tool_result(messages)
+    assert anthropic_messages.anthropic_last_user_text(messages) == "q"
+    out = anthropic_messages.place_anthropic({"messages": messages}, SYS, REL)
     assert out["messages"] == messages and out["system"] == SYS

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.main import main
 from tests.extractor.fake_llm import extraction, new_belief
 from tests.fakes.upstream import Chat, FakeUpstream
@@ -205,7 +205,7 @@ def test_kill_9_mid_extraction_leaves_the_job_to_the_other_replica_and_one_belie
         assert httpx.get(f"{bases['b']}/healthz").json()["replica"]["job_leases"] == []
     finally:
         stop_pair(procs)
-    with BeliefStore.open(url) as store:
+    with open_store(url) as store:
         beliefs = store.list(user_id="alice", include_superseded=True)
         assert [b.canonical_name for b in beliefs] == ["cache_store"]
         jobs = store.execute("SELECT id, status, attempts FROM jobs").fetchall()

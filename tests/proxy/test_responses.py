@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.gateway.turns import read_turn
+from proxy.gateway.protocols.responses import RESPONSES
+from proxy.gateway.turns import read_reply
 from tests.fakes.responses import response_events
 from tests.fakes.upstream import Chat, FakeUpstream, Raw
 from tests.proxy import beliefs_seed as seed
@@ -255,14 +256,14 @@ def test_a_cut_stream_yields_the_text_and_the_partial_call_that_arrived() -> Non
     events = response_events(chat, body={"model": "m"})
     cut = [e for e in events if b"response.completed" not in e and b"arguments.done" not in e]
     cut = [e for e in cut if not (b"output_item.done" in e and b"function_call" in e)]
-    turn = read_turn("responses", cut, content_type="text/event-stream")
+    turn = read_reply(RESPONSES, cut, content_type="text/event-stream")
     assert turn.text == "Checking now"
     assert turn.tool_calls == [
         {"id": "c1", "type": "function", "function": {"name": "grep", "arguments": '{"p": "x"}'}}
     ]
-    whole = read_turn("responses", events, content_type="text/event-stream")
+    whole = read_reply(RESPONSES, events, content_type="text/event-stream")
     assert (whole.text, whole.tool_calls) == (turn.text, turn.tool_calls)
-    torn = read_turn("responses", [*events[:5], events[5][:20]], content_type="text/event-stream")
+    torn = read_reply(RESPONSES, [*events[:5], events[5][:20]], content_type="text/event-stream")
     assert torn.text == "Checking"
 
 
@@ -271,8 +272,8 @@ def test_a_custom_tool_call_is_a_call_whole_or_cut_short() -> None:
     chat = Chat(content="", tool_calls=[{"id": "c1", "name": "exec", "input": "text(1);"}])
     events = response_events(chat, body={"model": "m"})
     call = {"id": "c1", "type": "function", "function": {"name": "exec", "arguments": "text(1);"}}
-    whole = read_turn("responses", events, content_type="text/event-stream")
+    whole = read_reply(RESPONSES, events, content_type="text/event-stream")
     assert whole.tool_calls == [call]
     cut = [e for e in events if b"completed" not in e and b"input.done" not in e]
     cut = [e for e in cut if b"output_item.done" not in e]
-    assert read_turn("responses", cut, content_type="text/event-stream").tool_calls == [call]
+    assert read_reply(RESPONSES, cut, content_type="text/event-stream").tool_calls == [call]

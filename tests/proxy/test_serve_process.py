@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.cli.main import main
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy import beliefs_seed as seed
@@ -23,7 +23,7 @@ def served(
 ) -> Iterator[int]:
     home = tmp_path / "home"
     home.mkdir()
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         for belief in seed.ALL:
             store.create(belief)
         replacement = Belief(

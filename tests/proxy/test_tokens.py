@@ -166,6 +166,9 @@ def test_agents_and_scope_patterns_bound_a_token(
     in_billing = bearer(token, **{"X-Tenure-Scope": "project:billing"})
     set_scope = {**ASK_PG, "messages": [{"role": "user", "content": "!scope domain:code"}]}
     refused(chat(gw, in_billing, set_scope), 403, "'domain:code' is outside")
+    command = {"model": "m", "input": "!scope domain:code"}  # the same on every protocol
+    by_responses = httpx.post(f"{gw.url}/v1/responses", json=command, headers=in_billing)
+    refused(by_responses, 403, "'domain:code' is outside")
     as_coder = {**OP, "X-Tenure-User": "alice", "X-Agent-Id": "coder"}
     assert chat(gw, as_coder, set_scope).status_code == 200  # the operator's to set
     ask = {**ASK_PG, "messages": [{"role": "user", "content": "how do invoices look?"}]}

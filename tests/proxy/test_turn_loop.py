@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.gateway import placement
 from proxy.gateway.authorship import subagent_marker, typed_words
 from proxy.gateway.identity import Identity
-from proxy.gateway.responses_body import place_responses
-from proxy.gateway.turn_loop import NO_TURN, TurnLoop, chat_turn, responses_turn
+from proxy.gateway.protocols.anthropic_messages import place_anthropic
+from proxy.gateway.protocols.chat_completions import place_openai
+from proxy.gateway.protocols.responses import place_responses, responses_turn
+from proxy.gateway.turn_loop import NO_TURN, TurnLoop, chat_turn
 
 REMINDER = "<system-reminder>\nToday's date is 2026-12-01.\n</system-reminder>"
 
@@ -89,11 +90,11 @@ def test_the_user_block_goes_to_the_typed_message_wherever_it_is() -> None:
         {"role": "assistant", "content": None, "tool_calls": []},
         {"role": "tool", "tool_call_id": "c", "content": "r"},
     ]
-    out = placement.place_openai({"messages": messages}, "SYS", "REL", at=0)
+    out = place_openai({"messages": messages}, "SYS", "REL", at=0)
     assert out["messages"][0] == {"role": "system", "content": "SYS"}
     assert out["messages"][1] == {"role": "user", "content": "Q\n\nREL"}
     assert out["messages"][2:] == messages[1:]
-    out = placement.place_anthropic({"messages": messages}, "", "REL", at=None)
+    out = place_anthropic({"messages": messages}, "", "REL", at=None)
     assert out["messages"] == messages
     items: list[Any] = [{"role": "user", "content": "Q"}, {"type": "function_call_output"}]
     placed = place_responses({"input": items}, "", "REL", at=0)["input"]

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from bench.crash_turns import Server, free_port
 from tests.fakes.upstream import Chat, FakeUpstream
 from tests.proxy.conftest import Gateway
@@ -301,7 +301,7 @@ def test_the_final_answer_of_a_tool_loop_survives_kill_9_as_the_turns_one_job(
     server.kill()  # at once: the final answer's job is on disk (the journal) already
     server.start()  # folds the journal into the table
     server.stop()
-    with BeliefStore.open(tmp_path / "tenure.duckdb", read_only=True) as store:
+    with open_store(tmp_path / "tenure.duckdb", read_only=True) as store:
         rows = store.execute("SELECT request_id, turn FROM jobs").fetchall()
     assert [row[0] for row in rows] == [request_id]
     turn = json.loads(rows[0][1])

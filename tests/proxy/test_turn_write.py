@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from extractor.jobs import JobQueue
@@ -82,7 +83,7 @@ def _turns(tag: str) -> list[Turn]:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[BeliefStore]:
-    with BeliefStore.open(tmp_path / "turns.duckdb") as store:
+    with open_store(tmp_path / "turns.duckdb") as store:
         store.ensure_schema(GATEWAY_TABLES)
         yield store
 

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from proxy.gateway.turns import read_turn
+from proxy.gateway.protocols.anthropic_messages import ANTHROPIC_MESSAGES
+from proxy.gateway.protocols.chat_completions import CHAT_COMPLETIONS
+from proxy.gateway.turns import read_reply
 from tests.fakes.upstream import (
     Chat,
     anthropic_events,
@@ -33,17 +35,17 @@ def test_openai_json_and_sse() -> None:
         ([body[:10], body[10:]], JSON_TYPE),
         (openai_events(CHAT, model="m", include_usage=True), SSE_TYPE),
     ):
-        turn = read_turn("openai", chunks, content_type=content_type)
+        turn = read_reply(CHAT_COMPLETIONS, chunks, content_type=content_type)
         assert turn.text == "Use PostgreSQL 16."
         assert turn.tool_calls == [EXPECTED_CALL]
 
 
 def test_anthropic_json_and_sse() -> None:
     body = json.dumps(anthropic_message(CHAT, model="m")).encode()
-    turn = read_turn("anthropic", [body], content_type=JSON_TYPE)
+    turn = read_reply(ANTHROPIC_MESSAGES, [body], content_type=JSON_TYPE)
     assert turn.text == "Use PostgreSQL 16."
     assert json.loads(turn.tool_calls[0]["function"]["arguments"]) == {"q": "pg"}
-    turn = read_turn("anthropic", anthropic_events(CHAT, model="m"), content_type=SSE_TYPE)
+    turn = read_reply(ANTHROPIC_MESSAGES, anthropic_events(CHAT, model="m"), content_type=SSE_TYPE)
     assert (turn.text, turn.tool_calls) == ("Use PostgreSQL 16.", [EXPECTED_CALL])
 
 
@@ -56,15 +58,16 @@ def test_stream_cut_short_keeps_what_arrived(wire: str) -> None:
     )
     raw = b"".join(events[:4])
     raw += events[4][:15]  # a torn event
-    turn = read_turn(wire, [raw], content_type=SSE_TYPE)  # type: ignore[arg-type]
+    protocol = CHAT_COMPLETIONS if wire == "openai" else ANTHROPIC_MESSAGES
+    turn = read_reply(protocol, [raw], content_type=SSE_TYPE)
     assert turn.text and "Use PostgreSQL 16.".startswith(turn.text)
 
 
 def test_gzip_body_and_garbage() -> None:
     body = gzip.compress(json.dumps(openai_completion(CHAT, model="m")).encode())
-    turn = read_turn("openai", [body], content_type=JSON_TYPE, content_encoding="gzip")
+    turn = read_reply(CHAT_COMPLETIONS, [body], content_type=JSON_TYPE, content_encoding="gzip")
     assert turn.text == "Use PostgreSQL 16."
-    assert read_turn("openai", [b"<html>"], content_type="text/html").empty
+    assert read_reply(CHAT_COMPLETIONS, [b"<html>"], content_type="text/html").empty
 
 
 def test_a_torn_or_foreign_event_mid_stream_costs_only_itself() -> None:
@@ -88,6 +91,6 @@ def test_a_torn_or_foreign_event_mid_stream_costs_only_itself() -> None:
         b"data: " + split[:12] + b"\ndata: " + split[12:] + b"\n\n",  # after `{"choices": `
         b"data: [DONE]\n\n",
     ]
-    assert read_turn("openai", stream, content_type=SSE_TYPE).text == "Use PostgreSQL 16.!"
+    assert read_reply(CHAT_COMPLETIONS, stream, content_type=SSE_TYPE).text == "Use PostgreSQL 16.!"
     clean = [e + b"\n\n" for e in events] + [b"data: [DONE]\n\n"]
-    assert read_turn("openai", clean, content_type=SSE_TYPE).text == "Use PostgreSQL 16."
+    assert read_reply(CHAT_COMPLETIONS, clean, content_type=SSE_TYPE).text == "Use PostgreSQL 16."

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import uvloop
 
-from proxy.gateway.upstream_pool import (
+from proxy.gateway.upstream_pool import UpstreamPool
+from proxy.gateway.upstream_target import (
     UpstreamBroken,
-    UpstreamPool,
     UpstreamTimeout,
     UpstreamUnreachable,
     target_of,

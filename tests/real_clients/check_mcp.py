@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from beliefs.model.models import Belief  # noqa: E402
-from beliefs.store.belief_store import BeliefStore  # noqa: E402
+from beliefs.opening import open_store  # noqa: E402
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded  # noqa: E402
 
 RECALL = "mcp__tenure__recall"
@@ -103,7 +103,7 @@ def run(port: int) -> int:
         return 2
     work = Path(tempfile.mkdtemp(prefix="tenure-check-mcp-"))
     home = work / "tenure"
-    with BeliefStore.open(home / "tenure.duckdb") as store:
+    with open_store(home / "tenure.duckdb") as store:
         seeded = store.create(
             Belief(
                 user_id="alice",

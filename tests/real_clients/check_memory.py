@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proxy.gateway.placement import without_echoed_memory
-from proxy.gateway.responses_body import without_echoed_memory as without_echoed_responses_memory
+from proxy.gateway.protocols.anthropic_messages import ANTHROPIC_MESSAGES
+from proxy.gateway.protocols.chat_completions import CHAT_COMPLETIONS
+from proxy.gateway.protocols.responses import RESPONSES
 from tests.fakes.upstream import Chat, FakeUpstream, Recorded
 from tests.real_clients.gateway import FAKE_KEY, Gateway, run_agents, run_claude, run_codex
 from tests.real_clients.model import ModelStandIn, is_extraction
@@ -222,11 +223,12 @@ def _outline_schemas(tools: Any) -> None:
 def as_sent_by_client(path: str, body: dict[str, Any]) -> dict[str, Any]:
     """The provider's copy of a request without what the gateway placed in it."""
     if path.endswith("/responses"):
-        body = without_echoed_responses_memory(body)
+        body = RESPONSES.without_echoed_memory(body)
         if body.get("instructions") == "":
             del body["instructions"]
         return body
-    body = without_echoed_memory(body, anthropic=path.endswith("/messages"))
+    protocol = ANTHROPIC_MESSAGES if path.endswith("/messages") else CHAT_COMPLETIONS
+    body = protocol.without_echoed_memory(body)
     body["messages"] = [m for m in body["messages"] if m.get("content") not in ("", [])]
     return body
 

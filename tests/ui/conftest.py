@@ -13,6 +13,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from beliefs.model.models import Belief
+from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from proxy.app import create_app
 from proxy.runtime import Runtime
@@ -68,7 +69,7 @@ def make_ui(tmp_path: Path) -> Iterator[Callable[..., UI]]:
             home = tmp_path / "home"
             settings = Settings.load(environ={"TENURE_HOME": str(home)}, **values)
             home.mkdir(parents=True, exist_ok=True)
-            with BeliefStore.open(settings.db_path) as store:
+            with open_store(settings.db_path) as store:
                 for belief in beliefs or []:
                     store.create(belief)
             app = create_app(settings)

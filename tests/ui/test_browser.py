@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from beliefs.store.belief_store import BeliefStore
+from beliefs.opening import open_store
 from proxy.settings import Settings
 from tests.proxy.conftest import Gateway
 from tests.ui import seed
@@ -47,7 +47,7 @@ def server(tmp_path: Path) -> Iterator[Gateway]:
         extract_workers=0,
     )
     settings.home.mkdir(parents=True)
-    store = BeliefStore.open(settings.db_path)
+    store = open_store(settings.db_path)
     for belief in seed.ALL:
         store.create(belief)
     store.supersede("b-postgres", seed.POSTGRES_17, reason="billing upgrade")

@@ -9,6 +9,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from proxy.gateway.assistant_turn import function_call, named_sse
+
 ToolCall = dict[str, Any]
 
 # Output items that call a tool the client runs (it comes back with the `*_output` item), and
@@ -21,11 +23,8 @@ _INPUT_DELTAS = ("response.function_call_arguments.delta", "response.custom_tool
 def _call(item: dict[str, Any], arguments: str | None = None) -> ToolCall:
     """A client tool call item in the OpenAI tool-call shape the extractor reads."""
     raw = item.get(CLIENT_CALLS[item["type"]]) if arguments is None else arguments
-    return {
-        "id": str(item.get("call_id") or item.get("id") or ""),
-        "type": "function",
-        "function": {"name": str(item.get("name") or ""), "arguments": str(raw or "")},
-    }
+    call_id = str(item.get("call_id") or item.get("id") or "")
+    return function_call(call_id, str(item.get("name") or ""), str(raw or ""))
 
 
 def _message_text(item: dict[str, Any]) -> str:
@@ -151,5 +150,5 @@ def response_events(text: str, *, model: str, request_id: str) -> list[bytes]:
     out = []
     for number, event in enumerate(events):
         event["sequence_number"] = number
-        out.append(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+        out.append(named_sse(event["type"], event))
     return out

@@ -1,0 +1,200 @@
+"""The rules' scoring: clause scores summed per belief, everyday words counted only when
+corroborated (`beliefs.search.corroboration`), postings that cannot reach the minimum score
+read only for beliefs a stronger clause found. The relevance model replaced these rules as the
+default (`beliefs.search.relevance`); they stay as the measured baseline and, with
+corroboration off, as the reference's scoring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from beliefs.index.bm25 import K1, B, length_norms
+from beliefs.index.indexed_doc import IndexedDoc
+from beliefs.index.user_postings import UserPostings
+from beliefs.search.clauses import Matched, may_need_corroboration
+from beliefs.search.corroboration import WRITTEN, Witness, proper_words
+from beliefs.search.deadline import Deadline, passed
+from beliefs.search.hits import Clause, Match
+from beliefs.search.kind_words import NameWords
+from beliefs.text.lexicon import is_general
+from beliefs.text.query import QueryTerms
+
+Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
+
+
+# One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word)
+Walk = tuple[str, list[tuple[float, Collection[str]]], str | None]
+
+
+def accumulate(
+    postings: UserPostings,
+    terms: QueryTerms,
+    canonical: Matched,
+    aliases: Matched,
+    names: NameWords,
+    extended: bool = True,
+    ambiguity: dict[str, frozenset[str]] | None = None,
+    floor: float = 0.0,
+    deadline: Deadline | None = None,
+) -> tuple[dict[str, float], Corroborated]:
+    """Each matched belief's score, summed clause by clause in a fixed order; clauses of an
+    everyday name (gated) count last, and only where corroborated.
+
+    `floor`: the score below which a belief cannot be returned (the minimum score over the
+    largest weight). The weakest clauses, whose best rates together stay below it, cannot lift
+    a belief to it alone, so their postings are read only for beliefs a stronger clause found
+    (MaxScore's non-essential lists): a common alias costs what its few useful beliefs cost.
+
+    Past `deadline`, no further clause's postings are read (the first always is): the scores
+    are those of the clauses read by then.
+    """
+    norms = length_norms(postings.avg_alias_len)
+    docs = postings.docs
+    walks: list[Walk] = []
+    for token, (base, _, _, how, query) in canonical.items():
+        gate = query if extended and may_need_corroboration(token, how, query) else None
+        walks.append((token, [(base, postings.canonical_ids(token))], gate))
+    for token, words in names.items():
+        walks.append((token, [(sum(b for b, _, _ in words), postings.canonical_ids(token))], None))
+    for token, (base, _, _, how, query) in aliases.items():
+        gate = query if extended and may_need_corroboration(token, how, query) else None
+        groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
+        walks.append((token, groups, gate))
+    among = _essential(walks, floor)
+    scores: dict[str, float] = {}
+    get = scores.get
+    for _, groups, gate in walks:
+        if gate is not None:
+            continue
+        if scores and passed(deadline):
+            return scores, {}
+        for rate, ids in groups:
+            if among is not None:
+                ids = among.intersection(ids)
+            if not scores:
+                scores = dict.fromkeys(ids, rate)
+                get = scores.get
+                continue
+            for bid in ids:
+                scores[bid] = get(bid, 0.0) + rate
+    corroborated: Corroborated = {}
+    ambiguity = {} if ambiguity is None else ambiguity
+    matched_before = set(scores)
+    for token, groups, word in walks:
+        if word is None:
+            continue
+        if passed(deadline):
+            break
+        ambiguous = ambiguity.get(token)
+        if ambiguous is None:
+            ambiguous = _ambiguous(
+                postings, token, [b for _, ids in groups for b in ids], ambiguity
+            )
+        witness = Witness(terms, word, token) if ambiguous else None
+        if witness is not None and witness.written:  # written as a name: counts everywhere
+            corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
+            ambiguous = frozenset()
+        for rate, ids in groups:
+            for bid in ids if among is None else among.intersection(ids):
+                if witness is not None and bid in ambiguous:
+                    reason = witness.reason(docs[bid], bid in matched_before)
+                    if reason is None:
+                        continue
+                    corroborated[bid, token] = reason
+                scores[bid] = get(bid, 0.0) + rate
+    return scores, corroborated
+
+
+def _essential(walks: list[Walk], floor: float) -> set[str] | None:
+    """The beliefs that may reach `floor`: those on an essential posting (None: every posting
+    is essential, or too few are not to be worth sparing).
+
+    The non-essential postings are the weakest whose best rates sum below `floor`; a belief on
+    none but them scores below it.
+    """
+    if floor <= 0.0 or len(walks) < 2:
+        return None
+    by_rate = sorted(
+        ((max((rate for rate, _ in groups), default=0.0), groups) for _, groups, _ in walks),
+        key=lambda best: best[0],
+    )
+    spare = floor * (1.0 - 1e-9)  # sums in another order may differ in the last digit
+    weak = 0
+    for best, _ in by_rate:
+        spare -= best
+        if spare <= 0.0:
+            break
+        weak += 1
+    if not weak:
+        return None
+    skipped = sum(len(ids) for _, groups in by_rate[:weak] for _, ids in groups)
+    among: set[str] = set()
+    for _, groups in by_rate[weak:]:
+        for _, ids in groups:
+            among.update(ids)
+    return among if len(among) < skipped else None
+
+
+def _ambiguous(
+    postings: UserPostings,
+    token: str,
+    posting: Collection[str],
+    cache: dict[str, frozenset[str]],
+) -> frozenset[str]:
+    """The beliefs for which `token` is an ambiguous name (kept until the user's beliefs change)."""
+    found = cache.get(token)
+    if found is None:
+        docs = postings.docs
+        if is_general(token):
+            found = frozenset(posting)
+        else:
+            found = frozenset(bid for bid in posting if token in proper_words(docs[bid]))
+        cache[token] = found
+    return found
+
+
+def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: Matches) -> bool:
+    """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
+    if not m.extended or (doc.belief.id, token) in m.corroborated:
+        return True
+    if not may_need_corroboration(token, how, query):
+        return True
+    return not is_general(token) and token not in proper_words(doc)
+
+
+@dataclass(frozen=True)
+class Matches:
+    """Everything one turn matched, kept so a hit's clauses can be rebuilt when read."""
+
+    avg_alias_len: float
+    canonical: Matched
+    aliases: Matched
+    names: NameWords
+    corroborated: Corroborated
+    extended: bool = True
+
+
+def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:
+    """Rebuild why one document matched (only for hits whose clauses are read)."""
+    out: list[Clause] = []
+    bid = doc.belief.id
+    if doc.canonical in m.canonical:
+        base, fld, label, how, query = m.canonical[doc.canonical]
+        if _counts(doc, doc.canonical, how, query, m):
+            why = m.corroborated.get((bid, doc.canonical))
+            out.append(Clause(fld, label, base, how, why))
+    for base, label, _ in m.names.get(doc.canonical, ()):
+        out.append(Clause("canonical_name", label, base, "name_word"))
+    dl = len(doc.aliases)
+    norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / m.avg_alias_len))
+    for i, token in enumerate(doc.aliases):
+        fld = "alias" if i < doc.alias_count else "rejected_alternative"
+        if token in m.aliases:
+            base, _, label, how, query = m.aliases[token]
+            if _counts(doc, token, how, query, m):
+                why = m.corroborated.get((bid, token))
+                out.append(Clause(fld, label, base * norm, how, why))
+    out.sort(key=lambda c: -c.score)
+    return out

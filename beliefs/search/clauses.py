@@ -1,0 +1,150 @@
+"""Which names of the user's beliefs a turn holds: the clauses of alias-weighted BM25.
+
+Canonical name words and phrases match exactly or by Snowball stem; aliases and rejected
+alternatives exactly, by stem, or one edit away with the same two-character prefix. Each
+matched token keeps its best BM25 clause score (boost × idf × similarity) and the turn's word
+that reached it. What the clauses add up to, and whether a belief is returned, is decided
+later (`beliefs.search.relevance`, or the rules of `beliefs.search.accumulate`).
+"""
+
+from __future__ import annotations
+
+from beliefs.index.bm25 import TF_NORM_ONE, idf, label, similarity, within_one_edit
+from beliefs.index.indexed_doc import FUZZY_PREFIX
+from beliefs.index.user_postings import UserPostings
+from beliefs.search.hits import Match
+from beliefs.text.lexicon import is_common, stem
+from beliefs.text.query import MAX_NGRAM, QueryTerms
+
+MIN_SCORE = 3.0
+# BM25 needs a corpus: below this many beliefs the document count is floored, so a new
+# user's first beliefs are found by one alias instead of all sinking under MIN_SCORE.
+MIN_CORPUS = 32
+BOOST_CANONICAL_WORD = 14.0
+BOOST_CANONICAL_PHRASE = 14.0
+BOOST_ALIAS_WORD = 5.0
+BOOST_ALIAS_PHRASE = 14.0
+STEM_FACTOR = 0.8  # a stemmed match scores this share of the exact one
+
+Matched = dict[str, tuple[float, str, str, Match, str]]
+
+
+def match_canonical(
+    postings: UserPostings, terms: QueryTerms, n: int, extended: bool = True
+) -> Matched:
+    matched: Matched = {}
+    phrases = [
+        p for size in _phrase_sizes(postings.name_sizes) for p in terms.canonical_phrases_of(size)
+    ]
+    for words, boost in (
+        (terms.words, BOOST_CANONICAL_WORD),
+        (phrases, BOOST_CANONICAL_PHRASE),
+    ):
+        for word in words:
+            ids = postings.canonical_ids(word)
+            if ids and word not in matched:
+                base = boost * idf(n, len(ids)) * TF_NORM_ONE
+                matched[word] = (base, "canonical_name", word, "exact", word)
+    if not extended:
+        return matched
+    for words, boost in (
+        (terms.words, BOOST_CANONICAL_WORD),
+        (phrases, BOOST_CANONICAL_PHRASE),
+    ):
+        for word in words:
+            for token in postings.stem_matches("canonical", word):
+                if token not in matched and _prefix_ok(word, token):
+                    df = len(postings.canonical_ids(token))
+                    base = boost * STEM_FACTOR * idf(n, df) * TF_NORM_ONE
+                    matched[token] = (base, "canonical_name", label(word, token), "stemmed", word)
+    return matched
+
+
+def _prefix_ok(query: str, token: str) -> bool:
+    return query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]
+
+
+def _phrase_sizes(sizes: dict[int, int]) -> list[int]:
+    """The phrase lengths worth forming: those some indexed token has (in ascending order)."""
+    return [n for n in range(2, MAX_NGRAM + 1) if n in sizes]
+
+
+TermMatches = dict[str, tuple[tuple[str, int], ...]]  # query term -> (alias token, edits)
+MAX_CACHED_TERMS = 50_000
+
+
+def _alias_matches(
+    postings: UserPostings, query: str, cache: TermMatches
+) -> tuple[tuple[str, int], ...]:
+    """Alias tokens equal to `query` or one edit away with the same two-character prefix.
+
+    Turns repeat their words ("the", "deploy", "redis"), so results are kept per query term
+    until the user's beliefs change (the cache lives in the user's derived views).
+    """
+    found = cache.get(query)
+    if found is None:
+        fuzzy = len(query) > FUZZY_PREFIX and not _numeric(query)
+        out = []
+        for token in postings.alias_candidates(query, fuzzy=fuzzy):
+            edits = within_one_edit(query, token)
+            if edits is not None and query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]:
+                out.append((token, edits))
+        found = tuple(out)
+        if len(cache) >= MAX_CACHED_TERMS:
+            cache.clear()
+        cache[query] = found
+    return found
+
+
+def match_aliases(
+    postings: UserPostings, terms: QueryTerms, n: int, cache: TermMatches, extended: bool = True
+) -> Matched:
+    """Alias tokens the query names, each with its best-scoring query term."""
+    matched: Matched = {}
+    words = terms.words if 1 in postings.sizes else ()
+    phrases = [p for size in _phrase_sizes(postings.sizes) for p in terms.phrases_of(size)]
+    for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
+        for query in queries:
+            found = cache.get(query)
+            if found is None:
+                found = _alias_matches(postings, query, cache)
+            for token, edits in found:
+                if edits and extended and _another_word(query, token):
+                    continue
+                df = postings.alias_df(token)
+                base = boost * idf(n, df) * similarity(query, token, edits)
+                if token not in matched or base > matched[token][0]:
+                    how: Match = "exact" if edits == 0 else "fuzzy"
+                    matched[token] = (base, "alias", label(query, token), how, query)
+    if not extended:
+        return matched
+    for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
+        for query in queries:
+            for token in postings.stem_matches("alias", query):
+                if token not in matched and _prefix_ok(query, token):
+                    base = boost * STEM_FACTOR * idf(n, postings.alias_df(token))
+                    matched[token] = (base, "alias", label(query, token), "stemmed", query)
+    return matched
+
+
+def _another_word(query: str, token: str) -> bool:
+    """Whether the turn's word, an edit from an alias, is an everyday word of another stem: the
+    word meant, not a typo ("cells" for "cello", "Falcon" for "Falco")."""
+    return is_common(query) and stem(query) != stem(token)
+
+
+def may_need_corroboration(token: str, how: Match, query: str) -> bool:
+    """A one-word name that is an everyday word (or reached from one by stem or edit)."""
+    if " " in token:
+        return False
+    return is_common(token) or (how != "exact" and is_common(query))
+
+
+def consumed(canonical: Matched, aliases: Matched) -> set[str]:
+    """Query words that are part of a phrase some name matched ("pipeline" of "CI pipeline")."""
+    return {w for m in (canonical, aliases) for *_, q in m.values() if " " in q for w in q.split()}
+
+
+def _numeric(word: str) -> bool:
+    """A number ("27001", "9.2"): another number one edit away is another number, no typo."""
+    return word.replace(".", "").replace(",", "").isdigit()

@@ -1,0 +1,82 @@
+"""Reading code and mixed scripts: the words inside identifiers, paths and script runs.
+
+`helm/values.yaml`, `src/app/helm_release.py`, `INFORMATION_SCHEMA.JOBS`, `fct_orders` and
+`BigQueryClient` name things a belief may be about, yet as whole tokens they match no alias.
+An identifier is split at `/`, `.`, `_`, `::`, `-` and camel humps into its words, each kept
+with the whole (and adjacent humps joined: `BigQueryClient` also gives "bigquery").
+
+A word that runs from Latin letters into Hangul, kana or Han characters ("BigQueryの",
+"helm차트") is two words: the scripts are split apart before the text is read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import lru_cache
+
+MAX_CODE_TERMS = 48  # a long trace names many things; its first identifiers are kept
+_CJK = "\u1100-\u11ff\u3000-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff01-\uffef"
+_SCRIPT_BOUNDARY = re.compile(rf"(?<=[A-Za-z0-9])(?=[{_CJK}])|(?<=[{_CJK}])(?=[A-Za-z0-9])")
+_OTHER_SCRIPT = re.compile(rf"[{_CJK}]")
+# A token of code: an identifier, dotted or pathed name (`a.b_c`, `src/app.py`, `Foo::bar`)
+_CODE_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|/|::|-)[A-Za-z0-9_]+)*")
+_SEPARATORS = re.compile(r"[/._:\-]+")
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_FENCED = re.compile(r"(```|~~~)(.*?)(\1|\Z)", re.DOTALL)
+_INLINE = re.compile(r"`([^`\n]*)`")
+# In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
+_PROSE_IDENTIFIER = re.compile(
+    r"(?<![\w/.])[A-Za-z_][A-Za-z0-9]*(?:(?:_|\.|/|::)[A-Za-z0-9]+)+(?:/)?"
+    r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
+)
+
+
+def split_scripts(text: str) -> str:
+    """`text` with a space wherever Latin letters or digits meet Hangul, kana or Han."""
+    if text.isascii():
+        return text
+    return _SCRIPT_BOUNDARY.sub(" ", text)
+
+
+def has_other_script(text: str) -> bool:
+    """Whether `text` holds Hangul, kana or Han characters."""
+    return not text.isascii() and _OTHER_SCRIPT.search(text) is not None
+
+
+@lru_cache(maxsize=16_384)
+def identifier_words(token: str) -> tuple[str, ...]:
+    """The words of one identifier or path, lower-cased: the whole, its parts, and adjacent
+    camel humps joined ("helm_release" -> helm_release, helm, release)."""
+    whole = token.strip("/.-_:").lower()
+    out: dict[str, None] = {whole: None} if whole else {}
+    for piece in _SEPARATORS.split(token):
+        humps = _HUMP.findall(piece)
+        if len(humps) > 1:
+            out[piece.lower()] = None
+            out.update(dict.fromkeys(a.lower() + b.lower() for a, b in itertools.pairwise(humps)))
+        out.update(dict.fromkeys(h.lower() for h in humps))
+    return tuple(w for w in out if len(w) > 1 and not w.isdigit())
+
+
+def code_terms(text: str) -> tuple[list[str], list[str]]:
+    """Words written as code in `text` (code spans, fenced blocks, paths, identifiers in
+    prose), and the phrases their parts make ("feature_flags" -> "feature flags")."""
+    sources: list[str] = []
+    if "`" in text or "~~~" in text:
+        sources += [m.group(2) for m in _FENCED.finditer(text)]
+        sources += _INLINE.findall(_FENCED.sub(" ", text))
+    sources += _PROSE_IDENTIFIER.findall(text)
+    words: dict[str, None] = {}
+    phrases: dict[str, None] = {}
+    for source in sources:
+        for token in _CODE_TOKEN.findall(source):
+            parts = identifier_words(token)
+            if len(parts) > 2:  # the whole and at least two parts: their phrase
+                phrase = " ".join(p for p in parts[1:] if p.isalpha())
+                if 1 < phrase.count(" ") + 1 <= 4:
+                    phrases[phrase] = None
+            words.update(dict.fromkeys(parts))
+            if len(words) >= MAX_CODE_TERMS:
+                return list(words)[:MAX_CODE_TERMS], list(phrases)
+    return list(words), list(phrases)

@@ -1,0 +1,62 @@
+"""The relevance model: code and mixed-script turns reach names, everyday senses need evidence,
+and each hit carries its features and score against the threshold."""
+
+from __future__ import annotations
+
+from beliefs.index.belief_index import BeliefIndex
+from beliefs.search.matcher import MIN_SCORE, search
+from beliefs.search.relevance import MODEL
+from beliefs.text.identifiers import identifier_words, split_scripts
+from beliefs.text.query import parse_query
+from tests.beliefs.factory import belief
+
+
+def _index(*beliefs: object) -> BeliefIndex:
+    index = BeliefIndex()
+    index.load(beliefs)  # type: ignore[arg-type]
+    index.relevance_model = True
+    return index
+
+
+def _found(index: BeliefIndex, text: str) -> set[str]:
+    return {h.belief.id for h in search(index, "u1", parse_query(text), lambda b: True)}
+
+
+def test_identifiers_and_paths_are_read_into_their_words() -> None:
+    assert identifier_words("src/app/helm_release.py")[:1] == ("src/app/helm_release.py",)
+    assert {"helm", "release", "app"} <= set(identifier_words("src/app/helm_release.py"))
+    assert "bigquery" in identifier_words("BigQueryClient")
+    terms = parse_query("bump `helm/values.yaml` before the deploy")
+    assert {"helm", "values", "helm/values.yaml"} <= terms.coded
+
+
+def test_latin_and_other_scripts_inside_a_word_are_split() -> None:
+    assert split_scripts("BigQueryのスロット") == "BigQuery のスロット"
+    assert "bigquery" in parse_query("BigQueryのスロット使用量").words
+    assert parse_query("helm 차트 버전 올리는 법").other_script
+
+
+def test_a_name_inside_a_path_finds_its_belief() -> None:
+    tf = belief("tf", "infra_terraform", ["Terraform"], content="Infra is in Terraform.")
+    index = _index(tf, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    assert "tf" in _found(index, "why does infra/terraform_plan.py pin the provider version?")
+    assert _found(index, "why does src/plan.py pin the provider version?") == set()
+
+
+def test_each_hit_carries_its_features_and_score_against_the_threshold() -> None:
+    helm = belief("helm", "deploy_helm", ["Helm"], content="Deploys with Helm charts.")
+    index = _index(helm, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    hits = search(index, "u1", parse_query("upgrade the Helm chart"), lambda b: True)
+    assert [h.belief.id for h in hits] == ["helm"]
+    verdict = hits[0].relevance
+    assert verdict is not None and verdict.threshold == MODEL.threshold
+    assert verdict.logit >= verdict.threshold and hits[0].score >= MIN_SCORE
+    assert abs(MODEL.logit([v for _, v in verdict.features]) - verdict.logit) < 1e-9
+    assert verdict.as_dict()["kept"] is True
+
+
+def test_an_everyday_word_alone_does_not_bring_a_name_in() -> None:
+    go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
+    index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    assert _found(index, "let's go with the second approach") == set()
+    assert _found(index, "rewrite it in Go") == {"go"}
