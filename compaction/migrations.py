@@ -1,13 +1,14 @@
-"""Compaction's tables, `compaction_runs` and `compaction_scopes`: numbered migrations applied
-to the store's file by `BeliefStore.ensure_schema` when a compactor is first made on it."""
+"""Compaction's tables, `compaction_runs` and `compaction_scopes`: named migrations
+(`compaction:<name>`), in order, applied to the store's file by `BeliefStore.ensure_schema` when
+a compactor is first made on it."""
 
 from __future__ import annotations
 
 from beliefs.store.migrations import Migration
 
 COMPACTION = Migration(
-    9,
-    "compaction: runs and per-scope examination state",
+    "compaction",
+    "runs_and_scopes",  # runs, and per-scope examination state
     (
         """
         CREATE TABLE compaction_runs (

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from beliefs.context.render import strip_injected
 from beliefs.store.belief_store import BeliefStore
-from extractor.jobs import recent_turns as queued_turns
+from extractor.queued_turns import recent_turns as queued_turns
 
 UNIVERSAL = "user:universal"
 MAX_TURNS = 200

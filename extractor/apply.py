@@ -12,7 +12,7 @@ from beliefs.store.conflicts import record_conflict
 from extractor.jobs import Job, JobQueue
 from extractor.known import known_beliefs
 from extractor.merge import plan_merge, referenced
-from extractor.plan import Plan
+from extractor.plan import Enrichment, Plan, Reinforcement
 from extractor.schema import ExtractionOutput, Skipped
 
 ACTOR = "extractor"
@@ -138,47 +138,10 @@ def apply_plan(
             store.create(belief, actor=actor, with_history=False)
             written.append(belief.id)
         for r in plan.reinforcements:
-            reinforced = store.reinforce(
-                r.belief_id, aliases=r.aliases, at=now, actor=actor, with_history=False
-            )
-            if r.rejected_alternatives:
-                old = reinforced.rejected_alternatives
-                store.update(
-                    r.belief_id,
-                    {"rejected_alternatives": dedupe_names([*old, *r.rejected_alternatives])},
-                    actor=actor,
-                    event="enriched",
-                    with_history=False,
-                )
-            if r.promote:
-                store.update(
-                    r.belief_id,
-                    {"epistemic_status": "active"},
-                    actor=actor,
-                    event="promoted",
-                    reason="reinforced 5 times over 48 hours",
-                    with_history=False,
-                )
+            _reinforce(store, r, now=now, actor=actor)
             written.append(r.belief_id)
         for e in plan.enrichments:
-            old_belief = store.get(e.belief_id, with_history=False)
-            changes: dict[str, object] = {}
-            if e.aliases:
-                changes["aliases"] = dedupe_names([*old_belief.aliases, *e.aliases])[:25]
-            if e.rejected_alternatives:
-                changes["rejected_alternatives"] = dedupe_names(
-                    [*old_belief.rejected_alternatives, *e.rejected_alternatives]
-                )
-            if e.content:
-                changes["content"] = e.content
-            store.update(
-                e.belief_id,
-                changes,
-                actor=actor,
-                event="enriched",
-                reason=e.reason,
-                with_history=False,
-            )
+            _enrich(store, e, actor=actor)
             written.append(e.belief_id)
         for s in plan.supersessions:
             store.supersede(
@@ -216,3 +179,43 @@ def apply_plan(
             written.append(res.belief_id)
     applied.written_ids = list(dict.fromkeys(written))
     return applied
+
+
+def _reinforce(store: BeliefStore, r: Reinforcement, *, now: datetime, actor: str) -> None:
+    reinforced = store.reinforce(
+        r.belief_id, aliases=r.aliases, at=now, actor=actor, with_history=False
+    )
+    if r.rejected_alternatives:
+        old = reinforced.rejected_alternatives
+        store.update(
+            r.belief_id,
+            {"rejected_alternatives": dedupe_names([*old, *r.rejected_alternatives])},
+            actor=actor,
+            event="enriched",
+            with_history=False,
+        )
+    if r.promote:
+        store.update(
+            r.belief_id,
+            {"epistemic_status": "active"},
+            actor=actor,
+            event="promoted",
+            reason="reinforced 5 times over 48 hours",
+            with_history=False,
+        )
+
+
+def _enrich(store: BeliefStore, e: Enrichment, *, actor: str) -> None:
+    old_belief = store.get(e.belief_id, with_history=False)
+    changes: dict[str, object] = {}
+    if e.aliases:
+        changes["aliases"] = dedupe_names([*old_belief.aliases, *e.aliases])[:25]
+    if e.rejected_alternatives:
+        changes["rejected_alternatives"] = dedupe_names(
+            [*old_belief.rejected_alternatives, *e.rejected_alternatives]
+        )
+    if e.content:
+        changes["content"] = e.content
+    store.update(
+        e.belief_id, changes, actor=actor, event="enriched", reason=e.reason, with_history=False
+    )

@@ -9,6 +9,7 @@ it. The verdict lives in the client's `ModeBook` (shown on `/status` and in `/he
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from dataclasses import dataclass, replace
@@ -16,6 +17,7 @@ from dataclasses import dataclass, replace
 from extractor.errors import ExtractionOutputInvalid, ModelMisconfigured, ModelSilent
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
+from extractor.outcome import describe
 from extractor.prompts import build_messages
 from extractor.schema import ExtractionOutput
 from extractor.structured import CallOptions, complete_structured
@@ -111,3 +113,28 @@ async def _ask(llm: ChatModel, model: str, options: CallOptions) -> Verdict | No
         log.warning("model %s: the canary turn could not be asked: %s", model, exc)
         return None
     return judge(result.value)
+
+
+class Canaries:
+    """The models asked in this process: each once, before its first job, whoever asks first
+    (an outage leaves a model out, to be asked before its next job)."""
+
+    def __init__(self, llm: ChatModel) -> None:
+        self.llm = llm
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._asked: set[str] = set()
+
+    async def ask_once(self, model: str, options: CallOptions) -> None:
+        if model in self._asked:
+            return
+        async with self._locks.setdefault(model, asyncio.Lock()):
+            if model in self._asked:
+                return
+            try:
+                verdict = await ask_canary(self.llm, model, options)
+            except Exception as exc:  # an outage: the job's own call meets it and says so
+                log.info("model %s: the canary waits for the next job (%s)", model, describe(exc))
+                return
+            self._asked.add(model)
+            if verdict is not None:
+                self.llm.modes.note_fitness(model, verdict.fit, verdict.reason)

@@ -477,28 +477,3 @@ def _job(row: Sequence[Any]) -> Job:
         turn=Turn.model_validate_json(row[11]),
         suspect=row[12],
     )
-
-
-def recent_turns(
-    store: BeliefStore, user_id: str, since: datetime | None, limit: int
-) -> builtins.list[tuple[Turn, datetime]]:
-    """The user's queued turns since `since` (all when None), newest first, each with the time
-    it was queued; none before the job table exists (a store no gateway has written to)."""
-    if not store.has_table("jobs"):
-        return []
-    sql = "SELECT turn, created_at FROM jobs WHERE user_id = ?"
-    params: builtins.list[Any] = [user_id]
-    if since is not None:
-        sql += " AND created_at > ?"
-        params.append(since)
-    sql += " ORDER BY created_at DESC LIMIT ?"
-    params.append(int(limit))
-    out: builtins.list[tuple[Turn, datetime]] = []
-    for raw, created in store.execute(sql, params).fetchall():
-        try:
-            turn = Turn.model_validate_json(raw)
-        except ValueError:
-            log.warning("job turn of user %s does not parse; left out of recent turns", user_id)
-            continue
-        out.append((turn, as_utc(created)))
-    return out

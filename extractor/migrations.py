@@ -1,13 +1,13 @@
-"""The extractor's table, `jobs`: numbered migrations applied to the store's file by
-`BeliefStore.ensure_schema` when a job queue is first made on it."""
+"""The extractor's table, `jobs`: named migrations (`extractor:<name>`), in order, applied to
+the store's file by `BeliefStore.ensure_schema` when a job queue is first made on it."""
 
 from __future__ import annotations
 
 from beliefs.store.migrations import Migration
 
 EXTRACTION_JOBS = Migration(
-    3,
-    "extraction jobs: the durable queue of turns awaiting extraction",
+    "extractor",
+    "jobs",  # the durable queue of turns awaiting extraction
     (
         """
         CREATE TABLE jobs (
@@ -32,9 +32,10 @@ EXTRACTION_JOBS = Migration(
     ),
 )
 
+# jobs.suspect: why a done job's empty result is not trusted (its model failed the canary)
 JOB_SUSPECT = Migration(
-    33,
-    "jobs.suspect: why a done job's empty result is not trusted (its model failed the canary)",
+    "extractor",
+    "add_job_suspect",
     ("ALTER TABLE jobs ADD COLUMN suspect VARCHAR",),
 )
 

@@ -30,7 +30,7 @@ from extractor.errors import (
     OutputModeUnavailable,
 )
 from extractor.llm import ChatModel, ModelCall, ModelReply
-from extractor.modes import ModeSetting, OutputMode, RulesPlacement
+from extractor.modes import ModeBook, ModeSetting, OutputMode, RulesPlacement
 from extractor.prompt_cache import cache_marked
 from extractor.repair import Problem, validate
 from extractor.schema import SchemaVariant, outline, response_format, wire_schema
@@ -153,23 +153,8 @@ async def complete_structured(
             exc.raw_output = RE_ASK_SEPARATOR.join([*attempt.raws, exc.raw_output])
             raise
         except ModelRefused as exc:
-            if _CONTEXT_WORDS.search(exc.detail):
-                raise ContextWindowTooSmall(
-                    f"model {model}: the server's context window cannot hold the extraction "
-                    f"prompt and {attempt.max_tokens} reply tokens ({exc.message}); give the "
-                    "server a context of 8192 tokens (llama.cpp -c / n_ctx, Ollama num_ctx)"
-                ) from None
-            if not _refuses(mode, exc):
+            if not _next_after_refusal(book, model, mode, exc, attempt):
                 raise
-            if (
-                mode == "json_schema"
-                and _LIMIT_WORDS.search(exc.detail)
-                and not book.bare_schema(model)
-            ):
-                book.use_bare_schema(model, exc.message)
-                continue
-            book.refuse(model, mode, exc.message)
-            attempt.modes.pop(0)
             continue
         attempt.count(reply)
         attempt.raws.append(reply.output)
@@ -199,28 +184,70 @@ async def complete_structured(
                 completion_tokens=attempt.completion_tokens,
                 cached_tokens=attempt.cached_tokens,
             )
-        if reply.finish_reason == "length":
-            if attempt.truncated:
-                raise ExtractionTruncated(
-                    f"model {model} stopped at its token budget twice ({attempt.max_tokens} "
-                    "tokens the second time); raise TENURE_EXTRACT_MAX_TOKENS or set "
-                    "TENURE_EXTRACT_SCHEMA=light",
-                    raw_output=attempt.raw_output,
-                )
-            attempt.truncated = True
-            attempt.max_tokens = max(options.max_tokens_retry, attempt.max_tokens * 2)
-            attempt.schema = "light"
-            continue
-        if attempt.problem is not None:
-            assert problem is not None
-            raise ExtractionOutputInvalid(
-                f"model {model} returned invalid output twice: {problem.message}",
-                raw_output=attempt.raw_output,
-            )
-        attempt.problem = problem
+        _next_after_invalid(model, reply, problem, attempt, options)
     raise ExtractionOutputInvalid(
         f"model {model} gave no usable reply in {MAX_CALLS} calls", raw_output=attempt.raw_output
     )
+
+
+def _next_after_refusal(
+    book: ModeBook, model: str, mode: OutputMode, exc: ModelRefused, attempt: _Attempt
+) -> bool:
+    """After a refused call, set up the next (True), or False when the refusal is not about
+    the output mode (the caller raises it).
+
+    Raises:
+        ContextWindowTooSmall: the prompt and the budget do not fit the server's context.
+    """
+    if _CONTEXT_WORDS.search(exc.detail):
+        raise ContextWindowTooSmall(
+            f"model {model}: the server's context window cannot hold the extraction "
+            f"prompt and {attempt.max_tokens} reply tokens ({exc.message}); give the "
+            "server a context of 8192 tokens (llama.cpp -c / n_ctx, Ollama num_ctx)"
+        ) from None
+    if not _refuses(mode, exc):
+        return False
+    if mode == "json_schema" and _LIMIT_WORDS.search(exc.detail) and not book.bare_schema(model):
+        book.use_bare_schema(model, exc.message)
+        return True
+    book.refuse(model, mode, exc.message)
+    attempt.modes.pop(0)
+    return True
+
+
+def _next_after_invalid(
+    model: str,
+    reply: ModelReply,
+    problem: Problem | None,
+    attempt: _Attempt,
+    options: CallOptions,
+) -> None:
+    """After a reply that did not validate, set up the next call: a larger budget (and the
+    light schema) for a cut-off reply, a re-ask naming the problem for an invalid one.
+
+    Raises:
+        ExtractionTruncated: cut off a second time.
+        ExtractionOutputInvalid: invalid a second time.
+    """
+    if reply.finish_reason == "length":
+        if attempt.truncated:
+            raise ExtractionTruncated(
+                f"model {model} stopped at its token budget twice ({attempt.max_tokens} "
+                "tokens the second time); raise TENURE_EXTRACT_MAX_TOKENS or set "
+                "TENURE_EXTRACT_SCHEMA=light",
+                raw_output=attempt.raw_output,
+            )
+        attempt.truncated = True
+        attempt.max_tokens = max(options.max_tokens_retry, attempt.max_tokens * 2)
+        attempt.schema = "light"
+        return
+    if attempt.problem is not None:
+        assert problem is not None
+        raise ExtractionOutputInvalid(
+            f"model {model} returned invalid output twice: {problem.message}",
+            raw_output=attempt.raw_output,
+        )
+    attempt.problem = problem
 
 
 def _call(

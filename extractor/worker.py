@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,11 +20,12 @@ from beliefs.store.thread import StoreThread
 from extractor.apply import Landing, land_many
 from extractor.batching import batch_note, conversation_batches
 from extractor.breaker import CircuitBreaker, counts_as_outage
-from extractor.canary import ask_canary
+from extractor.canary import Canaries
 from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
 from extractor.known import pointed_beliefs, touched_beliefs
+from extractor.lease import lease_kept
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
 from extractor.outcome import JobReport, Outcome, bounded, describe, named
@@ -97,9 +98,7 @@ class ExtractionWorkers:
         # The last configuration fact the model's server reported (a rejected key, a context
         # too small): memory cannot form until a setting changes; cleared by a good call.
         self.config_fault: str | None = None
-        # Models whose canary was asked (per process; an outage leaves a model out to ask again).
-        self._canaries: dict[str, asyncio.Lock] = {}
-        self._canaried: set[str] = set()
+        self._canaries = Canaries(llm)
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -281,7 +280,7 @@ class ExtractionWorkers:
         messages = build_batch_messages(turns, list(touched.values()), visible_scopes(lead.turn))
         async with contextlib.AsyncExitStack() as leases:
             for job in jobs:
-                await leases.enter_async_context(self._lease_kept(job.id))
+                await leases.enter_async_context(lease_kept(self.thread, self.queue, job.id))
             await self._ask_canary(model)
             started = time.monotonic()
             try:
@@ -328,7 +327,7 @@ class ExtractionWorkers:
         try:
             # No limit on the whole call: the client ends a reply only when the model falls
             # silent, so a slow model that keeps writing finishes its job (its lease kept).
-            async with self._lease_kept(job.id):
+            async with lease_kept(self.thread, self.queue, job.id):
                 await self._ask_canary(model)
                 started = time.monotonic()  # the job's own time, not the canary's
                 result = await complete_structured(
@@ -357,7 +356,7 @@ class ExtractionWorkers:
             return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
         self.config_fault = None
-        async with self._lease_kept(job.id):
+        async with lease_kept(self.thread, self.queue, job.id):
             result = await self._look_again(job, touched, result, model)
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
@@ -370,45 +369,9 @@ class ExtractionWorkers:
             log.error("extraction cannot work as configured; memory will not form: %s", fault)
         self.config_fault = fault
 
-    @contextlib.asynccontextmanager
-    async def _lease_kept(self, job_id: str) -> AsyncIterator[None]:
-        """Renew the job's lease every third of it while the body runs (shared stores only)."""
-        lease = self.queue.lease_s
-        if lease <= 0:
-            yield
-            return
-
-        async def renew() -> None:
-            while True:
-                await asyncio.sleep(lease / 3)
-                try:
-                    await self.thread.run(self.queue.renew, job_id)
-                except Exception as exc:  # the next renewal may succeed; the lease says how long
-                    log.warning("job %s: could not renew its lease: %s", job_id, exc)
-
-        task = asyncio.create_task(renew(), name=f"tenure-lease-{job_id}")
-        try:
-            yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
     async def _ask_canary(self, model: str) -> None:
-        """Before a model's first job, the turn with a known answer (once, whoever asks first)."""
-        if not self.config.canary or model in self._canaried:
-            return
-        async with self._canaries.setdefault(model, asyncio.Lock()):
-            if model in self._canaried:
-                return
-            try:
-                verdict = await ask_canary(self.llm, model, self.config.call)
-            except Exception as exc:  # an outage: the job's own call meets it and says so
-                log.info("model %s: the canary waits for the next job (%s)", model, describe(exc))
-                return
-            self._canaried.add(model)
-            if verdict is not None:
-                self.llm.modes.note_fitness(model, verdict.fit, verdict.reason)
+        if self.config.canary:
+            await self._canaries.ask_once(model, self.config.call)
 
     async def _look_again(
         self, job: Job, touched: list[Belief], first: Structured[ExtractionOutput], model: str

@@ -1,5 +1,5 @@
-"""Each package owns its tables: it creates them with its own migrations, and no other package
-runs SQL against them."""
+"""Each package owns its tables: it creates them with its own named migrations, and no other
+package runs SQL against them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from beliefs.store.feed import CHANGE_FEED
 from beliefs.store.migrations import MIGRATIONS as BELIEFS
-from beliefs.store.migrations import Migration
+from beliefs.store.migrations import NUMBERED, Migration, check
 from compaction.migrations import MIGRATIONS as COMPACTION
 from extractor.migrations import MIGRATIONS as EXTRACTOR
 from proxy.gateway.tables import MIGRATIONS as GATEWAY
@@ -17,7 +18,7 @@ from proxy.security.tables import MIGRATIONS as SECURITY
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS: dict[str, list[Migration]] = {
-    "beliefs": BELIEFS,
+    "beliefs": [*BELIEFS, CHANGE_FEED],
     "extractor": EXTRACTOR,
     "compaction": COMPACTION,
     "proxy": GATEWAY,
@@ -34,9 +35,23 @@ def _tables(migrations: list[Migration]) -> set[str]:
 OWNERS = {table: package for package, ms in SETS.items() for table in _tables(ms)}
 
 
-def test_migration_numbers_are_unique_across_packages() -> None:
-    numbers = [m.number for ms in SETS.values() for m in ms]
-    assert len(numbers) == len(set(numbers)), sorted(numbers)
+@pytest.mark.parametrize("package", sorted(SETS))
+def test_migration_names_are_unique_within_a_package(package: str) -> None:
+    migrations = SETS[package]
+    check(migrations)  # raises on a name used twice or not lower_snake_case
+    assert len({m.package for m in migrations}) == 1, "one package name per list"
+
+
+def test_each_list_names_its_own_package() -> None:
+    names = [ms[0].package for ms in SETS.values()]
+    assert len(names) == len(set(names)), names
+
+
+def test_every_released_number_names_a_migration() -> None:
+    """The numbered ledger of earlier releases is rewritten by these names: each must exist."""
+    keys = {m.key for ms in SETS.values() for m in ms}
+    assert set(NUMBERED.values()) <= keys
+    assert len(set(NUMBERED.values())) == len(NUMBERED)
 
 
 def test_every_table_has_one_owner() -> None:

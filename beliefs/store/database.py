@@ -66,7 +66,7 @@ class BeliefDatabase:
         self._flushing = False
         self.contested = Contested()
         self._after_commit: list[Callable[[], None]] = []
-        self._schemas: set[frozenset[int]] = set()
+        self._schemas: set[frozenset[str]] = set()
         self._loaded = False  # the index was filled, or its background load started
         # PostgreSQL only: this replica's place in the change feed, and the transaction's
         # changes other than rows (personas, rules).
@@ -95,7 +95,7 @@ class BeliefDatabase:
         Raises:
             BeliefError: the file is read-only and needs the upgrade.
         """
-        key = frozenset(m.number for m in migrations)
+        key = frozenset(m.key for m in migrations)
         if key in self._schemas:
             return
         self.flush()

@@ -33,9 +33,10 @@ CHANNEL = "tenure_changes"
 GAP_WAIT_S = 10.0
 POLL_S = 1.0
 
+# one row per committed change of a belief, persona or rules, for replicas (PostgreSQL only)
 CHANGE_FEED = Migration(
-    100,
-    "change feed: one row per committed change of a belief, persona or rules, for replicas",
+    "beliefs",
+    "change_feed",
     (
         "CREATE SEQUENCE belief_changes_seq START 1",
         """

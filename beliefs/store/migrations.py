@@ -1,31 +1,45 @@
-"""Numbered schema migrations, recorded in `schema_migrations` and applied on open.
+"""Named schema migrations, recorded in `schema_migrations` and applied on open.
 
-Each package owns its tables and keeps their migrations in its own `migrations.py`; they share
-one ledger in the store's file, so numbers are unique across packages: 1 = beliefs core,
-2 = gateway (`proxy`), 3 = jobs (`extractor`), 4 = conflicts, 8 = rules, 9 = compaction. The
-store applies this package's set on open and another package's set through
-`BeliefStore.ensure_schema`. A migration never changes once released.
+Each package owns its tables and keeps their migrations, in order, in its own module; a
+migration is known by `<package>:<name>` (`beliefs:core`, `gateway:add_persona_reference`), so
+packages never need to agree on anything but their own names. All packages share one ledger in
+the store's file. The store applies this package's list on open and another package's list
+through `BeliefStore.ensure_schema`; each pending migration runs in its own transaction, in
+list order. A released migration never changes: a new column is a new migration appended to
+its package's list (docs/migrations.md).
+
+Earlier releases recorded migrations by hand-picked numbers unique across packages; the
+runner's own migration, `ledger:names_for_numbers`, rewrites such a ledger by name once
+(`NUMBERED`), so an existing store re-runs nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from beliefs.model.rules import DEFAULT_RULES, Rule
 from beliefs.store.connection import Connection
 
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+
 
 class Migration(NamedTuple):
-    number: int
-    name: str
+    package: str
+    name: str  # lower_snake_case, unique within the package
     statements: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        """How the ledger records it: `<package>:<name>`."""
+        return f"{self.package}:{self.name}"
 
 
 BELIEFS_CORE = Migration(
-    1,
-    "beliefs core: beliefs, belief_events, personas",
+    "beliefs",
+    "core",  # beliefs, belief_events, personas
     (
         """
         CREATE TABLE beliefs (
@@ -125,8 +139,8 @@ def add_default_rules(rules: tuple[Rule, ...] = DEFAULT_RULES) -> tuple[str, ...
 
 
 RULES = Migration(
-    8,
-    "namespace rules, with the bundled defaults",
+    "beliefs",
+    "rules",  # namespace rules, with the bundled defaults
     (
         """
         CREATE TABLE rules (
@@ -147,8 +161,8 @@ RULES = Migration(
 
 # the table's reads and writes are `beliefs.store.conflicts`; the extractor and compaction open them
 EXTRACTION_CONFLICTS = Migration(
-    4,
-    "conflicts: contradictions awaiting review",
+    "beliefs",
+    "conflicts",  # contradictions awaiting review
     (
         """
         CREATE TABLE conflicts (
@@ -172,71 +186,127 @@ EXTRACTION_CONFLICTS = Migration(
 
 MIGRATIONS: list[Migration] = [BELIEFS_CORE, EXTRACTION_CONFLICTS, RULES]
 
+# What each number of a numbered ledger stands for. Never edit: it describes released stores.
+NUMBERED: dict[int, str] = {
+    1: "beliefs:core",
+    2: "gateway:injections_and_chat_state",
+    3: "extractor:jobs",
+    4: "beliefs:conflicts",
+    8: "beliefs:rules",
+    9: "compaction:runs_and_scopes",
+    33: "extractor:add_job_suspect",
+    60: "gateway:mcp_calls",
+    100: "beliefs:change_feed",
+    101: "security:shared_access",
+    120: "gateway:turn_memory",
+    132: "security:access_tokens",
+    143: "gateway:add_persona_reference",
+}
+LEDGER_MIGRATION = "ledger:names_for_numbers"
 _LEDGER = """
-CREATE TABLE IF NOT EXISTS schema_migrations (
-    number INTEGER PRIMARY KEY,
-    name VARCHAR NOT NULL,
+CREATE TABLE schema_migrations (
+    name VARCHAR PRIMARY KEY,
     applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 )
 """
 
 
-def applied(conn: Connection) -> dict[int, str]:
-    """Numbers already applied, with the name each was recorded under; empty for a new file."""
-    exists = conn.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations' "
-        "AND table_schema = current_schema()"
-    ).fetchone()
-    if not exists or not exists[0]:
-        return {}
-    return dict(conn.execute("SELECT number, name FROM schema_migrations").fetchall())
+def _ledger_columns(conn: Connection) -> set[str]:
+    """The ledger's columns: empty for a new file, `number` in a numbered one."""
+    rows = conn.execute(
+        "SELECT column_name FROM information_schema.columns "
+        "WHERE table_name = 'schema_migrations' AND table_schema = current_schema()"
+    ).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def numbered_name(number: int) -> str:
+    """A number's name; one no release used (a local experiment) is kept as `numbered:<n>`."""
+    return NUMBERED.get(number, f"numbered:{number}")
+
+
+def applied(conn: Connection) -> set[str]:
+    """Keys already applied; empty for a new file. A numbered ledger is read by its names."""
+    columns = _ledger_columns(conn)
+    if "number" in columns:
+        rows = conn.execute("SELECT number FROM schema_migrations").fetchall()
+        return {numbered_name(int(r[0])) for r in rows}
+    if not columns:
+        return set()
+    return {str(r[0]) for r in conn.execute("SELECT name FROM schema_migrations").fetchall()}
+
+
+def check(migrations: Sequence[Migration]) -> None:
+    """Raises ValueError: a name that is not lower_snake_case, or one used twice in a package."""
+    keys = [m.key for m in migrations]
+    for m in migrations:
+        if not (_NAME.match(m.package) and _NAME.match(m.name)):
+            raise ValueError(f"migration {m.key!r}: package and name must be lower_snake_case")
+    if len(set(keys)) != len(keys):
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        raise ValueError(f"migration names are used twice: {', '.join(twice)}")
 
 
 def pending(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[Migration]:
     """The migrations of `migrations` (this package's when None) not yet applied, in order.
 
     Raises:
-        ValueError: a number is recorded under another name (two packages chose one number).
+        ValueError: see `check`.
     """
     chosen = MIGRATIONS if migrations is None else migrations
-    numbers = [m.number for m in chosen]
-    if len(set(numbers)) != len(numbers):
-        raise ValueError(f"migration numbers are not unique: {sorted(numbers)}")
+    check(chosen)
     done = applied(conn)
-    for m in chosen:
-        if m.number in done and done[m.number] != m.name:
-            raise ValueError(
-                f"migration {m.number} ({m.name!r}) is already taken by {done[m.number]!r}; "
-                "give it an unused number"
-            )
-    return sorted((m for m in chosen if m.number not in done), key=lambda m: m.number)
+    return [m for m in chosen if m.key not in done]
 
 
-def migrate(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[int]:
-    """Apply every pending migration in order, each in its own transaction; returns numbers.
+def migrate(conn: Connection, migrations: Sequence[Migration] | None = None) -> list[str]:
+    """Apply every pending migration in order, each in its own transaction; returns their keys.
 
     On PostgreSQL, processes starting together take turns (an advisory lock).
     """
     lock = getattr(conn, "migration_lock", None)
     with lock() if lock is not None else contextlib.nullcontext():
+        _upgrade_ledger(conn)
         return _migrate(conn, migrations)
 
 
-def _migrate(conn: Connection, migrations: Sequence[Migration] | None) -> list[int]:
-    conn.execute(_LEDGER)
-    done: list[int] = []
+def _upgrade_ledger(conn: Connection) -> None:
+    """The runner's own migration: a new ledger, or a numbered one rewritten by name."""
+    columns = _ledger_columns(conn)
+    if columns and "number" not in columns:
+        return
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        numbered = []
+        if columns:
+            numbered = conn.execute(
+                "SELECT number, applied_at FROM schema_migrations ORDER BY number"
+            ).fetchall()
+            conn.execute("DROP TABLE schema_migrations")
+        conn.execute(_LEDGER)
+        for number, at in numbered:
+            conn.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                [numbered_name(int(number)), at],
+            )
+        conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", [LEDGER_MIGRATION])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _migrate(conn: Connection, migrations: Sequence[Migration] | None) -> list[str]:
+    done: list[str] = []
     for migration in pending(conn, migrations):
         conn.execute("BEGIN TRANSACTION")
         try:
             for statement in migration.statements:
                 conn.execute(statement)
-            conn.execute(
-                "INSERT INTO schema_migrations (number, name) VALUES (?, ?)",
-                [migration.number, migration.name],
-            )
+            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", [migration.key])
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        done.append(migration.number)
+        done.append(migration.key)
     return done

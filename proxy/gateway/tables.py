@@ -1,15 +1,15 @@
 """The gateway's tables, `injections`, `chat_state`, `mcp_calls` (memory tool calls) and
 `turn_memory` (the memory of each typed message, for its tool loop: `loop_memory.py`):
-numbered migrations the runtime applies to the store's file (`BeliefStore.ensure_schema`) when
-it starts."""
+named migrations (`gateway:<name>`), in order, that the runtime applies to the store's file
+(`BeliefStore.ensure_schema`) when it starts."""
 
 from __future__ import annotations
 
 from beliefs.store.migrations import Migration
 
 GATEWAY = Migration(
-    2,
-    "gateway: injections, chat_state",
+    "gateway",
+    "injections_and_chat_state",
     (
         """
         CREATE TABLE injections (
@@ -44,8 +44,8 @@ GATEWAY = Migration(
 )
 
 MCP_CALLS = Migration(
-    60,
-    "memory tools: one row per MCP tool call (who, what, result)",
+    "gateway",
+    "mcp_calls",  # memory tools: one row per MCP tool call (who, what, result)
     (
         """
         CREATE TABLE mcp_calls (
@@ -70,8 +70,8 @@ MCP_CALLS = Migration(
 )
 
 TURN_MEMORY = Migration(
-    120,
-    "gateway: the memory placed for each typed message, reused by its tool loop",
+    "gateway",
+    "turn_memory",  # the memory placed for each typed message, reused by its tool loop
     (
         """
         CREATE TABLE turn_memory (
@@ -91,8 +91,8 @@ TURN_MEMORY = Migration(
 # The persona a request received is recorded as one reference (its version and how many
 # beliefs it stands for) instead of the ids of every belief it summarises.
 PERSONA_REF = Migration(
-    143,
-    "gateway: the persona as a reference in injections and turn memory",
+    "gateway",
+    "add_persona_reference",
     (
         "ALTER TABLE injections ADD COLUMN persona_version VARCHAR",
         "ALTER TABLE injections ADD COLUMN persona_carries INTEGER",

@@ -1,14 +1,16 @@
 """The access package's tables, `access_secret` and `access_events` (what replicas share of
-sessions and wrong keys) and `access_tokens`: numbered migrations the runtime applies to the
-store (`BeliefStore.ensure_schema`) when it starts, and `tenure tokens` before it writes."""
+sessions and wrong keys) and `access_tokens`: named migrations (`security:<name>`), in order,
+that the runtime applies to the store (`BeliefStore.ensure_schema`) when it starts, and
+`tenure tokens` before it writes."""
 
 from __future__ import annotations
 
 from beliefs.store.migrations import Migration
 
+# access shared by replicas: the session secret, revoked sessions, wrong-key attempts
 ACCESS_SHARED = Migration(
-    101,
-    "access shared by replicas: the session secret, revoked sessions, wrong-key attempts",
+    "security",
+    "shared_access",
     (
         "CREATE TABLE access_secret (id INTEGER PRIMARY KEY, secret VARCHAR NOT NULL)",
         "CREATE SEQUENCE access_events_seq START 1",
@@ -24,9 +26,10 @@ ACCESS_SHARED = Migration(
     ),
 )
 
+# one row per token (its hash, never the token), whom it acts for, revocation
 ACCESS_TOKENS = Migration(
-    132,
-    "access tokens: one row per token (its hash, never the token), whom it acts for, revocation",
+    "security",
+    "access_tokens",
     (
         """
         CREATE TABLE access_tokens (

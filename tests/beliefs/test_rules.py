@@ -154,7 +154,7 @@ def test_default_rules_migration_never_resurrects_an_edited_or_deleted_default(
 
 def test_rules_migration_runs_once_per_database(tmp_path: Path) -> None:
     conn = duckdb.connect(str(tmp_path / "t.duckdb"))
-    assert RULES.number in migrate(conn)
+    assert RULES.key in migrate(conn)
     assert migrate(conn) == []
     count = conn.execute("SELECT count(*) FROM rules").fetchone()
     assert count == (len(DEFAULT_RULES),)

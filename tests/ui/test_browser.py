@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +14,9 @@ from beliefs.opening import open_store
 from proxy.settings import Settings
 from tests.proxy.conftest import Gateway
 from tests.ui import seed
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -56,10 +60,9 @@ def server(tmp_path: Path) -> Iterator[Gateway]:
 
 
 def test_find_edit_pin_confirm_delete_and_undo(server: Gateway, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
-    base = server.url
     with sync_playwright() as pw:
         browser = pw.chromium.launch_persistent_context(
             str(tmp_path / "profile"),
@@ -73,86 +76,111 @@ def test_find_edit_pin_confirm_delete_and_undo(server: Gateway, tmp_path: Path) 
             problems: list[str] = []
             page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: problems.append(str(e)))
-
-            page.goto(base + "/beliefs")
-            expect(page.locator("a.name", has_text="kubernetes")).to_be_visible()
-            expect(page.locator(".belief.is-pinned")).to_have_count(1)
-            expect(page.locator(".badge.pending")).to_have_count(1)
-            page.screenshot(path=str(ARTIFACTS / "beliefs-list.png"), full_page=True)
-
-            # type-ahead (the optional script) offers names as you type
-            page.fill("input[name=q]", "kub")
-            option = page.locator("#typeahead option").first
-            expect(option).to_have_attribute("value", "kubernetes")
-
-            # search by a rejected alternative, open the decision it finds
-            page.fill("input[name=q]", "mysql")
-            page.press("input[name=q]", "Enter")
-            expect(page.locator("a.name")).to_have_count(1)
-            page.click("a.name:has-text('postgres_17')")
-            expect(page.locator("h1")).to_have_text("postgres_17")
-            expect(page.locator(".timeline li")).to_have_count(2)
-
-            # edit an alias
-            aliases = page.locator("input[name=aliases]")
-            aliases.fill(aliases.input_value() + ", pgsql")
-            page.click("form.edit button[type=submit]")
-            expect(page.locator(".notice")).to_have_text("Saved.")
-            assert "pgsql" in server.on_store(lambda s: s.get("b-postgres-17")).aliases
-
-            # pin it
-            page.click("button:has-text('Pin')")
-            expect(page.locator(".badge.pin")).to_be_visible()
-            assert server.on_store(lambda s: s.get("b-postgres-17")).pinned
-            page.screenshot(path=str(ARTIFACTS / "belief-page.png"), full_page=True)
-
-            # confirm the agent's pending belief from the review page
-            page.click("nav a:has-text('Review')")
-            item = page.locator(".belief", has_text="prefers_fastify")
-            item.locator("button:has-text('Confirm')").click()
-            expect(page.locator(".notice")).to_have_text("Confirmed.")
-            assert server.on_store(lambda s: s.get("b-guess")).review_state == "confirmed"
-
-            # delete, then undo from the list
-            page.goto(base + "/beliefs/b-tabs")
-            page.click("button:has-text('Delete')")
-            expect(page.locator(".notice.undo")).to_contain_text("tabs_indentation")
-            assert server.on_store(lambda s: s.get("b-tabs")).deleted_at is not None
-            page.click(".notice.undo button:has-text('Undo')")
-            expect(page.locator(".notice")).to_have_text("Restored.")
-            assert server.on_store(lambda s: s.get("b-tabs")).deleted_at is None
-
-            # hostile text stays text
-            page.goto(base + "/beliefs/b-hostile")
-            expect(page.locator(".content.big")).to_contain_text("<script>alert('owned')</script>")
-
-            # add a rule, then preview what a request would receive
-            page.click("nav a:has-text('Rules')")
-            page.click("summary:has-text('Add a rule')")
-            add = page.locator("form[action='/rules']")
-            add.locator("input[name=pattern]").fill("domain:code")
-            add.locator("input[name=bonus]").fill("0.2")
-            add.locator("textarea[name=template]").fill("(MEMORY) Code notes:\n{{content}}")
-            add.locator("button[type=submit]").click()
-            expect(page.locator(".notice")).to_contain_text("Rule added")
-            expect(page.locator(".rule", has_text="Code notes:")).to_contain_text("+20 %")
-            page.fill("#preview input[name=user]", "alice")
-            page.fill("#preview input[name=scope]", "domain:code")
-            page.fill("#preview textarea[name=query]", "should the new service use fastify?")
-            page.click("#preview button:has-text('Preview')")
-            expect(page.locator("#preview table.records")).to_contain_text("prefers_fastify")
-            expect(page.locator("#preview pre.block").last).to_contain_text("Code notes:")
-            page.screenshot(path=str(ARTIFACTS / "rules-page.png"), full_page=True)
-
-            # a phone-sized screen
-            page.set_viewport_size({"width": 390, "height": 844})
-            page.goto(base + "/beliefs/b-k8s")
-            page.screenshot(path=str(ARTIFACTS / "belief-page-phone.png"), full_page=True)
-            width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
-            page.goto(base + "/rules")
-            width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= 390, f"the rules page scrolls sideways on a phone ({width}px)"
+            find_and_open(page, server.url)
+            edit_and_pin(page, server)
+            confirm_delete_and_undo(page, server)
+            add_rule_and_preview(page)
+            fits_a_phone(page, server.url)
             assert problems == [], problems
         finally:
             browser.close()
+
+
+def find_and_open(page: Page, base: str) -> None:
+    """The list, type-ahead, search by a rejected alternative, and the decision it finds."""
+    from playwright.sync_api import expect
+
+    page.goto(base + "/beliefs")
+    expect(page.locator("a.name", has_text="kubernetes")).to_be_visible()
+    expect(page.locator(".belief.is-pinned")).to_have_count(1)
+    expect(page.locator(".badge.pending")).to_have_count(1)
+    page.screenshot(path=str(ARTIFACTS / "beliefs-list.png"), full_page=True)
+
+    # type-ahead (the optional script) offers names as you type
+    page.fill("input[name=q]", "kub")
+    option = page.locator("#typeahead option").first
+    expect(option).to_have_attribute("value", "kubernetes")
+
+    # search by a rejected alternative, open the decision it finds
+    page.fill("input[name=q]", "mysql")
+    page.press("input[name=q]", "Enter")
+    expect(page.locator("a.name")).to_have_count(1)
+    page.click("a.name:has-text('postgres_17')")
+    expect(page.locator("h1")).to_have_text("postgres_17")
+    expect(page.locator(".timeline li")).to_have_count(2)
+
+
+def edit_and_pin(page: Page, server: Gateway) -> None:
+    """On the open belief's page: edit an alias, then pin it."""
+    from playwright.sync_api import expect
+
+    aliases = page.locator("input[name=aliases]")
+    aliases.fill(aliases.input_value() + ", pgsql")
+    page.click("form.edit button[type=submit]")
+    expect(page.locator(".notice")).to_have_text("Saved.")
+    assert "pgsql" in server.on_store(lambda s: s.get("b-postgres-17")).aliases
+
+    page.click("button:has-text('Pin')")
+    expect(page.locator(".badge.pin")).to_be_visible()
+    assert server.on_store(lambda s: s.get("b-postgres-17")).pinned
+    page.screenshot(path=str(ARTIFACTS / "belief-page.png"), full_page=True)
+
+
+def confirm_delete_and_undo(page: Page, server: Gateway) -> None:
+    """Confirm the agent's pending belief, delete another and undo; hostile text stays text."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    # confirm the agent's pending belief from the review page
+    page.click("nav a:has-text('Review')")
+    item = page.locator(".belief", has_text="prefers_fastify")
+    item.locator("button:has-text('Confirm')").click()
+    expect(page.locator(".notice")).to_have_text("Confirmed.")
+    assert server.on_store(lambda s: s.get("b-guess")).review_state == "confirmed"
+
+    # delete, then undo from the list
+    page.goto(base + "/beliefs/b-tabs")
+    page.click("button:has-text('Delete')")
+    expect(page.locator(".notice.undo")).to_contain_text("tabs_indentation")
+    assert server.on_store(lambda s: s.get("b-tabs")).deleted_at is not None
+    page.click(".notice.undo button:has-text('Undo')")
+    expect(page.locator(".notice")).to_have_text("Restored.")
+    assert server.on_store(lambda s: s.get("b-tabs")).deleted_at is None
+
+    # hostile text stays text
+    page.goto(base + "/beliefs/b-hostile")
+    expect(page.locator(".content.big")).to_contain_text("<script>alert('owned')</script>")
+
+
+def add_rule_and_preview(page: Page) -> None:
+    """Add a rule, then preview what a request would receive."""
+    from playwright.sync_api import expect
+
+    page.click("nav a:has-text('Rules')")
+    page.click("summary:has-text('Add a rule')")
+    add = page.locator("form[action='/rules']")
+    add.locator("input[name=pattern]").fill("domain:code")
+    add.locator("input[name=bonus]").fill("0.2")
+    add.locator("textarea[name=template]").fill("(MEMORY) Code notes:\n{{content}}")
+    add.locator("button[type=submit]").click()
+    expect(page.locator(".notice")).to_contain_text("Rule added")
+    expect(page.locator(".rule", has_text="Code notes:")).to_contain_text("+20 %")
+    page.fill("#preview input[name=user]", "alice")
+    page.fill("#preview input[name=scope]", "domain:code")
+    page.fill("#preview textarea[name=query]", "should the new service use fastify?")
+    page.click("#preview button:has-text('Preview')")
+    expect(page.locator("#preview table.records")).to_contain_text("prefers_fastify")
+    expect(page.locator("#preview pre.block").last).to_contain_text("Code notes:")
+    page.screenshot(path=str(ARTIFACTS / "rules-page.png"), full_page=True)
+
+
+def fits_a_phone(page: Page, base: str) -> None:
+    """A phone-sized screen: the belief page and the rules page never scroll sideways."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(base + "/beliefs/b-k8s")
+    page.screenshot(path=str(ARTIFACTS / "belief-page-phone.png"), full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+    page.goto(base + "/rules")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the rules page scrolls sideways on a phone ({width}px)"
