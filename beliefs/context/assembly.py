@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
+from beliefs.context.citations import is_passage
 from beliefs.context.contested import Contested, Contradiction
 from beliefs.context.render import estimate_tokens, relevant_line, system_block, user_block
 from beliefs.index.belief_index import BeliefIndex
@@ -28,6 +29,9 @@ MAX_OPEN_QUESTIONS = 15
 MAX_PERSONA_CHARS = 800
 DEFAULT_MAX_BELIEFS = 20
 SHED_LOOKAHEAD = 10  # hits ranked past the cap, kept only to report what was shed
+# Finds document passages for a turn (`beliefs.documents`): the request, the delivery filter
+# and the scopes it may search; its hits rank after every memory hit.
+PassageSearch = Callable[["ContextRequest", Callable[[AnyBelief], bool], frozenset[str]], list[Hit]]
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,7 @@ def assemble(
     persona_covers: frozenset[str] | None = None,
     deadline: Deadline | None = None,
     contested: Contested | None = None,
+    passages: PassageSearch | None = None,
 ) -> Context:
     """Build the three layers (plus open questions) for one turn.
 
@@ -172,6 +177,7 @@ def assemble(
 
     `deadline` bounds the search (`beliefs.search.deadline`); the standing layers are always whole.
     `contested`: the open contradictions; those of delivered beliefs are delivered with them.
+    `passages`: document passages, searched apart from beliefs and ranked after them.
     """
     rules = rules or RuleSet()
     weight = rules.weight if rules.has_bonuses else None
@@ -201,6 +207,7 @@ def assemble(
             and belief.subtype != "expertise"
             and belief.id not in pinned_ids
             and belief.id not in covered_by_persona
+            and not is_passage(belief)
             and ok(belief)
             and in_scopes(belief, search_scopes)
         )
@@ -225,6 +232,8 @@ def assemble(
         deadline=deadline,
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
+    if passages is not None and not (deadline is not None and deadline.passed()):
+        relevant.extend(passages(request, ok, search_scopes))
     relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
     for hit in relevant[room:]:
         budget.shed_ids.append(hit.belief.id)
@@ -325,7 +334,10 @@ def _standing(
     pinned = [
         b
         for b in live
-        if b.type != "open_question" and in_scopes(b, search_scopes) and not covered_by_persona(b)
+        if b.type != "open_question"
+        and in_scopes(b, search_scopes)
+        and not covered_by_persona(b)
+        and not is_passage(b)  # a passage is found by what it says, never standing
     ]
     questions = [
         b for b in live if b.type == "open_question" and b.pinned and in_scopes(b, search_scopes)

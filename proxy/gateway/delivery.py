@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from beliefs.context.assembly import Context, ContextRequest, assemble
 from beliefs.context.tokens import token_counter
+from beliefs.documents.retrieval import finder_for
 from beliefs.search.deadline import Deadline
 from beliefs.store.belief_store import BeliefStore
 from proxy.gateway.context_windows import memory_budget
@@ -60,4 +61,5 @@ def build_context(
         persona_covers=covers,
         deadline=deadline,
         contested=store.contested,
+        passages=finder_for(store).for_turn,
     )
