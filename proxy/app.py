@@ -19,6 +19,7 @@ from proxy.api.loading import LoadingGate
 from proxy.api.openapi import openapi_routes
 from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
+from proxy.api.sources import source_routes
 from proxy.api.tokens import token_routes
 from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
 from proxy.gateway.upstream_pool import UpstreamPool
@@ -78,6 +79,7 @@ def create_app(
         *compaction_routes(),
         *mcp_routes(),
         *home_routes(),
+        *source_routes(),
         *token_routes(),
         *api_routes(),
         *ui_routes(settings),

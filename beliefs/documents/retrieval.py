@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from beliefs.context.assembly import ContextRequest, in_scopes
+from beliefs.context.citations import citation, where
 from beliefs.context.recall import RecallHit, recall_tags
 from beliefs.documents.passage_index import PassageHit, PassageIndex
 from beliefs.documents.sync import is_passage
@@ -92,6 +93,14 @@ class PassageFinder:
         now = utcnow()
         found = self.search(user_id, query, accept, limit)
         return [RecallHit(_hit(p), recall_tags(p.belief, now)) for p in found]
+
+
+def cited(hit: Hit) -> dict[str, str]:
+    """A passage's source and citation, for a recall answer (nothing for a belief)."""
+    belief = hit.belief
+    if not is_passage(belief):
+        return {}
+    return {"source": where(belief), "citation": citation(belief)}
 
 
 def _hit(found: PassageHit) -> Hit:

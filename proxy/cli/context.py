@@ -13,6 +13,7 @@ from typing import Any
 from beliefs.context.assembly import Context, ContextRequest, assemble
 from beliefs.context.render import system_block, user_block
 from beliefs.context.tokens import token_counter
+from beliefs.documents.retrieval import finder_for
 from beliefs.index.belief_index import BeliefIndex
 from beliefs.index.semantic import enable as enable_semantic
 from beliefs.model.errors import BeliefError
@@ -110,6 +111,7 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
             count_tokens=token_counter(),
             rules=store.rules,
             contested=None if args.as_of else store.contested,
+            passages=None if args.as_of else finder_for(store).for_turn,
         )
         return {
             **context_json(ctx),
