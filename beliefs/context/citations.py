@@ -33,7 +33,7 @@ def passage_line(belief: AnyBelief) -> str:
     text = " ".join(belief.content.split())
     if len(text) > MAX_PASSAGE_CHARS:
         text = text[: MAX_PASSAGE_CHARS - 1].rstrip() + "…"
-    lines = belief.provenance.get("lines") or ()
+    lines = list(belief.provenance.get("lines") or ())
     span = f", lines {lines[0]}-{lines[1]}" if len(lines) == 2 else ""
     return f"- [{belief.id}] {where(belief)}{span}: {text}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from beliefs.context.citations import cite_instruction, citation, is_passage, passage_line
+from beliefs.context.citations import citation, cite_instruction, is_passage, passage_line
 from beliefs.model.memo import BeliefMemo
 from beliefs.model.record import AnyBelief
 

@@ -9,6 +9,7 @@ words it shares; a turn that shares only everyday words with a passage finds not
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -132,7 +133,9 @@ class PassageIndex:
                 tf = doc.body.get(one.term, 0)
                 part = tf * (K1 + 1) / (tf + K1 * (1 - B + B * doc.length / avgdl)) if tf else 0.0
                 part += TITLE_WEIGHT if one.term in doc.title else 0.0
-                part += PATH_WEIGHT if one.term in doc.heading and one.term not in doc.title else 0.0
+                part += (
+                    PATH_WEIGHT if one.term in doc.heading and one.term not in doc.title else 0.0
+                )
                 part += ALIAS_WEIGHT * (one.term in doc.alias)
                 scores[bid] = scores.get(bid, 0.0) + weight * part
                 matched.setdefault(bid, []).append(one)
@@ -165,7 +168,7 @@ def _query_terms(query: str) -> list[_Asked]:
             plain = piece.isalpha()  # a compound ("on-call", "k8s") is never too general
             general = plain and is_general(piece)
             out.setdefault(term, _Asked(piece, term, not is_common(piece), general))
-    for first, second in zip(pieces, pieces[1:], strict=False):
+    for first, second in itertools.pairwise(pieces):
         joined = first + second
         if first not in STOP_WORDS and second not in STOP_WORDS and _indexed(joined):
             term = stem(joined)

@@ -141,15 +141,22 @@ def apply(store: BeliefStore, plan: FilePlan) -> None:
         store.soft_delete(bid, actor=ACTOR, with_history=False)
     for old_id, new in plan.supersede:
         store.supersede(
-            old_id, _free(store, new), reason="changed on re-ingest", actor=ACTOR, with_history=False
+            old_id,
+            _free(store, new),
+            reason="changed on re-ingest",
+            actor=ACTOR,
+            with_history=False,
         )
     for new in plan.create:
         existing = _stored(store, new.id)
-        if existing is not None and existing.deleted_at is not None and existing.is_live is False:
-            if existing.superseded_by is None:  # removed earlier, back now: the same row
-                store.restore(new.id, actor=ACTOR, with_history=False)
-                store.update(new.id, {"provenance": new.provenance}, actor=ACTOR)
-                continue
+        if (
+            existing is not None
+            and existing.deleted_at is not None
+            and existing.superseded_by is None
+        ):  # removed earlier, back now: the same row
+            store.restore(new.id, actor=ACTOR, with_history=False)
+            store.update(new.id, {"provenance": new.provenance}, actor=ACTOR, with_history=False)
+            continue
         store.create(_free(store, new), actor=ACTOR, with_history=False)
 
 

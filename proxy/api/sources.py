@@ -33,8 +33,7 @@ from beliefs.documents.ingest import DELETE_GRACE, docs_scope
 from beliefs.documents.sources import Source
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
-from proxy.api.belief_input import bad_field
-from proxy.errors import ProxyError
+from proxy.errors import ProxyError, bad_field
 from proxy.settings import Settings
 
 MAX_UPLOAD_BYTES = 16 * 1024 * 1024
@@ -174,20 +173,20 @@ async def _read_body(request: Request) -> dict[str, Any]:
 
 
 async def _multipart(request: Request) -> dict[str, Any]:
-    form = await request.form(max_files=1000, max_part_size=MAX_UPLOAD_BYTES)
-    files = []
-    for item in form.getlist("files"):
-        if isinstance(item, UploadFile) and item.filename:
-            data = await item.read()
-            try:
-                files.append({"path": item.filename, "text": data.decode("utf-8")})
-            except UnicodeDecodeError:
-                raise bad_field("files", f"{item.filename} is not UTF-8 text") from None
-    return {
-        "scope": str(form.get("scope") or ""),
-        "user": str(form.get("user") or "") or None,
-        "files": files,
-    }
+    async with request.form(max_files=1000, max_part_size=MAX_UPLOAD_BYTES) as form:
+        files = []
+        for item in form.getlist("files"):
+            if isinstance(item, UploadFile) and item.filename:
+                data = await item.read()
+                try:
+                    files.append({"path": item.filename, "text": data.decode("utf-8")})
+                except UnicodeDecodeError:
+                    raise bad_field("files", f"{item.filename} is not UTF-8 text") from None
+        return {
+            "scope": str(form.get("scope") or ""),
+            "user": str(form.get("user") or "") or None,
+            "files": files,
+        }
 
 
 async def _list(request: Request) -> Response:

@@ -8,6 +8,7 @@ the database the files are read here and sent to its API, in parts.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import sys
@@ -125,9 +126,10 @@ class Progress:
 
 def _counts(r: FileReport | dict[str, Any]) -> str:
     get = r.get if isinstance(r, dict) else lambda k, d=0: getattr(r, k, d)
-    return ", ".join(
-        f"{get(k, 0)} {k}" for k in ("kept", "added", "changed", "removed") if get(k, 0)
-    ) or "no passages"
+    return (
+        ", ".join(f"{get(k, 0)} {k}" for k in ("kept", "added", "changed", "removed") if get(k, 0))
+        or "no passages"
+    )
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
@@ -142,15 +144,11 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     try:
         for root, files in by_root.items():
             docs = [read_document(path, shown) for path, shown in files]
-            reports.append(
-                with_backend(
-                    settings,
-                    lambda store, r=root, d=docs: _local(store, user, scope, d, r, args, progress),
-                    lambda api, r=root, d=docs: _remote(api, user, scope, d, r, args, progress),
-                    timeout=600.0,
-                    create=True,
-                )
-            )
+            local = functools.partial(_local, user=user, scope=scope, docs=docs, root=root,
+                                      args=args, progress=progress)  # fmt: skip
+            remote = functools.partial(_remote, user=user, scope=scope, docs=docs, root=root,
+                                       args=args, progress=progress)  # fmt: skip
+            reports.append(with_backend(settings, local, remote, timeout=600.0, create=True))
     except KeyboardInterrupt:
         print(
             f"interrupted after {progress.done} of {total} file(s); every file finished is "

@@ -12,6 +12,7 @@ from proxy.ui.forms import Forms
 from proxy.ui.pages import Pages
 from proxy.ui.render import Renderer
 from proxy.ui.rules import RulesPage
+from proxy.ui.sources import SourcesPage
 
 __all__ = ["STATIC", "ui_routes"]
 
@@ -23,6 +24,7 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
     pages = Pages(Renderer(login_enabled=bool(settings.api_key)))
     forms = Forms(pages)
     rules = RulesPage(pages, forms)
+    sources = SourcesPage(pages, forms)
     get, post = ["GET"], ["POST"]
     return [
         Route("/", pages.home, methods=get),
@@ -42,6 +44,11 @@ def ui_routes(settings: Settings) -> list[BaseRoute]:
         Route("/rules", rules.add, methods=post),
         Route("/rules/{rule_id}/edit", rules.edit, methods=post),
         Route("/rules/{rule_id}/delete", rules.delete, methods=post),
+        Route("/sources", sources.page, methods=get),
+        Route("/sources", sources.upload, methods=post),
+        Route("/sources/{source_id}", sources.source, methods=get),
+        Route("/sources/{source_id}/delete", sources.delete, methods=post),
+        Route("/sources/{source_id}/restore", sources.restore, methods=post),
         Route("/status", pages.status, methods=get),
         Route("/status/jobs/{job_id}", pages.job, methods=get),
         Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),

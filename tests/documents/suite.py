@@ -65,5 +65,7 @@ def run_suite(store: BeliefStore) -> Score:
         score.expected += len(expect)
         score.found += len(expect & set(got))
         if set(got) - expect or expect - set(got):
-            score.misses.append(f"{case['q']!r} [{case['scope']}]: got {got}, want {sorted(expect)}")
+            score.misses.append(
+                f"{case['q']!r} [{case['scope']}]: got {got}, want {sorted(expect)}"
+            )
     return score
