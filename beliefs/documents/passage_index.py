@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from beliefs.model.record import AnyBelief
 from beliefs.text.lexicon import is_common, is_function_word, is_general, stem
@@ -26,8 +27,10 @@ TITLE_WEIGHT = 2.5  # a word of the passage's own heading
 PATH_WEIGHT = 0.5  # a word of a heading above it (its siblings share those)
 ALIAS_WEIGHT = 1.5
 MIN_SCORE = 3.0
-RELATIVE_FLOOR = 0.6  # of the best hit's score
+RELATIVE_FLOOR = 0.7  # of the best hit's score
 MAX_TERMS = 32
+ANCHOR_SHARE = 0.01  # a word in more of the passages than this finds none by itself
+MIN_ANCHOR_DF = 50  # ... unless it is in this few (a small corpus)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]")
 
 
@@ -53,6 +56,8 @@ class _Doc:
     heading: frozenset[str]  # every heading of its path
     title: frozenset[str]  # its own (deepest) heading
     alias: frozenset[str]
+    terms: frozenset[str]  # every term of every field
+    names: frozenset[str]  # its own heading's and its aliases' terms
 
 
 @dataclass(frozen=True)
@@ -71,11 +76,17 @@ class _Asked:
 
 
 class PassageIndex:
-    """Passages of one user; `add`/`discard` keep it in step with the store."""
+    """Passages of one user; `add`/`discard` keep it in step with the store.
+
+    A search weighs only candidates: passages that hold a query word few passages share
+    (a word in more than `ANCHOR_SHARE` of them names none), or whose headings or aliases
+    hold one. Every query word then counts toward a candidate's score.
+    """
 
     def __init__(self) -> None:
         self.docs: dict[str, _Doc] = {}
-        self.postings: dict[str, set[str]] = {}
+        self.postings: dict[str, set[str]] = {}  # every field
+        self.named: dict[str, set[str]] = {}  # own heading and aliases only
         self.total_length = 0
 
     def __len__(self) -> int:
@@ -90,70 +101,90 @@ class PassageIndex:
         heading = frozenset(terms(" ".join(path)))
         title = frozenset(terms(path[-1])) if path else frozenset()
         alias = frozenset(terms(aliases)) - heading  # heading words already count as such
-        doc = _Doc(belief, body, sum(body.values()), heading, title, alias)
+        every = frozenset(body) | heading | alias
+        doc = _Doc(belief, body, sum(body.values()), heading, title, alias, every, title | alias)
         self.docs[belief.id] = doc
         self.total_length += doc.length
-        for term in {*body, *heading, *doc.alias}:
+        for term in every:
             self.postings.setdefault(term, set()).add(belief.id)
+        for term in doc.names:  # not the headings above: every sibling shares those
+            self.named.setdefault(term, set()).add(belief.id)
 
     def discard(self, belief_id: str) -> None:
         doc = self.docs.pop(belief_id, None)
         if doc is None:
             return
         self.total_length -= doc.length
-        for term in {*doc.body, *doc.heading, *doc.alias}:
-            ids = self.postings.get(term)
-            if ids is not None:
-                ids.discard(belief_id)
-                if not ids:
-                    del self.postings[term]
+        for table, found in ((self.postings, doc.terms), (self.named, doc.names)):
+            for term in found:
+                ids = table.get(term)
+                if ids is not None:
+                    ids.discard(belief_id)
+                    if not ids:
+                        del table[term]
+
+    def candidates(self, asked: dict[str, _Asked]) -> set[str]:
+        cap = max(MIN_ANCHOR_DF, ANCHOR_SHARE * len(self.docs))
+        out: set[str] = set()
+        for term, one in asked.items():
+            ids = self.postings[term]
+            if not one.general and len(ids) <= cap:
+                out |= ids
+                continue
+            named = self.named.get(term)
+            if named and len(named) <= cap:
+                out |= named
+        return out
 
     def search(
         self, query: str, accept: Callable[[AnyBelief], bool], *, limit: int = 5
     ) -> list[PassageHit]:
         """The passages `accept` allows that the query is about, best first."""
-        asked = [a for a in _query_terms(query) if a.term in self.postings]
-        if not asked or not self.docs:
+        asked = {a.term: a for a in _query_terms(query) if a.term in self.postings}
+        if not asked:
             return []
         n = len(self.docs)
         avgdl = max(1.0, self.total_length / n)
-        scores: dict[str, float] = {}
-        matched: dict[str, list[_Asked]] = {}
-        verdicts: dict[str, bool] = {}
-        for one in asked:
-            ids = self.postings[one.term]
-            weight = math.log(1.0 + (n - len(ids) + 0.5) / (len(ids) + 0.5))
-            for bid in ids:
-                ok = verdicts.get(bid)
-                doc = self.docs[bid]
-                if ok is None:
-                    ok = verdicts[bid] = accept(doc.belief)
-                if not ok:
-                    continue
-                tf = doc.body.get(one.term, 0)
-                part = tf * (K1 + 1) / (tf + K1 * (1 - B + B * doc.length / avgdl)) if tf else 0.0
-                part += TITLE_WEIGHT if one.term in doc.title else 0.0
-                part += (
-                    PATH_WEIGHT if one.term in doc.heading and one.term not in doc.title else 0.0
-                )
-                part += ALIAS_WEIGHT * (one.term in doc.alias)
-                scores[bid] = scores.get(bid, 0.0) + weight * part
-                matched.setdefault(bid, []).append(one)
-        ranked = sorted(
-            (
-                bid
-                for bid in scores
-                if scores[bid] >= MIN_SCORE and _evidence(self.docs[bid], matched[bid])
-            ),
-            key=lambda b: (-scores[b], b),
-        )
-        if not ranked:
+        weights = {
+            t: math.log(1.0 + (n - len(self.postings[t]) + 0.5) / (len(self.postings[t]) + 0.5))
+            for t in asked
+        }
+        wanted = set(asked)
+        substantial = {t for t, a in asked.items() if not a.general}
+        rare = {t for t, a in asked.items() if a.rare and not a.general}
+        found: list[tuple[float, str, frozenset[str]]] = []
+        for bid in self.candidates(asked):
+            doc = self.docs[bid]
+            shared = doc.terms & wanted
+            if not _evidence(doc, shared, substantial, rare):
+                continue
+            norm = K1 * (1 - B + B * doc.length / avgdl)
+            score = 0.0
+            for term in shared:
+                tf = doc.body.get(term, 0)
+                part = tf * (K1 + 1) / (tf + norm) if tf else 0.0
+                if term in doc.title:
+                    part += TITLE_WEIGHT
+                elif term in doc.heading:
+                    part += PATH_WEIGHT
+                if term in doc.alias:
+                    part += ALIAS_WEIGHT
+                score += weights[term] * part
+            if score >= MIN_SCORE and accept(doc.belief):
+                found.append((score, bid, shared))
+        if not found:
             return []
-        floor = scores[ranked[0]] * RELATIVE_FLOOR
+        found.sort(key=lambda f: (-f[0], f[1]))
+        floor = found[0][0] * RELATIVE_FLOOR
+        words_of = {t: i for i, t in enumerate(asked)}  # query order
         return [
-            PassageHit(self.docs[b].belief, scores[b], tuple(a.word for a in matched[b]))
-            for b in ranked[:limit]
-            if scores[b] >= floor
+            PassageHit(
+                self.docs[bid].belief,
+                score,
+                tuple(asked[t].word for t in sorted(shared, key=words_of.__getitem__)),
+            )
+            for score, bid, shared in found[:limit]
+            if score >= floor
         ]
 
 
@@ -163,27 +194,33 @@ def _query_terms(query: str) -> list[_Asked]:
     out: dict[str, _Asked] = {}
     pieces = [p for word in query_words(clean_query(query)) for p in words(word)]
     for piece in pieces:
-        if _indexed(piece):
-            term = stem(piece)
-            plain = piece.isalpha()  # a compound ("on-call", "k8s") is never too general
-            general = plain and is_general(piece)
-            out.setdefault(term, _Asked(piece, term, not is_common(piece), general))
+        asked = _asked(piece)
+        if asked is not None:
+            out.setdefault(asked.term, asked)
     for first, second in itertools.pairwise(pieces):
-        joined = first + second
-        if first not in STOP_WORDS and second not in STOP_WORDS and _indexed(joined):
-            term = stem(joined)
-            out.setdefault(term, _Asked(joined, term, not is_common(joined), False))
+        if first not in STOP_WORDS and second not in STOP_WORDS:
+            joined = _asked(first + second)
+            if joined is not None:
+                out.setdefault(joined.term, joined)
     return list(out.values())[:MAX_TERMS]
 
 
-def _evidence(doc: _Doc, found: list[_Asked]) -> bool:
-    """Whether the words a turn shares with a passage say the turn is about it: a rare word,
-    or the whole of its own heading, or two words of substance (a word too general to count
-    counts where the passage writes it as a name or heading)."""
-    named = {a.term for a in found if a.term in doc.title or a.term in doc.alias}
-    content = {a.term for a in found if not a.general} | named
-    if any(a.rare and not a.general for a in found):
+@lru_cache(maxsize=100_000)
+def _asked(piece: str) -> _Asked | None:
+    """What one query word counts for (None: a word of any sentence); a compound
+    ("on-call", "k8s") is never too general."""
+    if not _indexed(piece):
+        return None
+    general = piece.isalpha() and is_general(piece)
+    return _Asked(piece, stem(piece), not is_common(piece), general)
+
+
+def _evidence(doc: _Doc, shared: frozenset[str], substantial: set[str], rare: set[str]) -> bool:
+    """Whether the words a turn shares with a passage say the turn is about it: the whole of
+    its own heading, or a rare word naming it (in its heading or aliases), or two words of
+    substance (a word too general to count counts where the passage is named by it)."""
+    named = shared & doc.names
+    content = (shared & substantial) | named
+    if doc.title and doc.title <= shared and content:
         return True
-    if doc.title and doc.title <= {a.term for a in found} and content:
-        return True
-    return len(content) >= 2
+    return bool(named & rare) or len(content) >= 2

@@ -69,6 +69,15 @@ def test_ingested_passages_reach_the_provider_with_citations(
     assert "##### Sources" in sent
     assert "PgBouncer" not in sent  # another file's passages stay out
 
+    preview = httpx.get(
+        f"{gateway.url}/api/prompts/preview",
+        params={"scope": "domain:docs/runbooks", "query": ROLLBACK},
+    ).json()
+    first = preview["relevant"][0]
+    assert first["source"] == "deploy.md › Deploying the API › Rollback"
+    assert first["memory_class"] == "document" and first["source_type"] == "import"
+    assert first["provenance"]["lines"] == [14, 16]
+
     # outside the docs scope, and for a turn sharing only everyday words: nothing
     assert ask(gateway, upstream, ROLLBACK, {"X-Tenure-Scope": "domain:code"}) == ROLLBACK
     assert ask(gateway, upstream, "How long does it take?", DOCS) == "How long does it take?"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from beliefs.context.assembly import ContextRequest, covering
-from beliefs.documents import DocumentFile, MIGRATIONS, finder_for, ingest
+from beliefs.documents import MIGRATIONS, DocumentFile, finder_for, ingest
 from beliefs.store.belief_store import BeliefStore
 from proxy.settings import Settings
 from tests.documents.suite import CORPUS
