@@ -140,8 +140,8 @@ def ingest(
     progress: Callable[[FileReport], None] | None = None,
     epoch: str | None = None,
 ) -> IngestReport:
-    """Sync `files` into `scope`. `present`: every path now under `root` (the files given, if
-    None); sources of `root` not among them are removed."""
+    """Sync `files` into `scope`. `present`: every path now under `root` (a folder's sync);
+    the sources of `root` not among them are removed. None removes nothing (an upload)."""
     scope = docs_scope(scope)
     check_source_scope(store, user_id, scope)
     at = utcnow()
@@ -152,7 +152,9 @@ def ingest(
         report.files.append(result)
         if progress is not None:
             progress(result)
-    keep = set(present if present is not None else [f.path for f in files])
+    if present is None:
+        return report
+    keep = set(present)
     for source in list_sources(store, user_id, scope=scope, include_deleted=False):
         if source.root == root and source.path not in keep:
             gone = FileReport(source.path, "removed", removed=source.passages)

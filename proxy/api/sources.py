@@ -189,30 +189,36 @@ async def _multipart(request: Request) -> dict[str, Any]:
         }
 
 
-async def _list(request: Request) -> Response:
+async def sources_list(request: Request) -> Response:
+    """Ingested documents (deleted ones with `undo_until`): `user`, `scope` filter."""
     params = request.query_params
     found = await sources(documents_of(request), params.get("user"), params.get("scope"))
     return JSONResponse(found)
 
 
-async def _one(request: Request) -> Response:
+async def source_detail(request: Request) -> Response:
+    """One source and its live passages, in file order."""
     return JSONResponse(await source(documents_of(request), request.path_params["source_id"]))
 
 
-async def _upload(request: Request) -> Response:
+async def sources_upload(request: Request) -> Response:
+    """Ingest files into a docs scope (JSON or a multipart form); answers the sync report."""
     body = await _read_body(request)
     return JSONResponse(await upload(documents_of(request), body), status_code=201)
 
 
-async def _delete(request: Request) -> Response:
+async def source_delete(request: Request) -> Response:
+    """Soft delete: its passages leave retrieval until restored or purged."""
     return JSONResponse(await remove(documents_of(request), request.path_params["source_id"]))
 
 
-async def _restore(request: Request) -> Response:
+async def source_restore(request: Request) -> Response:
+    """Undo a delete during the grace period."""
     return JSONResponse(await restore(documents_of(request), request.path_params["source_id"]))
 
 
-async def _purge(request: Request) -> Response:
+async def sources_purge(request: Request) -> Response:
+    """Remove deleted sources for good: `ids` now, else those past the grace period."""
     body = await _read_body(request)
     ids = body.get("ids") or []
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
@@ -223,10 +229,10 @@ async def _purge(request: Request) -> Response:
 def source_routes() -> list[BaseRoute]:
     """Before the API's catch-all."""
     return [
-        Route("/api/sources", _list, methods=["GET"]),
-        Route("/api/sources", _upload, methods=["POST"]),
-        Route("/api/sources/purge", _purge, methods=["POST"]),
-        Route("/api/sources/{source_id}", _one, methods=["GET"]),
-        Route("/api/sources/{source_id}", _delete, methods=["DELETE"]),
-        Route("/api/sources/{source_id}/restore", _restore, methods=["POST"]),
+        Route("/api/sources", sources_list, methods=["GET"]),
+        Route("/api/sources", sources_upload, methods=["POST"]),
+        Route("/api/sources/purge", sources_purge, methods=["POST"]),
+        Route("/api/sources/{source_id}", source_detail, methods=["GET"]),
+        Route("/api/sources/{source_id}", source_delete, methods=["DELETE"]),
+        Route("/api/sources/{source_id}/restore", source_restore, methods=["POST"]),
     ]

@@ -164,7 +164,17 @@ def _local(store: Any, user: str, scope: str, docs: list[DocumentFile], root: st
     from beliefs.documents import MIGRATIONS, ingest
 
     store.ensure_schema(MIGRATIONS)
-    report = ingest(store, user, scope, docs, root=root, dry_run=args.dry_run, progress=progress)
+    present = [d.path for d in docs]  # a folder's files now: the others leave retrieval
+    report = ingest(
+        store,
+        user,
+        scope,
+        docs,
+        root=root,
+        present=present,
+        dry_run=args.dry_run,
+        progress=progress,
+    )
     return report.as_dict()
 
 

@@ -83,7 +83,9 @@ def test_unchanged_writes_nothing_and_a_change_supersedes(store: BeliefStore) ->
 
 def test_a_file_gone_from_its_folder_is_deleted_and_comes_back(store: BeliefStore) -> None:
     ingest(store, USER, "docs:handbook", [doc(GUIDE), doc("Other.\n", "b.md")], root="r")
-    report = ingest(store, USER, "docs:handbook", [doc(GUIDE)], root="r")
+    upload = ingest(store, USER, "docs:handbook", [doc(GUIDE)], root="r")
+    assert "Other." in live(store) and len(upload.files) == 1  # an upload removes nothing
+    report = ingest(store, USER, "docs:handbook", [doc(GUIDE)], root="r", present=["guide.md"])
     assert [(f.path, f.status) for f in report.files][-1] == ("b.md", "removed")
     assert "Other." not in live(store)
     gone = next(s for s in list_sources(store, USER) if s.path == "b.md")
