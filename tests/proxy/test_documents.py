@@ -148,3 +148,15 @@ def test_inject_min_trust_keeps_passages_out_but_recall_finds_them(
     first = result["hits"][0]
     assert first["citation"] == "- domain:docs/runbooks: deploy.md › Deploying the API › Rollback"
     assert "kubectl argo rollouts undo" in first["content"]
+
+    failed, listed = call(f"{gateway.url}/mcp", "sources", {}, headers=DOCS)
+    assert not failed
+    assert [s["file"] for s in listed["sources"]] == [
+        "cache.html",
+        "database.md",
+        "deploy.md",
+        "incidents.rst",
+        "oncall.txt",
+    ]
+    failed, other = call(f"{gateway.url}/mcp", "sources", {"scope": "domain:code"}, headers=DOCS)
+    assert not failed and other["sources"] == []
