@@ -29,7 +29,7 @@ ALIAS_WEIGHT = 1.5
 MIN_SCORE = 3.0
 RELATIVE_FLOOR = 0.7  # of the best hit's score
 MAX_TERMS = 32
-ANCHOR_SHARE = 0.01  # a word in more of the passages than this finds none by itself
+ANCHOR_SHARE = 0.005  # a word in more of the passages than this finds none by itself
 MIN_ANCHOR_DF = 50  # ... unless it is in this few (a small corpus)
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]")
 
@@ -87,6 +87,7 @@ class PassageIndex:
         self.docs: dict[str, _Doc] = {}
         self.postings: dict[str, set[str]] = {}  # every field
         self.named: dict[str, set[str]] = {}  # own heading and aliases only
+        self.scopes: Counter[str] = Counter()  # passages per scope
         self.total_length = 0
 
     def __len__(self) -> int:
@@ -104,6 +105,7 @@ class PassageIndex:
         every = frozenset(body) | heading | alias
         doc = _Doc(belief, body, sum(body.values()), heading, title, alias, every, title | alias)
         self.docs[belief.id] = doc
+        self.scopes.update(belief.scope)
         self.total_length += doc.length
         for term in every:
             self.postings.setdefault(term, set()).add(belief.id)
@@ -114,6 +116,7 @@ class PassageIndex:
         doc = self.docs.pop(belief_id, None)
         if doc is None:
             return
+        self.scopes.subtract(doc.belief.scope)
         self.total_length -= doc.length
         for table, found in ((self.postings, doc.terms), (self.named, doc.names)):
             for term in found:

@@ -76,8 +76,10 @@ class PassageFinder:
         def accept(belief: AnyBelief) -> bool:
             return in_scopes(belief, allowed) and ok(belief)
 
-        found = self.search(request.user_id, request.query, accept, MAX_PASSAGES)
-        return [_hit(p) for p in found]
+        passages = self.user_index(request.user_id)
+        if not any(n > 0 and s in allowed for s, n in passages.scopes.items()):
+            return []  # no documents in the turn's scopes: most turns
+        return [_hit(p) for p in passages.search(request.query, accept, limit=MAX_PASSAGES)]
 
     def recall(
         self, user_id: str, query: str, *, scopes: Collection[str] = (), limit: int = MAX_PASSAGES
