@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from beliefs.context.citations import is_passage
 from beliefs.model.models import Belief, same_content
 from beliefs.text.query import STOP_WORDS, normalize_name
 
@@ -30,6 +31,7 @@ def examinable(belief: Belief, now: datetime) -> bool:
         and belief.review_state != "rejected"
         and belief.resolved_at is None
         and (belief.expires_at is None or belief.expires_at > now)
+        and not is_passage(belief)  # a document's passages change only by re-ingest
     )
 
 

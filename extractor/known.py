@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from beliefs.context.assembly import UNIVERSAL
+from beliefs.context.citations import is_passage
 from beliefs.model.models import Belief, normalize_canonical_name
 from beliefs.model.record import AnyBelief, as_belief
 from beliefs.search.matcher import search
@@ -133,4 +134,11 @@ def _by_ids(store: BeliefStore, ids: Iterable[str]) -> list[Belief]:
 
 def _visible(turn: Turn, beliefs: Iterable[Belief]) -> list[Belief]:
     scopes = set(visible_scopes(turn))
-    return [b for b in beliefs if b.user_id == turn.user_id and b.is_live and scopes & set(b.scope)]
+    return [
+        b
+        for b in beliefs
+        if b.user_id == turn.user_id
+        and b.is_live
+        and scopes & set(b.scope)
+        and not is_passage(b)  # a document's passage changes only by re-ingest
+    ]

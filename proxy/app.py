@@ -22,6 +22,7 @@ from proxy.api.loading import LoadingGate
 from proxy.api.openapi import openapi_routes
 from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
+from proxy.api.sources import Documents, source_routes
 from proxy.api.tokens import token_routes
 from proxy.cli.home_record import home_id
 from proxy.gateway.parts import Gateway
@@ -138,6 +139,7 @@ def own_routes(
 ) -> list[BaseRoute]:
     """Every route, each given what it uses; the proxy's catch-all last."""
     settings, store, user = runtime.settings, runtime.async_store, runtime.settings.default_user
+    documents = Documents(runtime.store, runtime.thread, settings)
     health = Health(
         settings=settings,
         store=store,
@@ -156,6 +158,7 @@ def own_routes(
         *compaction_routes(store, runtime.compactor, runtime.scheduler, runtime.persona, user),
         *mcp_routes(mcp, store),
         *home_routes(store, settings, home_id),
+        *source_routes(documents),
         *token_routes(store, access.tokens),
         *api_routes(store, health),
         *ui_routes(
@@ -168,6 +171,7 @@ def own_routes(
             health=health,
             credentials=access.credentials,
             failures=access.failures,
+            documents=documents,
         ),
     ]
     # Last: every other path is a proxy path (with or without /v1, or under /scope/…), except

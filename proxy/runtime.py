@@ -13,6 +13,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from beliefs.context.tokens import token_counter
+from beliefs.documents import MIGRATIONS as DOCUMENT_TABLES
 from beliefs.index.semantic import enable as enable_semantic
 from beliefs.model.errors import BeliefError
 from beliefs.opening import open_store
@@ -98,6 +99,7 @@ class Runtime:
         counters = Counters()
         chat_states = ChatStates()
         await thread.run(store.ensure_schema, GATEWAY_TABLES)
+        await thread.run(store.ensure_schema, DOCUMENT_TABLES)
         chat_states.load(await thread.run(lambda: store.execute(LOAD_SQL).fetchall()))
         pool = upstream or UpstreamPool(
             connect_timeout=settings.upstream_connect_timeout,

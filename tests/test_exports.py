@@ -10,6 +10,7 @@ import pytest
 
 PACKAGES = [
     "beliefs",
+    "beliefs.documents",
     "proxy",
     "extractor",
     "compaction",

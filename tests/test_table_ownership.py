@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from beliefs.documents.sources import MIGRATIONS as DOCUMENTS
 from beliefs.store.feed import CHANGE_FEED
 from beliefs.store.migrations import MIGRATIONS as BELIEFS
 from beliefs.store.migrations import NUMBERED, Migration, check
@@ -19,6 +20,7 @@ from proxy.security.tables import MIGRATIONS as SECURITY
 ROOT = Path(__file__).resolve().parents[1]
 SETS: dict[str, list[Migration]] = {
     "beliefs": [*BELIEFS, CHANGE_FEED],
+    "beliefs/documents": DOCUMENTS,  # the sources of ingested documents, within beliefs
     "extractor": EXTRACTOR,
     "compaction": COMPACTION,
     "proxy": GATEWAY,

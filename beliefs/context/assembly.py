@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 
+from beliefs.context.citations import is_passage
 from beliefs.context.contested import Contested
 from beliefs.context.layers import Budget, Context
 from beliefs.context.render import estimate_tokens, relevant_line, system_block, user_block
@@ -29,6 +30,9 @@ MAX_OPEN_QUESTIONS = 15
 MAX_PERSONA_CHARS = 800
 DEFAULT_MAX_BELIEFS = 20
 SHED_LOOKAHEAD = 10  # hits ranked past the cap, kept only to report what was shed
+# Finds document passages for a turn (`beliefs.documents`): the request, the delivery filter
+# and the scopes it may search; its hits rank after every memory hit.
+PassageSearch = Callable[["ContextRequest", Callable[[AnyBelief], bool], frozenset[str]], list[Hit]]
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ def assemble(
     persona_covers: frozenset[str] | None = None,
     deadline: Deadline | None = None,
     contested: Contested | None = None,
+    passages: PassageSearch | None = None,
 ) -> Context:
     """Build the three layers (plus open questions) for one turn.
 
@@ -111,6 +116,7 @@ def assemble(
 
     `deadline` bounds the search (`beliefs.search.deadline`); the standing layers are always whole.
     `contested`: the open contradictions; those of delivered beliefs are delivered with them.
+    `passages`: document passages, searched apart from beliefs and ranked after them.
     """
     rules = rules or RuleSet()
     weight = rules.weight if rules.has_bonuses else None
@@ -146,6 +152,9 @@ def assemble(
         deadline=deadline,
     )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
+    if passages is not None and not (deadline is not None and deadline.passed()):
+        ok = partial(deliverable, request=request, now=now)
+        relevant.extend(passages(request, ok, search_scopes))
     relevant.sort(key=lambda h: -h.belief.trust)  # stable: relevance order kept within a tier
     relevant = _within_cap(relevant, room, budget)
     templates = {h.belief.id: r for h in relevant if (r := rules.template_rule(h.belief))}
@@ -178,6 +187,7 @@ def _searchable(
             and belief.subtype != "expertise"
             and belief.id not in pinned_ids
             and belief.id not in covered_by_persona
+            and not is_passage(belief)  # passages are found by their own search
             and deliverable(belief, request, now)
             and in_scopes(belief, search_scopes)
         )
@@ -287,7 +297,10 @@ def _standing(
     pinned = [
         b
         for b in live
-        if b.type != "open_question" and in_scopes(b, search_scopes) and not covered_by_persona(b)
+        if b.type != "open_question"
+        and in_scopes(b, search_scopes)
+        and not covered_by_persona(b)
+        and not is_passage(b)  # a passage is found by what it says, never standing
     ]
     questions = [
         b for b in live if b.type == "open_question" and b.pinned and in_scopes(b, search_scopes)

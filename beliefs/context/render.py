@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from beliefs.context.citations import citation, cite_instruction, is_passage, passage_line
 from beliefs.model.memo import BeliefMemo
 from beliefs.model.record import AnyBelief
 
@@ -106,6 +107,8 @@ def belief_line(belief: AnyBelief, *, aliases: bool = False) -> str:
 
 
 def _line_with_aliases(belief: AnyBelief) -> str:
+    if is_passage(belief):
+        return defang(passage_line(belief))
     return belief_line(belief, aliases=True)
 
 
@@ -152,6 +155,7 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
         groups.setdefault(rule.id if rule else None, []).append(hit)
     parts = [RELEVANT_PREAMBLE] if context.relevant or header_only else []
     cite: list[str] = []
+    passages: list[str] = []
     for key, hits in groups.items():
         lines = "\n".join(context.lines.get(h.belief.id) or relevant_line(h) for h in hits)
         rule = context.templates[hits[0].belief.id] if key is not None else None
@@ -160,11 +164,17 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
             continue
         parts.append(defang(rule.render(lines)))
         if rule.label == "(SOURCE)":
+            passages.extend(citation(h.belief) for h in hits if is_passage(h.belief))
             cite.extend(
-                s for h in hits for s in h.belief.scope if rule.matches(s, h.belief.user_id)
+                s
+                for h in hits
+                for s in h.belief.scope
+                if rule.matches(s, h.belief.user_id) and not is_passage(h.belief)
             )
     if cite:
         parts.append(CITE_INSTRUCTION + " Sources here: " + ", ".join(dict.fromkeys(cite)) + ".")
+    if passages:
+        parts.append(defang(cite_instruction(passages)))
     if context.contradictions:
         parts.append("\n".join([CONTRADICTION_HEADING, *contradiction_lines(context)]))
     body = "\n".join(parts)

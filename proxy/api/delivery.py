@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Route
 from beliefs.context.layers import Context
 from beliefs.context.recall import recall
 from beliefs.context.render import system_block, user_block
+from beliefs.documents.retrieval import cited, finder_for
 from beliefs.model.errors import reason
 from beliefs.model.record import fields_json
 from beliefs.model.rules import Rule
@@ -97,6 +98,7 @@ def _hit_json(context_hit: Hit, tags: tuple[str, ...] = ()) -> dict[str, Any]:
     out = fields_json(context_hit.belief)
     out["score"] = round(context_hit.score, 4)
     out["clauses"] = [c.as_dict() for c in context_hit.clauses]
+    out.update(cited(context_hit))  # a passage: its file and heading, its citation
     if tags:
         out["tags"] = list(tags)
     return out
@@ -129,6 +131,8 @@ async def recall_beliefs(store: AsyncStore, default_user: str, params: Query) ->
         limit=limit,
         rules=store.rules,
     )
+    user, query = params.get("user") or default_user, _required(params, "query")
+    hits += finder_for(store.store).recall(user, query, scopes=_scopes(params), limit=limit)
     return {"hits": [_hit_json(r.hit, r.tags) for r in hits]}
 
 

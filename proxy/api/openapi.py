@@ -41,6 +41,7 @@ QUERY: dict[tuple[str, str], list[str]] = {
     ("GET", "/api/recall"): ["query", "user", "scope", "agent", "include_superseded", "limit"],
     ("GET", "/api/prompts/preview"): ["user", "scope", "agent", "model", "query"],
     ("GET", "/api/mcp/calls"): ["user", "tool", "belief_id", "limit"],
+    ("GET", "/api/sources"): ["user", "scope"],
 }
 _NAMES = {"type": "array", "items": {"type": "string"}}
 _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {

@@ -14,6 +14,7 @@ from beliefs.context.assembly import ContextRequest, assemble
 from beliefs.context.layers import Context
 from beliefs.context.render import system_block, user_block
 from beliefs.context.tokens import token_counter
+from beliefs.documents.retrieval import finder_for
 from beliefs.index.belief_index import BeliefIndex
 from beliefs.index.semantic import enable as enable_semantic
 from beliefs.model.errors import BeliefError
@@ -112,6 +113,7 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
             count_tokens=token_counter(),
             rules=store.rules,
             contested=None if args.as_of else store.contested,
+            passages=None if args.as_of else finder_for(store).for_turn,
         )
         return {
             **context_json(ctx),

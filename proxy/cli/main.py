@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "eval-extract": "proxy.cli.eval_extract",
     "db": "proxy.cli.db",
     "tokens": "proxy.cli.tokens",
+    "ingest": "proxy.cli.ingest",
+    "sources": "proxy.cli.ingest",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 

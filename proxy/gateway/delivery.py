@@ -9,6 +9,7 @@ from __future__ import annotations
 from beliefs.context.assembly import ContextRequest, assemble
 from beliefs.context.layers import Context
 from beliefs.context.tokens import token_counter
+from beliefs.documents.retrieval import finder_for
 from beliefs.search.deadline import Deadline
 from beliefs.store.belief_store import BeliefStore
 from proxy.gateway.context_windows import memory_budget
@@ -61,4 +62,5 @@ def build_context(
         persona_covers=covers,
         deadline=deadline,
         contested=store.contested,
+        passages=finder_for(store).for_turn,
     )

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-ToolName = Literal["recall", "remember", "forget", "beliefs", "open_questions"]
+ToolName = Literal["recall", "remember", "forget", "beliefs", "open_questions", "sources"]
 
 _SCOPE = (
     "Where to look or write: user:universal, domain:<slug>[/<sub>] or project:<slug> "
@@ -119,14 +119,22 @@ class OpenQuestionsArgs(_Args):
     scope: str | None = Field(default=None, description=_SCOPE)
 
 
+class SourcesArgs(_Args):
+    """List the user's documents (ingested files) in a scope: each file with its passages and
+    last ingest. `recall` finds their passages; cite them as the answer shows."""
+
+    scope: str | None = Field(default=None, description=_SCOPE)
+
+
 ARGS: dict[ToolName, type[_Args]] = {
     "recall": RecallArgs,
     "remember": RememberArgs,
     "forget": ForgetArgs,
     "beliefs": BeliefsArgs,
     "open_questions": OpenQuestionsArgs,
+    "sources": SourcesArgs,
 }
-READ_ONLY: frozenset[ToolName] = frozenset({"recall", "beliefs", "open_questions"})
+READ_ONLY: frozenset[ToolName] = frozenset({"recall", "beliefs", "open_questions", "sources"})
 
 
 def input_schema(name: ToolName) -> dict[str, Any]:

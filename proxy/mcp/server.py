@@ -30,12 +30,14 @@ from proxy.mcp.args import (
     OpenQuestionsArgs,
     RecallArgs,
     RememberArgs,
+    SourcesArgs,
     ToolName,
     description,
     input_schema,
 )
 from proxy.mcp.audit import ToolCall, record_call
 from proxy.mcp.caller import CALLER, Caller, Outcome, ToolFailure
+from proxy.mcp.documents import list_documents
 from proxy.mcp.tools import MemoryTools
 from proxy.security.access import is_loopback
 
@@ -160,6 +162,8 @@ class ToolServer:
             return t.beliefs(caller, args)
         if isinstance(args, OpenQuestionsArgs):
             return t.open_questions(caller, args)
+        if isinstance(args, SourcesArgs):
+            return await list_documents(t.store, caller, args)
         raise MCPError(types.INTERNAL_ERROR, f"no handler for tool {tool!r}")
 
     async def _record(

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from beliefs.context.assembly import in_scopes
 from beliefs.context.recall import recall
+from beliefs.documents.retrieval import cited, finder_for
 from beliefs.model.models import utcnow
 from beliefs.model.record import AnyBelief
 from beliefs.store.async_store import AsyncStore
@@ -66,9 +67,11 @@ class MemoryTools:
             limit=args.limit,
             rules=self.store.rules,
         )
+        user, limit = caller.identity.user_id, args.limit  # passages come after memory
+        hits += finder_for(self.store.store).recall(user, args.query, scopes=scopes, limit=limit)
         now = utcnow()
         found = [
-            {**belief_view(h.hit.belief, now), "score": round(h.hit.score, 3)}
+            {**belief_view(h.hit.belief, now), "score": round(h.hit.score, 3), **cited(h.hit)}
             for h in hits
             if visible_to(h.hit.belief, caller)
         ]

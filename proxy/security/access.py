@@ -21,7 +21,16 @@ OPEN_PATHS = frozenset({"/healthz", "/login", "/favicon.ico"})
 OPEN_PREFIXES = ("/static/",)
 SESSION_COOKIE = "tenure_session"
 # Browser pages (not the API, not the proxy paths): an unauthenticated GET goes to /login.
-UI_PAGES = ("/beliefs", "/review", "/audit", "/rules", "/status", "/api-reference", "/logout")
+UI_PAGES = (
+    "/beliefs",
+    "/review",
+    "/audit",
+    "/rules",
+    "/sources",
+    "/status",
+    "/api-reference",
+    "/logout",
+)
 
 
 def _signature(key: str, nonce: str, secret: str) -> str:

@@ -11,6 +11,7 @@ from beliefs.store.async_store import AsyncStore
 from compaction import CompactionScheduler, Compactor, PersonaKeeper
 from extractor.jobs import JobQueue
 from proxy.api.health import Health
+from proxy.api.sources import Documents
 from proxy.security.access import FailedAttempts
 from proxy.security.credentials import Credentials
 from proxy.settings import Settings
@@ -18,6 +19,7 @@ from proxy.ui.forms import Forms
 from proxy.ui.pages import Pages
 from proxy.ui.render import Renderer
 from proxy.ui.rules import RulesPage
+from proxy.ui.sources import SourcesPage
 
 __all__ = ["STATIC", "ui_routes"]
 
@@ -35,6 +37,7 @@ def ui_routes(
     health: Health,
     credentials: Credentials,
     failures: FailedAttempts,
+    documents: Documents,
 ) -> list[BaseRoute]:
     """The pages, their form posts, the login page and the static files."""
     renderer = Renderer(login_enabled=bool(settings.api_key))
@@ -45,6 +48,7 @@ def ui_routes(
         pages, compactor=compactor, keeper=keeper, credentials=credentials, failures=failures
     )
     rules = RulesPage(pages, forms, keeper)
+    sources = SourcesPage(pages, forms, documents)
     get, post = ["GET"], ["POST"]
     return [
         Route("/", pages.home, methods=get),
@@ -64,6 +68,11 @@ def ui_routes(
         Route("/rules", rules.add, methods=post),
         Route("/rules/{rule_id}/edit", rules.edit, methods=post),
         Route("/rules/{rule_id}/delete", rules.delete, methods=post),
+        Route("/sources", sources.page, methods=get),
+        Route("/sources", sources.upload, methods=post),
+        Route("/sources/{source_id}", sources.source, methods=get),
+        Route("/sources/{source_id}/delete", sources.delete, methods=post),
+        Route("/sources/{source_id}/restore", sources.restore, methods=post),
         Route("/status", pages.status, methods=get),
         Route("/status/jobs/{job_id}", pages.job, methods=get),
         Route("/status/jobs/{job_id}/retry", forms.retry_job, methods=post),

@@ -30,6 +30,7 @@ NAV = (
     ("review", "/review", "Review"),
     ("audit", "/audit", "Audit"),
     ("rules", "/rules", "Rules"),
+    ("sources", "/sources", "Sources"),
     ("status", "/status", "Status"),
 )
 

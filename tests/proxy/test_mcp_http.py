@@ -51,7 +51,7 @@ def test_lists_the_tools_and_resources(make_gateway: Callable[..., Gateway], mod
 
     tools, resources = with_tools(f"{gateway.url}/mcp", work, headers=ALICE, mode=mode)
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == {"recall", "remember", "forget", "beliefs", "open_questions"}
+    assert set(by_name) == {"recall", "remember", "forget", "beliefs", "open_questions", "sources"}
     assert by_name["recall"].input_schema["required"] == ["query"]
     assert set(by_name["remember"].input_schema["properties"]) >= {
         "statement",

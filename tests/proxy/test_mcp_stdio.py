@@ -79,7 +79,7 @@ def test_stdio_serves_the_tools_from_the_database(tmp_path: Path, mode: Mode) ->
         mode,
     )
 
-    assert names == ["recall", "remember", "forget", "beliefs", "open_questions"]
+    assert names == ["recall", "remember", "forget", "beliefs", "open_questions", "sources"]
     (_, on_demand), (_, made), (_, found), (_, again), (failed, bad) = results
     assert [(h["id"], h["tags"]) for h in on_demand["hits"]] == [(hidden.id, ["on_demand"])]
     assert made["action"] == "created" and [h["id"] for h in found["hits"]] == [made["id"]]
