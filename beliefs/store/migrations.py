@@ -170,7 +170,22 @@ EXTRACTION_CONFLICTS = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [BELIEFS_CORE, EXTRACTION_CONFLICTS, RULES]
+# An agent's belief stays its own (`agent_id` keeps the author) until it is shared with
+# every agent of the user; existing rows are not shared.
+BELIEF_SHARED = Migration(
+    15,
+    "beliefs: shared, an agent's belief shared with every agent of the user",
+    (
+        # DuckDB alters no table an index depends on: the indexes go and come back
+        "DROP INDEX beliefs_user_name",
+        "DROP INDEX beliefs_superseded_by",
+        "ALTER TABLE beliefs ADD COLUMN shared BOOLEAN NOT NULL DEFAULT FALSE",
+        "CREATE INDEX beliefs_user_name ON beliefs (user_id, canonical_name)",
+        "CREATE INDEX beliefs_superseded_by ON beliefs (superseded_by)",
+    ),
+)
+
+MIGRATIONS: list[Migration] = [BELIEFS_CORE, EXTRACTION_CONFLICTS, RULES, BELIEF_SHARED]
 
 _LEDGER = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
