@@ -9,6 +9,7 @@ from datetime import datetime
 from beliefs.model.models import dedupe_names
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.conflicts import record_conflict
+from extractor.always_on import hold_always_on
 from extractor.jobs import Job, JobQueue
 from extractor.known import known_beliefs
 from extractor.merge import plan_merge, referenced
@@ -36,14 +37,18 @@ def land(
     model: str,
     now: datetime,
     riders: Sequence[Job] = (),
+    confirm_always: bool = False,
 ) -> Applied:
     """One transaction: the beliefs and the job's `done` commit together or not at all.
 
-    `riders` are older turns answered in the same call: done with the job, with its report."""
+    `riders` are older turns answered in the same call: done with the job, with its report.
+    With `confirm_always`, no belief is made always-on (`extractor.always_on`)."""
     with store.transaction():
         known = known_beliefs(store, job.turn, output)
         plan = plan_merge(output, job.turn, known, model=model, now=now, job_id=job.id)
-        applied = apply_plan(store, plan, user_id=job.turn.user_id, job_id=job.id, now=now)
+        held = hold_always_on(plan, confirm_always)
+        applied = apply_plan(store, held.plan, user_id=job.turn.user_id, job_id=job.id, now=now)
+        held.record(store, ACTOR)
         queue.complete(job.id, applied.written_ids, applied.skipped)
         for rider in riders:
             queue.complete(rider.id, applied.written_ids, applied.skipped)
@@ -58,6 +63,7 @@ class Landing:
     output: ExtractionOutput
     model: str
     riders: tuple[Job, ...] = ()  # older turns of one conversation answered in the same call
+    confirm_always: bool = False  # always-on writes wait for the user (`extractor.always_on`)
 
 
 def land_many(
@@ -90,7 +96,16 @@ def land_many(
 
 
 def _land(store: BeliefStore, queue: JobQueue, item: Landing, now: datetime) -> Applied:
-    return land(store, queue, item.job, item.output, model=item.model, now=now, riders=item.riders)
+    return land(
+        store,
+        queue,
+        item.job,
+        item.output,
+        model=item.model,
+        now=now,
+        riders=item.riders,
+        confirm_always=item.confirm_always,
+    )
 
 
 def _independent(store: BeliefStore, items: Sequence[Landing]) -> tuple[list[int], list[int]]:

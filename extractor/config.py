@@ -27,6 +27,7 @@ class ExtractionConfig:
     canary: bool = True  # ask each model a turn with a known answer before its first job
     batch_turns: int = 1  # with a backlog, pending turns of one conversation in one call
     batch_chars: int = 16_000  # the most turn text one batched call carries
+    always_write_confirm: bool = False  # no belief made always-on without the user
 
     def model_for(self, turn: Turn) -> str:
         """The configured model, else the turn's own model where the gateway sent it: its

@@ -438,7 +438,9 @@ class ExtractionWorkers:
     def _settle_on_store(self, outcomes: list[Outcome]) -> None:
         store, now = self.queue.store, utcnow()
         landings = [
-            Landing(o.job, o.output, o.model, o.riders) for o in outcomes if o.output is not None
+            Landing(o.job, o.output, o.model, o.riders, self.config.always_write_confirm)
+            for o in outcomes
+            if o.output is not None
         ]
         failures = [o for o in outcomes if o.output is None]
         raw = {o.job.id: o.raw_output for o in outcomes}

@@ -24,6 +24,7 @@ from proxy.api.routes import api_routes
 from proxy.api.server import home_routes
 from proxy.api.sources import Documents, source_routes
 from proxy.api.tokens import token_routes
+from proxy.api.visibility import visibility_routes
 from proxy.cli.home_record import home_id
 from proxy.gateway.parts import Gateway
 from proxy.gateway.routes import ProxyEndpoint, ProxyRoute, first_segments
@@ -154,6 +155,7 @@ def own_routes(
         *delivery_routes(store, settings, runtime.persona),
         *openapi_routes(),
         *belief_routes(store, user),  # its GET /api/beliefs (search, prefix) answers first
+        *visibility_routes(store),
         *jobs_routes(store, runtime.jobs),  # before the API's catch-all
         *compaction_routes(store, runtime.compactor, runtime.scheduler, runtime.persona, user),
         *mcp_routes(mcp, store),

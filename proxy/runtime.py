@@ -324,6 +324,7 @@ def extraction_config(settings: Settings) -> ExtractionConfig:
         canary=settings.extract_canary,
         batch_turns=settings.extract_batch_turns,
         batch_chars=settings.extract_batch_chars,
+        always_write_confirm=settings.always_write_confirm,
         call=CallOptions(
             max_tokens=settings.extract_max_tokens,
             max_tokens_retry=max(settings.extract_max_tokens * 2, 4096),

@@ -64,6 +64,9 @@ class Settings(BaseModel):
     budget_pct: float = Field(default=8.0, ge=0, le=100)
     budget_floor_tokens: int = Field(default=1024, ge=0)
     curated_mode: bool = False
+    # Always-on writes (pinned, delivery `always`) by the memory tools and extraction are held
+    # back for the user to confirm: only the UI and CLI make a belief always-on.
+    always_write_confirm: bool = False
     inject_scopes: tuple[str, ...] = ()
     inject_min_trust: int = Field(default=1, ge=1, le=3)
 

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 
+from beliefs.model.errors import BeliefError
 from beliefs.opening import open_store
 from beliefs.store.migrations import LEDGER_MIGRATION, NUMBERED, Migration, migrate
 from beliefs.store.migrations import MIGRATIONS as BELIEFS
@@ -43,9 +45,30 @@ TABLES = (
 )
 
 
+# Columns this release adds to released tables (each with its default, checked below).
+ADDED = {"beliefs": {"shared": False}}
+
+
 def contents(conn: Any) -> dict[str, list[str]]:
+    """Every row of every released table, in the columns the previous release wrote."""
+    out = {}
+    for table in TABLES:
+        columns = [r[0] for r in conn.execute(f"SELECT * FROM {table} LIMIT 0").description]
+        kept = [c for c in columns if c not in ADDED.get(table, {})]
+        quoted = ", ".join('"' + c + '"' for c in kept)
+        rows = conn.execute(f"SELECT {quoted} FROM {table}").fetchall()
+        out[table] = sorted(repr(r) for r in rows)
+    return out
+
+
+def added(conn: Any) -> dict[str, set[object]]:
+    """The values the added columns hold: only their defaults, on an upgraded store."""
     return {
-        t: sorted(repr(r) for r in conn.execute(f"SELECT * FROM {t}").fetchall()) for t in TABLES
+        f"{table}.{column}": {
+            r[0] for r in conn.execute(f"SELECT {column} FROM {table}").fetchall()
+        }
+        for table, columns in ADDED.items()
+        for column in columns
     }
 
 
@@ -77,6 +100,7 @@ def test_an_existing_store_upgrades_without_rerunning_anything(tmp_path: Path) -
         for number, at in numbered.items():
             assert recorded[NUMBERED[number]] == at  # carried over, not applied again
         assert contents(store.conn) == before
+        assert added(store.conn) == {"beliefs.shared": {False}}
         assert store.verify() == []
         assert store.get("b-editor-2").content == "Uses neovim."
         assert [b.id for b in store.chain("b-editor-2")] == ["b-editor", "b-editor-2"]
@@ -92,15 +116,19 @@ def test_an_existing_store_upgrades_without_rerunning_anything(tmp_path: Path) -
         assert contents(store.conn) == before
 
 
-def test_an_existing_store_opens_read_only_before_its_upgrade(tmp_path: Path) -> None:
-    """Read by name, the numbered ledger needs nothing: a read-only open does not refuse it."""
+def test_an_existing_store_opens_read_only_once_upgraded(tmp_path: Path) -> None:
+    """This release adds a column, so a read-only open of the previous release's store says
+    to open it once without --read-only; once upgraded, a read-only open reads it by name."""
     path = tmp_path / "tenure.duckdb"
     shutil.copy(FIXTURE, path)
+    with pytest.raises(BeliefError, match="without --read-only once"):
+        open_store(path, read_only=True)
+    open_store(path).close()
     with open_store(path, read_only=True) as store:
         for migrations in PACKAGES:
             store.ensure_schema(migrations)
         assert store.get("b-tz").pinned
-        assert "number" in {
+        assert "number" not in {
             r[0]
             for r in store.execute(
                 "SELECT column_name FROM information_schema.columns "
@@ -124,7 +152,7 @@ def test_a_numbered_store_on_postgresql_upgrades_once(pg_url: str) -> None:
             "applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp)"
         )
         for name, at in rows:
-            if name != LEDGER_MIGRATION:
+            if name in by_key:  # newer migrations were never numbered: they apply again
                 store.execute(
                     "INSERT INTO schema_migrations VALUES (?, ?, ?)", [by_key[name], name, at]
                 )
@@ -134,7 +162,7 @@ def test_a_numbered_store_on_postgresql_upgrades_once(pg_url: str) -> None:
             store.ensure_schema(migrations)
         recorded = ledger(store.conn)
         assert set(recorded) == ALL_KEYS | {"beliefs:change_feed"}
-        assert all(recorded[k] == at for k, at in numbered.items() if k != LEDGER_MIGRATION)
+        assert all(recorded[k] == at for k, at in numbered.items() if k in by_key)
         assert store.verify() == []
         persona = store.get_persona("alice")
         assert persona is not None and persona.text == "Alice writes code."

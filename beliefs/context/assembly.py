@@ -72,7 +72,7 @@ def deliverable(belief: AnyBelief, request: ContextRequest, now: datetime) -> bo
     return (
         belief.is_live
         and belief.resolved_at is None
-        and (belief.agent_id is None or belief.agent_id == request.agent_id)
+        and belief.seen_by(request.agent_id)
         and belief.review_state != "rejected"
         and (not request.curated or belief.review_state == "confirmed")
         and (belief.expires_at is None or belief.expires_at > now)

@@ -59,7 +59,7 @@ def recall(
     def accept(belief: AnyBelief) -> bool:
         return (
             (include_superseded or belief.is_live)
-            and (agent_id is None or belief.agent_id in (None, agent_id))
+            and (agent_id is None or belief.seen_by(agent_id))
             and (not scopes or in_scopes(belief, scopes))
         )
 

@@ -68,6 +68,14 @@ class _StandingFields(Protocol):
     def deleted_at(self) -> datetime | None: ...
     @property
     def source_type(self) -> str: ...
+    @property
+    def agent_id(self) -> str | None: ...
+    @property
+    def shared(self) -> bool: ...
+    @property
+    def pinned(self) -> bool: ...
+    @property
+    def delivery(self) -> str: ...
 
 
 class Standing:
@@ -89,6 +97,16 @@ class Standing:
     def trust(self: _StandingFields) -> int:
         return trust_tier(self.source_type)
 
+    @property
+    def always_on(self: _StandingFields) -> bool:
+        """Delivered on every turn in its scope: pinned, or delivery `always`."""
+        return self.pinned or self.delivery == "always"
+
+    def seen_by(self: _StandingFields, agent_id: str | None) -> bool:
+        """Whether the agent `agent_id` (None: a request naming no agent) sees it: a belief no
+        agent wrote, one its agent shared with every agent of the user, or the agent's own."""
+        return self.agent_id is None or self.shared or self.agent_id == agent_id
+
 
 class HistoryEvent(BaseModel):
     """One entry of a belief's append-only change log."""
@@ -108,7 +126,8 @@ class Belief(BaseModel, Standing):
 
     id: str = Field(default_factory=new_belief_id, min_length=1, max_length=200)
     user_id: str = Field(min_length=1, max_length=200)
-    agent_id: str | None = None
+    agent_id: str | None = None  # the agent that wrote it: only that agent sees it, unless shared
+    shared: bool = False  # its agent's belief, shared with every agent of the user
     type: BeliefType = "preference"
     subtype: Subtype | None = None
     canonical_name: str = Field(min_length=1, max_length=200)

@@ -61,6 +61,7 @@ class BeliefRecord(Standing):
         "resolved_at",
         "review_state",
         "scope",
+        "shared",
         "source_type",
         "subtype",
         "superseded_by",
@@ -74,6 +75,7 @@ class BeliefRecord(Standing):
     id: str
     user_id: str
     agent_id: str | None
+    shared: bool
     type: BeliefType
     subtype: Subtype | None
     canonical_name: str

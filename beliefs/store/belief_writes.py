@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from beliefs.model.errors import CanonicalNameClash, InvalidBelief, reason
 from beliefs.model.models import Belief, ReviewState, as_utc, union_names, utcnow
+from beliefs.store.always_on import ALWAYS_ON, ALWAYS_ON_REFUSED, always_on_detail
 from beliefs.store.history import BeliefHistory
 from beliefs.store.invariants import clash_with
 from beliefs.store.rule_store import RuleHolding
@@ -21,6 +22,7 @@ PROTECTED_FIELDS = {
     "change_log": "history is append-only",
     "superseded_by": "use supersede",
     "deleted_at": "use soft_delete / restore",
+    "shared": "use share (the API's /share and /unshare)",
 }
 
 
@@ -57,6 +59,7 @@ class BeliefWrites(BeliefHistory, RuleHolding):
             self._check_name(belief)
             row = self._insert(belief)
             self._event(belief.id, event, actor, {})
+            self._note_always_on(None, row, actor)
         return self._returned(row, with_history)
 
     def update(
@@ -82,6 +85,17 @@ class BeliefWrites(BeliefHistory, RuleHolding):
                 raise InvalidBelief(
                     f"field {name} cannot be updated: {PROTECTED_FIELDS[name]}", field=name
                 )
+        return self._change(belief_id, changes, actor, event, reason, with_history)
+
+    def _change(
+        self,
+        belief_id: str,
+        changes: Mapping[str, Any],
+        actor: str,
+        event: str,
+        reason: str | None,
+        with_history: bool,
+    ) -> Belief:
         with self.transaction():
             old = self._require(belief_id)
             data = {**old.model_dump(), **changes}
@@ -103,6 +117,7 @@ class BeliefWrites(BeliefHistory, RuleHolding):
             if reason:
                 detail["reason"] = reason
             self._event(belief_id, event, actor, detail)
+            self._note_always_on(old, row, actor)
         return self._returned(row, with_history)
 
     def pin(
@@ -112,6 +127,37 @@ class BeliefWrites(BeliefHistory, RuleHolding):
         return self.update(
             belief_id, {"pinned": pinned}, actor=actor, event=event, with_history=with_history
         )
+
+    def share(
+        self, belief_id: str, shared: bool, *, actor: str = "operator", with_history: bool = True
+    ) -> Belief:
+        """Share an agent's belief with every agent of its user, or take it back (`shared`
+        false); `agent_id` keeps naming the agent that wrote it.
+
+        Raises:
+            InvalidBelief: no agent wrote it, so every agent of the user already receives it.
+        """
+        with self.transaction():
+            old = self._require(belief_id)
+            if old.agent_id is None:
+                raise InvalidBelief(
+                    f"{belief_id} belongs to no agent: every agent of {old.user_id!r} already "
+                    "receives it, so there is nothing to share or unshare",
+                    field="shared",
+                )
+            event = "shared" if shared else "unshared"
+            return self._change(belief_id, {"shared": shared}, actor, event, None, with_history)
+
+    def refuse_always_on(
+        self, belief_id: str, asked: Mapping[str, Any], *, actor: str, reason: str
+    ) -> None:
+        """Record that a write asked for the belief to be always-on (`asked`: the pinned and
+        delivery it asked for) and was held back, the belief written without it."""
+        with self.transaction():
+            self._require(belief_id)
+            self._event(
+                belief_id, ALWAYS_ON_REFUSED, actor, {"asked": dict(asked), "reason": reason}
+            )
 
     def set_review(
         self,
@@ -185,6 +231,15 @@ class BeliefWrites(BeliefHistory, RuleHolding):
                 row = self._write(new)
                 self._event(belief_id, "restored", actor, {})
         return self._returned(row, with_history)
+
+    def _note_always_on(self, old: Belief | None, new: Belief, actor: str) -> None:
+        """A write by anyone but the operator (an agent, the extractor, compaction) that makes
+        a belief always-on is an event of its own, which the audit page lists: such a belief
+        reaches every turn in its scope. The operator's own writes are theirs to make."""
+        if actor == "operator":
+            return
+        if new.always_on and not (old is not None and old.always_on):
+            self._event(new.id, ALWAYS_ON, actor, always_on_detail(new))
 
     def _check_name(self, candidate: Belief, *, exclude: Sequence[str] = ()) -> None:
         if not candidate.is_live:

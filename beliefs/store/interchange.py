@@ -49,7 +49,7 @@ TENURE_FIELDS = (
     "change_log",
     "provenance",
 )
-TENURE_OPTIONAL = ("subtype", "participants", "agent_id")
+TENURE_OPTIONAL = ("subtype", "participants", "agent_id", "shared")
 _EVENT_KEYS = {
     "at": ("at", "timestamp", "ts", "time", "date", "created_at"),
     "event": ("event", "type", "action", "kind"),
@@ -295,7 +295,7 @@ def _tenure_entry(belief: Belief) -> dict[str, Any]:
     data["provenance"] = provenance
     out: dict[str, Any] = {"_id": data["id"]}
     out.update({k: data[k] for k in TENURE_FIELDS})
-    out.update({k: data[k] for k in TENURE_OPTIONAL if data[k] not in (None, [])})
+    out.update({k: data[k] for k in TENURE_OPTIONAL if data[k] not in (None, [], False)})
     out["change_log"] = [_event_to_tenure(e) for e in belief.change_log]
     if isinstance(extra, dict):
         out.update({k: v for k, v in extra.items() if k not in out})

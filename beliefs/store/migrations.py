@@ -184,7 +184,22 @@ EXTRACTION_CONFLICTS = Migration(
     ),
 )
 
-MIGRATIONS: list[Migration] = [BELIEFS_CORE, EXTRACTION_CONFLICTS, RULES]
+# An agent's belief stays its own (`agent_id` keeps the author) until it is shared with
+# every agent of the user; existing rows are not shared.
+BELIEF_SHARED = Migration(
+    "beliefs",
+    "add_belief_shared",  # an agent's belief shared with every agent of the user
+    (
+        # DuckDB alters no table an index depends on: the indexes go and come back
+        "DROP INDEX IF EXISTS beliefs_user_name",
+        "DROP INDEX IF EXISTS beliefs_superseded_by",
+        "ALTER TABLE beliefs ADD COLUMN IF NOT EXISTS shared BOOLEAN DEFAULT FALSE",
+        "CREATE INDEX IF NOT EXISTS beliefs_user_name ON beliefs (user_id, canonical_name)",
+        "CREATE INDEX IF NOT EXISTS beliefs_superseded_by ON beliefs (superseded_by)",
+    ),
+)
+
+MIGRATIONS: list[Migration] = [BELIEFS_CORE, EXTRACTION_CONFLICTS, RULES, BELIEF_SHARED]
 
 # What each number of a numbered ledger stands for. Never edit: it describes released stores.
 NUMBERED: dict[int, str] = {

@@ -47,6 +47,7 @@ class Supersession(BeliefWrites):
             row = self._insert(replacement)
             detail: dict[str, Any] = {"belief_id": old_id, "reason": reason}
             self._event(replacement.id, "supersedes", actor, detail)
+            self._note_always_on(None, row, actor)
             stamped = validated(
                 {
                     **old.model_dump(),
@@ -114,6 +115,7 @@ class Supersession(BeliefWrites):
                 detail = {"belief_id": survivor.id, "reason": reason}
                 self._event(old.id, "superseded_by", actor, detail)
             self._event(survivor.id, "merged_from", actor, {"belief_ids": ids, "reason": reason})
+            self._note_always_on(None, row, actor)
         return self._returned(row, with_history)
 
     def hard_delete(self, belief_id: str, *, actor: str = "operator") -> None:

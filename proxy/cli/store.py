@@ -1,4 +1,4 @@
-"""Store commands: import, export, verify and `beliefs list|show|history|chain|pin|…`."""
+"""Store commands: import, export, verify and `beliefs list|show|history|chain|pin|share|…`."""
 
 from __future__ import annotations
 
@@ -77,6 +77,8 @@ def register(subparsers: Any) -> None:
     for name, handler, text in (
         ("pin", _pin, "always inject this belief in its scopes"),
         ("unpin", _unpin, "stop pinning this belief"),
+        ("share", _share, "let every agent of the user receive this agent's belief"),
+        ("unshare", _unshare, "only the agent that wrote this belief receives it again"),
         ("delete", _delete, "hide a belief (restorable); --hard removes it for good"),
         ("restore", _restore, "undo a soft delete"),
     ):
@@ -291,6 +293,27 @@ def _pin(args: argparse.Namespace, settings: Settings) -> int:
 
 def _unpin(args: argparse.Namespace, settings: Settings) -> int:
     return _set_pin(args, settings, False)
+
+
+def _set_shared(args: argparse.Namespace, settings: Settings, shared: bool) -> int:
+    action = "share" if shared else "unshare"
+    belief = _backend(
+        settings,
+        args,
+        lambda store: store.share(args.id, shared),
+        lambda api: Belief.model_validate(
+            api.send("POST", f"/api/beliefs/{_quoted(args.id)}/{action}")
+        ),
+    )
+    return _changed(args, belief, f"{action}d")
+
+
+def _share(args: argparse.Namespace, settings: Settings) -> int:
+    return _set_shared(args, settings, True)
+
+
+def _unshare(args: argparse.Namespace, settings: Settings) -> int:
+    return _set_shared(args, settings, False)
 
 
 def _delete(args: argparse.Namespace, settings: Settings) -> int:

@@ -80,6 +80,12 @@ class RememberArgs(_Args):
         description="The id or name of a remembered belief this statement replaces; it is "
         "kept in history as superseded.",
     )
+    pinned: bool = Field(
+        default=False,
+        description="True only when the user asks for this to be in view on every turn (a "
+        "standing instruction): it is then delivered on every turn in its scope. The user may "
+        "require confirming such writes; the answer then says how.",
+    )
 
 
 class ForgetArgs(_Args):

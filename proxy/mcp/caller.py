@@ -77,7 +77,7 @@ def _permitted(caller: Caller, scope: str) -> bool:
 def visible_to(belief: AnyBelief, caller: Caller) -> bool:
     return (
         belief.user_id == caller.identity.user_id
-        and belief.agent_id in (None, caller.identity.agent_id)
+        and belief.seen_by(caller.identity.agent_id)
         and (not caller.scope_patterns or any(_permitted(caller, s) for s in belief.scope))
     )
 

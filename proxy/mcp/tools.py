@@ -136,7 +136,8 @@ class MemoryTools:
     # -- writes (on the store thread) ----------------------------------------------------------
 
     async def remember(self, caller: Caller, args: RememberArgs, call_id: str) -> Outcome:
-        return await self.store.apply(remember, caller, args, call_id, utcnow())
+        confirm = self.settings.always_write_confirm
+        return await self.store.apply(remember, caller, args, call_id, utcnow(), confirm)
 
     async def forget(self, caller: Caller, args: ForgetArgs, call_id: str) -> Outcome:
         outcome = await self.store.apply(forget, caller, args, call_id)

@@ -29,9 +29,17 @@ NAME_WORDS = 5
 
 
 def remember(
-    store: BeliefStore, caller: Caller, args: RememberArgs, call_id: str, now: datetime
+    store: BeliefStore,
+    caller: Caller,
+    args: RememberArgs,
+    call_id: str,
+    now: datetime,
+    confirm_always: bool = False,
 ) -> Outcome:
-    """Plan the stated belief as the extractor plans a turn's, then write it in one go."""
+    """Plan the stated belief as the extractor plans a turn's, then write it in one go.
+
+    With `confirm_always` (TENURE_ALWAYS_WRITE_CONFIRM) a write that would make a belief
+    always-on is refused, and nothing is written: the user pins it themselves."""
     identity = caller.identity
     scopes = list(scopes_of(caller, args.scope))
     old = None
@@ -94,6 +102,8 @@ def remember(
             field = "replaces" if old is not None else "statement"
             raise ToolFailure(field, f"nothing was remembered: {reasons}")
         plan = _as_tool_write(plan, provenance, args)
+        if confirm_always:
+            _refuse_always_on(plan, args)
         applied = apply_plan(
             store, plan, user_id=identity.user_id, job_id=None, now=now, actor=caller.actor
         )
@@ -137,7 +147,9 @@ def forget(store: BeliefStore, caller: Caller, args: ForgetArgs, call_id: str) -
 def _as_tool_write(plan: Plan, provenance: dict[str, Any], args: RememberArgs) -> Plan:
     """The plan's new rows as memory-tool writes: their own source type and provenance, and
     what the caller said about a replacement (why it matters, names)."""
-    stamp = {"source_type": SOURCE_TYPE, "provenance": dict(provenance)}
+    stamp: dict[str, Any] = {"source_type": SOURCE_TYPE, "provenance": dict(provenance)}
+    if args.pinned:
+        stamp["pinned"] = True
     supersessions = []
     for s in plan.supersessions:
         names = clean_names(args.aliases)
@@ -161,6 +173,33 @@ def _as_tool_write(plan: Plan, provenance: dict[str, Any], args: RememberArgs) -
             replace(c, proposed=c.proposed.model_copy(update=stamp)) for c in plan.conflicts
         ],
     )
+
+
+def _refuse_always_on(plan: Plan, args: RememberArgs) -> None:
+    """Refuse a write that would deliver a belief on every turn: the user confirms those.
+
+    Raises:
+        ToolFailure: a new or replacing belief would be pinned or delivered always.
+    """
+    for s in plan.supersessions:
+        if s.replacement.always_on:
+            raise ToolFailure(
+                "pinned" if args.pinned else "replaces",
+                f"not remembered: the replacement of {s.old_id} would be delivered on every turn "
+                "(pinned), and this memory requires the user to confirm that. Ask the user to "
+                f"make the change on the belief's page in the Tenure UI (/beliefs/{s.old_id}), or "
+                "to pin the replacement with `tenure beliefs pin ID` after you remember it "
+                "without pinned.",
+            )
+    for b in plan.creates:
+        if b.always_on:
+            raise ToolFailure(
+                "pinned",
+                f"not remembered: {b.canonical_name!r} would be delivered on every turn (pinned), "
+                "and this memory requires the user to confirm that. Remember it without pinned, "
+                "then ask the user to pin it: the Pin button on its page in the Tenure UI "
+                "(/beliefs/ID) or `tenure beliefs pin ID`, with the id remember returns.",
+            )
 
 
 def _remembered(store: BeliefStore, plan: Plan, conflict_ids: list[str]) -> Outcome:

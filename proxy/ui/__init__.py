@@ -58,6 +58,7 @@ def ui_routes(
         Route("/beliefs/{belief_id}", pages.belief, methods=get),
         Route("/beliefs/{belief_id}/edit", forms.edit, methods=post),
         Route("/beliefs/{belief_id}/pin", forms.pin, methods=post),
+        Route("/beliefs/{belief_id}/share", forms.share, methods=post),
         Route("/beliefs/{belief_id}/review", forms.review, methods=post),
         Route("/beliefs/{belief_id}/delete", forms.delete, methods=post),
         Route("/beliefs/{belief_id}/restore", forms.restore, methods=post),

@@ -12,6 +12,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from compaction import Compactor, PersonaKeeper
 from proxy.api import beliefs as belief_api
+from proxy.api import visibility as visibility_api
 from proxy.api.compaction import put_persona, regenerate_persona, run_compaction
 from proxy.api.jobs import resolve_conflict, retry_job
 from proxy.errors import ProxyError
@@ -172,6 +173,21 @@ class Forms:
         def done(result: Outcome, form: Form) -> str:
             notice = "pinned" if result.data["pinned"] else "unpinned"
             return with_notice(safe_next(_text(form, "next"), here), notice)
+
+        return await self._api(request, call, done=done, back=here)
+
+    async def share(self, request: Request) -> Response:
+        """Share an agent's belief with every agent of the user, or take it back."""
+        belief_id = request.path_params["belief_id"]
+        here = f"/beliefs/{belief_id}"
+
+        def call(form: Form) -> Awaitable[Outcome]:
+            shared = _text(form, "shared") == "true"
+            operation = visibility_api.share_belief if shared else visibility_api.unshare_belief
+            return attempt(operation, self.store, belief_id)
+
+        def done(result: Outcome, form: Form) -> str:
+            return with_notice(here, "shared" if result.data["shared"] else "unshared")
 
         return await self._api(request, call, done=done, back=here)
 

@@ -19,6 +19,7 @@ from proxy.api.health import Health
 from proxy.api.jobs import get_job, list_conflicts, list_jobs
 from proxy.api.openapi import describe
 from proxy.api.routes import list_injections
+from proxy.api.visibility import always_on_events
 from proxy.mcp.audit import calls
 from proxy.settings import Settings
 from proxy.ui.outcome import Outcome, attempt, query
@@ -30,6 +31,8 @@ NOTICES = {
     "saved": "Saved.",
     "pinned": "Pinned: delivered on every turn in its scope.",
     "unpinned": "Unpinned.",
+    "shared": "Shared: every agent of this user receives it now.",
+    "unshared": "Unshared: only the agent that wrote it receives it.",
     "confirmed": "Confirmed.",
     "rejected": "Rejected: it will no longer be delivered (it is kept, not deleted).",
     "pending": "Marked pending.",
@@ -247,12 +250,20 @@ class Pages:
                 query(limit=100, user=filters["user"], belief_id=filters["belief_id"]),
             )
         )
+        always_on = _listed(
+            await attempt(
+                always_on_events,
+                self.store,
+                query(limit=100, user=filters["user"], belief_id=filters["belief_id"]),
+            )
+        )
         return self._page(
             request,
             "audit.html",
             active="audit",
             records=records,
             tool_calls=tool_calls,
+            always_on=always_on,
             filters=filters,
             base_url=_base_url(self.settings),
         )

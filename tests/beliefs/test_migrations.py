@@ -20,9 +20,14 @@ def keys(conn: duckdb.DuckDBPyConnection) -> list[str]:
 
 def test_fresh_database_gets_every_migration_once_by_name(tmp_path: Path) -> None:
     conn = duckdb.connect(str(tmp_path / "db.duckdb"))
-    assert migrate(conn) == ["beliefs:core", "beliefs:conflicts", "beliefs:rules"]
+    assert migrate(conn) == [
+        "beliefs:core",
+        "beliefs:conflicts",
+        "beliefs:rules",
+        "beliefs:add_belief_shared",
+    ]
     assert migrate(conn) == []
-    assert len(keys(conn)) == 4
+    assert len(keys(conn)) == 5
     assert applied(conn) == {LEDGER_MIGRATION, *(m.key for m in migrations.MIGRATIONS)}
     tables = {
         r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()
@@ -135,7 +140,7 @@ def test_a_numbered_ledger_is_rewritten_by_name_once(tmp_path: Path) -> None:
     )
     conn.execute(migrations.BELIEFS_CORE.statements[0])  # what number 1 made
     assert applied(conn) == {"beliefs:core", "numbered:77"}  # read by name before the rewrite
-    assert migrate(conn) == ["beliefs:conflicts", "beliefs:rules"]
+    assert migrate(conn) == ["beliefs:conflicts", "beliefs:rules", "beliefs:add_belief_shared"]
     rows = dict(conn.execute("SELECT name, applied_at::VARCHAR FROM schema_migrations").fetchall())
     assert rows["beliefs:core"].startswith("2024-01-02 03:04:05")
     assert rows["numbered:77"].startswith("2024-01-03")

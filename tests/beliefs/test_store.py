@@ -70,7 +70,11 @@ def test_create_and_get_round_trip_every_field(store: BeliefStore) -> None:
     )
     created = store.create(original, actor="extractor")
     assert created.model_dump(exclude={"change_log"}) == original.model_dump(exclude={"change_log"})
-    assert [(e.event, e.actor) for e in created.change_log] == [("created", "extractor")]
+    # delivered always and not written by the operator: an always-on write, an event of its own
+    assert [(e.event, e.actor) for e in created.change_log] == [
+        ("created", "extractor"),
+        ("always_on", "extractor"),
+    ]
     assert created.canonical_name == "preferred_editor"
     same_row(store, created.id)
 

@@ -184,3 +184,25 @@ def fits_a_phone(page: Page, base: str) -> None:
     page.goto(base + "/rules")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the rules page scrolls sideways on a phone ({width}px)"
+
+
+def test_share_and_unshare_an_agents_belief(server: Gateway, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=ARGS, headless=True
+        )
+        try:
+            page = browser.new_page()
+            page.goto(server.url + "/beliefs/b-bob")
+            expect(page.get_by_text("private to this agent")).to_be_visible()
+            page.get_by_role("button", name="Share", exact=True).click()
+            expect(page.get_by_role("status")).to_contain_text("every agent of this user")
+            assert server.on_store(lambda s: s.get("b-bob").shared)
+            page.get_by_role("button", name="Unshare", exact=True).click()
+            expect(page.get_by_role("button", name="Share", exact=True)).to_be_visible()
+            assert not server.on_store(lambda s: s.get("b-bob").shared)
+            assert server.on_store(lambda s: s.get("b-bob").agent_id) == "cline"
+        finally:
+            browser.close()
