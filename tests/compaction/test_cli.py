@@ -11,7 +11,7 @@ from beliefs.opening import open_store
 from proxy.cli.main import main
 from tests.compaction.conftest import USER, belief
 from tests.fakes.upstream import FakeUpstream, Raw
-from tests.proxy.test_serve_process import served as served  # a fixture
+from tests.proxy.cli.test_serve_process import served as served  # a fixture
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from proxy.settings import Settings
 from tests.extractor.fake_llm import extraction, update
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway
-from tests.proxy.mcp_client import call
-from tests.proxy.test_extraction import OTHER_BELIEFS, chat, extraction_reply, wait_jobs
+from tests.proxy.gateway.test_extraction import OTHER_BELIEFS, chat, extraction_reply, wait_jobs
+from tests.proxy.mcp.mcp_client import call
 
 CODER_ONLY = Belief(
     id="b-coder",

@@ -14,10 +14,10 @@ import pytest
 
 from proxy.cli.home_record import clear_server, write_server
 from proxy.cli.main import main
-from tests.documents.suite import CORPUS
+from tests.beliefs.documents.suite import CORPUS
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway
-from tests.proxy.mcp_client import call
+from tests.proxy.mcp.mcp_client import call
 
 DOCS = {"X-Tenure-Scope": "domain:docs/runbooks"}
 ROLLBACK = "How do I roll back the API deploy by hand?"

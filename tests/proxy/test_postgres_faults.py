@@ -17,7 +17,7 @@ import pytest
 
 from tests.fakes.upstream import FakeUpstream
 from tests.postgres_server import PostgresServer, postgres_bin
-from tests.proxy.test_replicas import ALICE, KEY, Procs, eventually, logged_in, start_pair
+from tests.proxy.gateway.test_replicas import ALICE, KEY, Procs, eventually, logged_in, start_pair
 
 MARK = re.compile(r"turn-\d{5}")
 
