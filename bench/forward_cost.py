@@ -152,7 +152,10 @@ def main() -> None:
             shutil.copytree(homes["head"], homes["base"])
         env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
         upstream = subprocess.Popen(
-            [sys.executable, "-m", "tests.fakes.upstream"], cwd=REPO, env=env, stdout=subprocess.PIPE
+            [sys.executable, "-m", "tests.fakes.upstream"],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
         )
         assert upstream.stdout is not None
         upstream_port = int(upstream.stdout.readline())

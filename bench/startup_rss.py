@@ -85,7 +85,9 @@ def main() -> None:
     parser.add_argument("--beliefs", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--base", type=Path, help="another checkout to compare against")
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "tenure-startup")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "tenure-startup"
+    )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     store = args.cache / f"store-{args.beliefs}-one.duckdb"
