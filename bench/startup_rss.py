@@ -116,6 +116,8 @@ def main() -> None:
         upstream.terminate()
         upstream.wait(timeout=30)
     for name, runs in results.items():
+        if not runs:
+            continue
         medians = "  ".join(f"{k}={statistics.median(r[k] for r in runs):.1f}" for k in FIGURES)
         print(f"{name} median of {len(runs)}: {medians}")
 

@@ -416,6 +416,9 @@ class UpstreamPool:
         slot = self._slots.get(target.origin)
         if slot is None:
             slot = self._slots[target.origin] = asyncio.Semaphore(self.max_connections)
+        if not slot.locked():  # a free slot is taken at once: no task and no timer for it
+            await slot.acquire()
+            return slot
         try:
             await asyncio.wait_for(slot.acquire(), self.connect_timeout)
         except TimeoutError:
