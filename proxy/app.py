@@ -6,10 +6,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
+from starlette.types import Receive, Scope, Send
 
 from beliefs.store.belief_store import BeliefStore
 from extractor.llm import ChatModel
@@ -36,7 +38,7 @@ from proxy.scopes import open_to_clients
 from proxy.security.access import FailedAttempts, Sessions, is_loopback
 from proxy.security.credentials import Credentials
 from proxy.security.csrf import BrowserGuard, refuse_browsers
-from proxy.security.middleware import GatewayMiddleware
+from proxy.security.middleware import GatewayMiddleware, is_proxy_path
 from proxy.security.shared import SharedAccess
 from proxy.security.tables import MIGRATIONS as SECURITY_TABLES
 from proxy.security.tokens import TokenBook, list_tokens
@@ -108,17 +110,34 @@ def create_app(
     sessions = Sessions()  # the browser sessions, shared with the login and logout forms
     failures = FailedAttempts()  # wrong access keys per address, shared with the login form
     access = Access(tokens, sessions, failures, Credentials(settings.api_key, tokens, sessions))
-    app = Starlette(
+    front = GatewayMiddleware(None, access.credentials, proxy=proxy, failures=failures)
+    app = TenureApp(
+        front,
         middleware=[
-            Middleware(
-                GatewayMiddleware, credentials=access.credentials, proxy=proxy, failures=failures
-            ),
+            Middleware(front.around),
             Middleware(BrowserGuard, loopback_only=is_loopback(settings.host)),
             Middleware(LoadingGate),
         ],
         lifespan=lifespan,
     )
     return app
+
+
+class TenureApp(Starlette):
+    """Starlette, with the proxy paths handed straight to the gateway middleware: Starlette's
+    error layer and the rest of the stack do nothing for them (the middleware answers every
+    error), and skipping them saves a `send` wrapper per message of every reply."""
+
+    def __init__(self, front: GatewayMiddleware, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.front = front
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and is_proxy_path(scope["path"]):
+            scope["app"] = self
+            await self.front.proxy_call(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 def gateway_of(runtime: Runtime) -> Gateway:

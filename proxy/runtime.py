@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import gc
 import logging
 from dataclasses import dataclass, field
@@ -114,9 +115,13 @@ class Runtime:
         parts = compaction_parts(settings, thread, llm)
         # Extraction and compaction read the index on the store thread: started before it is
         # full they would hold that thread (and the turn writes behind it) until it is.
+        # LiteLLM (~150 MB resident, seconds of interpreter time) is imported ahead only when a
+        # live request may need it (a routed model); extraction and compaction, in the
+        # background, import it at their first model call, so an idle server never holds it.
+        warm = own_llm if settings.models else None
         starting = asyncio.create_task(
             start_when_loaded(
-                store, workers, parts.scheduler, semantic=settings.semantic, llm=own_llm
+                store, workers, parts.scheduler, semantic=settings.semantic, llm=warm
             ),
             name="tenure-start-workers",
         )
@@ -246,9 +251,11 @@ async def start_when_loaded(
     llm: LiteLLMChatModel | None = None,
 ) -> None:
     """Switch on semantic recall and start extraction and compaction once the store's index
-    is full (each takes the index's lock, which the loader holds until then). LiteLLM's import
-    (seconds of interpreter time, on a thread) starts then too, so it does not slow start-up."""
+    is full (each takes the index's lock, which the loader holds until then). The import of
+    `llm`'s LiteLLM (seconds of interpreter time, on a thread) starts then too, so it does not
+    slow start-up."""
     await wait_loaded(store)
+    await asyncio.to_thread(release_freed_memory)  # what the load decoded and dropped
     if llm is not None:
         llm.warm_up()
     if semantic and store.index.semantic is None:
@@ -259,6 +266,16 @@ async def start_when_loaded(
     if workers is not None:
         await workers.start()
     scheduler.start()
+
+
+def release_freed_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc keeps them otherwise): the
+    index's load leaves tens of MB of freed row buffers behind. Nothing elsewhere."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def warm_retrieval() -> None:

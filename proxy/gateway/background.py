@@ -158,6 +158,11 @@ class StoreWriter:
         store refused it (it is then kept and tried again like any refused write). Cancelling
         the wait leaves the write queued.
         """
+        return await asyncio.shield(self.commit_job_soon(turn))
+
+    def commit_job_soon(self, turn: Callable[[], Turn | None]) -> asyncio.Future[bool]:
+        """`commit_job` without the wait: the future it waits for (cancelling that future
+        would not unqueue the write; wait on it shielded)."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         item = self._job(Item("job", turn=turn, done=done))
         if self._journal_task is not None:
@@ -166,7 +171,7 @@ class StoreWriter:
         else:
             self._queue.put_nowait(item)
             self._hurry.set()
-        return await asyncio.shield(done)
+        return done
 
     def _job(self, item: Item) -> Item:
         self._jobs_waiting[id(item)] = time.time()

@@ -80,12 +80,8 @@ class TurnCapture:
         if self.durable_wait_s <= 0:
             self.writer.submit_job(job)
             return False
-        try:
-            async with asyncio.timeout(self.durable_wait_s):
-                if await self.writer.commit_job(job):
-                    return True
-        except TimeoutError:
-            pass
+        if await within(self.writer.commit_job_soon(job), self.durable_wait_s):
+            return True
         self.counters.turns_not_durable += 1
         log.warning(
             "turn %s is not on disk yet as its reply ends (the store is slow or refusing "
@@ -93,6 +89,37 @@ class TurnCapture:
             captured.request_id,
         )
         return False
+
+
+async def within(done: asyncio.Future[bool], seconds: float) -> bool:
+    """`done`'s result, or False once `seconds` passed first; `done` itself is never
+    cancelled (the write stays queued). One timer and one future, where `asyncio.timeout`
+    and a shield would cost a timeout object, a timer, a second future and a task's
+    cancel-and-uncancel."""
+    if done.done():
+        return done.result()
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[bool] = loop.create_future()
+
+    def settle(result: bool | asyncio.Future[bool]) -> None:
+        if waiter.done():
+            return
+        if isinstance(result, bool):
+            waiter.set_result(result)
+        elif result.cancelled():
+            waiter.cancel()
+        elif (error := result.exception()) is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(result.result())
+
+    timer = loop.call_later(seconds, settle, False)
+    done.add_done_callback(settle)
+    try:
+        return await waiter
+    finally:
+        timer.cancel()
+        done.remove_done_callback(settle)
 
 
 def note_turn(

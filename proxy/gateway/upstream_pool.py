@@ -51,6 +51,8 @@ class UpstreamResponse:
         self._done = False
         self._error: UpstreamError | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._waiting_since = 0.0
+        self._timer: asyncio.TimerHandle | None = None
         self._handed_back = False
 
     async def chunks(self) -> AsyncIterator[bytes]:
@@ -69,8 +71,10 @@ class UpstreamResponse:
                 yield chunk
                 continue
             if self._error is not None:
+                self._stop_timer()
                 raise self._error
             if self._done:
+                self._stop_timer()
                 return
             await self._wait()
 
@@ -87,6 +91,7 @@ class UpstreamResponse:
         # Once only: after that the connection may already carry another exchange.
         if not self._handed_back:
             self._handed_back = True
+            self._stop_timer()
             self._connection.finish(reusable)
 
     async def __aenter__(self) -> UpstreamResponse:
@@ -104,15 +109,36 @@ class UpstreamResponse:
             self.close()
 
     async def _wait(self) -> None:
+        # One timer per reply, not one per wait: it is armed at the first wait and, when it
+        # fires, either expires the wait under way or moves itself to that wait's deadline.
         loop = asyncio.get_running_loop()
-        waiter = self._waiter = loop.create_future()
-        timeout = self._connection.read_timeout
-        timer = loop.call_later(timeout, _expire, waiter, f"no reply bytes for {timeout:g} s")
+        self._waiter = loop.create_future()
+        self._waiting_since = loop.time()
+        if self._timer is None:
+            due = self._waiting_since + self._connection.read_timeout
+            self._timer = loop.call_at(due, self._check_idle)
         try:
-            await waiter
+            await self._waiter
         finally:
-            timer.cancel()
             self._waiter = None
+
+    def _check_idle(self) -> None:
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return  # not waiting: the next wait arms the timer again
+        timeout = self._connection.read_timeout
+        loop = asyncio.get_running_loop()
+        due = self._waiting_since + timeout
+        if loop.time() >= due:
+            _expire(waiter, f"no reply bytes for {timeout:g} s")
+        else:
+            self._timer = loop.call_at(due, self._check_idle)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
@@ -390,6 +416,9 @@ class UpstreamPool:
         slot = self._slots.get(target.origin)
         if slot is None:
             slot = self._slots[target.origin] = asyncio.Semaphore(self.max_connections)
+        if not slot.locked():  # a free slot is taken at once: no task and no timer for it
+            await slot.acquire()
+            return slot
         try:
             await asyncio.wait_for(slot.acquire(), self.connect_timeout)
         except TimeoutError:

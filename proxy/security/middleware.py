@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections.abc import Awaitable, Iterable
 from urllib.parse import urlencode
 
 from starlette.routing import Match
@@ -40,11 +41,15 @@ def new_request_id() -> str:
 class GatewayMiddleware:
     """Stamps `X-Tenure-Request-Id` on every response (errors too), checks the access key or
     token (and puts what it grants in the scope), and turns errors into the OpenAI envelope
-    (`/api`: JSON) — never a traceback."""
+    (`/api`: JSON) — never a traceback.
+
+    The app hands proxy paths straight to `proxy_call` (see `proxy.app.TenureApp`): the router
+    would first try every API and UI route (~60 regex matches), and Starlette's error layer,
+    the browser guard and the HTTP-exception layer have nothing to do for them."""
 
     def __init__(
         self,
-        app: ASGIApp,
+        app: ASGIApp | None,
         credentials: Credentials,
         proxy: ASGIApp | None = None,
         failures: FailedAttempts | None = None,
@@ -52,104 +57,66 @@ class GatewayMiddleware:
         self.app = app
         self.credentials = credentials
         self.failures = failures or FailedAttempts()
-        # Proxy calls skip the rest of the stack: the router would first try every API and
-        # UI route (~60 regex matches), and the browser guard and HTTP-exception layer have
-        # nothing to do for them.
         self.proxy = proxy
 
+    def around(self, app: ASGIApp) -> GatewayMiddleware:
+        """This middleware, around `app` (the rest of the stack, built by Starlette)."""
+        self.app = app
+        return self
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        assert self.app is not None
         if scope["type"] != "http":
             await self.app(scope, receive, send)
-            return
+        elif self.proxy is not None and is_proxy_path(scope["path"]):
+            await self.serve(scope, receive, send, self.proxy, logging.INFO)
+        else:
+            await self.serve(scope, receive, send, self.app, logging.DEBUG)
+
+    async def proxy_call(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A proxy path's request (an access line at INFO)."""
+        assert self.proxy is not None
+        await self.serve(scope, receive, send, self.proxy, logging.INFO)
+
+    async def serve(
+        self, scope: Scope, receive: Receive, send: Send, app: ASGIApp, level: int
+    ) -> None:
         request_id = new_request_id()
         scope[REQUEST_ID] = request_id
-        stamp = (b"x-tenure-request-id", request_id.encode())
-        path: str = scope["path"]
-        proxied = self.proxy is not None and is_proxy_path(path)
-        level = logging.INFO if proxied else logging.DEBUG
+        reply = Reply(send, request_id)
         if not access_log.isEnabledFor(level):
-            await self._serve(scope, receive, send, request_id, stamp)
+            await self._serve(scope, receive, reply, app)
             return
         began = time.perf_counter()
-        status, injected = 0, None
-
-        async def watched(message: Message) -> None:
-            nonlocal status, injected
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                for name, value in message.get("headers", ()):
-                    if name == b"x-tenure-injected":
-                        injected = int(value)
-            await send(message)
-
         try:
-            await self._serve(scope, receive, watched, request_id, stamp)
+            await self._serve(scope, receive, reply, app)
         finally:
-            ms = round((time.perf_counter() - began) * 1000, 1)
-            user = scope.get(ACCESS_USER)
-            fields = {
-                "method": scope["method"],
-                "path": path,
-                "status": status,
-                "ms": ms,
-                "user": user,
-                "injected": injected,
-                "request_id": request_id,
-            }
-            access_log.log(
-                level,
-                "%s %s %s %.1f ms user=%s injected=%s %s",
-                scope["method"],
-                path,
-                status or "-",
-                ms,
-                user or "-",
-                "-" if injected is None else injected,
-                request_id,
-                extra=fields,
-            )
+            log_access(level, scope, reply, time.perf_counter() - began)
 
-    async def _serve(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        request_id: str,
-        stamp: tuple[bytes, bytes],
-    ) -> None:
-        started = False
-
-        async def stamped(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-                message = {**message, "headers": [*message.get("headers", ()), stamp]}
-            await send(message)
-
+    async def _serve(self, scope: Scope, receive: Receive, reply: Reply, app: ASGIApp) -> None:
         path: str = scope["path"]
         if self.credentials.enforced and needs_key(path):
-            grant = await self._admit(scope, stamped, path)
+            grant = await self._admit(scope, reply, path)
             if grant is None:
                 return
             scope[GRANT] = grant
-        app = self.proxy if self.proxy is not None and is_proxy_path(path) else self.app
         try:
-            await app(scope, receive, stamped)
+            await app(scope, receive, reply)
         except ClientGone:
             return
         except UpstreamBroke:
             raise  # the server aborts the connection: the client sees a cut transfer
         except (ProxyError, BeliefError) as exc:
-            if started:
+            if reply.started:
                 raise
             error = as_proxy_error(exc)
             _count(scope, error)
-            await send_error(stamped, error, path=path)
+            await send_error(reply, error, path=path)
         except Exception as exc:
             log.exception("request %s %s failed", scope["method"], path)
-            if started:
+            if reply.started:
                 raise
-            await send_error(stamped, as_proxy_error(exc, request_id=request_id), path=path)
+            await send_error(reply, as_proxy_error(exc, request_id=reply.request_id), path=path)
 
     async def _admit(self, scope: Scope, send: Send, path: str) -> Grant | None:
         """What the request's key, token or session grants, or None once refused (401 for no
@@ -172,6 +139,66 @@ class GatewayMiddleware:
             await send_error(send, operator_only(path), path=path)
             return None
         return grant
+
+
+_START = "http.response.start"
+
+
+class Reply:
+    """The request's `send`: stamps the request id on the response head and keeps the head's
+    status and headers for the access line. Body messages go straight through (the server's
+    own awaitable is returned, no frame of ours in between)."""
+
+    __slots__ = ("headers", "request_id", "send", "started", "status")
+
+    def __init__(self, send: Send, request_id: str) -> None:
+        self.send = send
+        self.request_id = request_id
+        self.started = False
+        self.status = 0
+        self.headers: Iterable[tuple[bytes, bytes]] = ()
+
+    def __call__(self, message: Message) -> Awaitable[None]:
+        if message["type"] == _START:
+            self.started = True
+            self.status = message["status"]
+            self.headers = headers = message.get("headers", ())
+            stamp = (b"x-tenure-request-id", self.request_id.encode())
+            message = {**message, "headers": [*headers, stamp]}
+        return self.send(message)
+
+    def injected(self) -> int | None:
+        for name, value in self.headers:
+            if name == b"x-tenure-injected":
+                return int(value)
+        return None
+
+
+def log_access(level: int, scope: Scope, reply: Reply, seconds: float) -> None:
+    """One access line, formatted here once: no caller lookup, no %-formatting in the
+    handler. Its fields also go on the record as attributes (the JSON log's keys)."""
+    ms = round(seconds * 1000, 1)
+    method: str = scope["method"]
+    path: str = scope["path"]
+    user = scope.get(ACCESS_USER)
+    injected = reply.injected()
+    status = reply.status
+    line = (
+        f"{method} {path} {status or '-'} {ms:.1f} ms user={user or '-'} "
+        f"injected={'-' if injected is None else injected} {reply.request_id}"
+    )
+    fields = {
+        "method": method,
+        "path": path,
+        "status": status,
+        "ms": ms,
+        "user": user,
+        "injected": injected,
+        "request_id": reply.request_id,
+    }
+    access_log.handle(
+        access_log.makeRecord(access_log.name, level, "", 0, line, (), None, None, fields)
+    )
 
 
 def too_many_failures(wait: int) -> ProxyError:

@@ -224,6 +224,26 @@ def test_a_slow_body_times_out_between_chunks() -> None:
     run(main)
 
 
+def test_a_body_slower_in_all_than_the_read_timeout_is_read_while_each_chunk_comes_in_time() -> (
+    None
+):
+    async def main() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await server.read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n")
+            for part in (b"ab", b"cd", b"ef", b"gh"):
+                await asyncio.sleep(0.12)
+                writer.write(part)
+                await writer.drain()
+
+        async with RawServer(handler) as server:
+            resp = await pool(read=0.2).request("GET", server.url + "/v1/x", [], None)
+            assert await resp.read() == b"abcdefgh"  # 0.48 s in all, no gap of 0.2 s
+            resp.release()
+
+    run(main)
+
+
 def test_interim_replies_head_requests_and_odd_targets() -> None:
     async def main() -> None:
         async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
