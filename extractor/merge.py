@@ -335,6 +335,7 @@ class _Merger:
         try:
             belief = Belief(
                 user_id=self.turn.user_id,
+                agent_id=self.turn.agent_id or None,  # an agent's own until shared
                 type=nb.type,
                 canonical_name=nb.canonical_name,
                 content=nb.content.strip(),

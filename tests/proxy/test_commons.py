@@ -14,7 +14,7 @@ from beliefs.model.models import Belief
 from beliefs.opening import open_store
 from proxy.cli.main import main
 from proxy.settings import Settings
-from tests.extractor.fake_llm import extraction, update
+from tests.extractor.fake_llm import extraction, new_belief, update
 from tests.fakes.upstream import FakeUpstream
 from tests.proxy.conftest import Gateway
 from tests.proxy.gateway.test_extraction import OTHER_BELIEFS, chat, extraction_reply, wait_jobs
@@ -178,3 +178,29 @@ def test_extraction_writes_an_always_on_belief_as_retrieved_when_the_user_confir
         assert head.pinned and "always_on_refused" not in events
         assert events["always_on"].actor == "extractor"
         assert listed["event"] == "always_on"
+
+
+def test_what_an_agent_says_or_remembers_is_its_own_until_shared(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(beliefs=list(OTHER_BELIEFS), extract_workers=1)
+    said = new_belief("lint_tool", "Lints with ruff.", aliases=["ruff", "linting"])
+    upstream.queue(extraction_reply(extraction(new_beliefs=[said])))
+    coder = {"X-Tenure-User": "alice", "X-Agent-Id": "coder"}
+    body = {"model": "m", "messages": [{"role": "user", "content": "We lint with ruff."}]}
+    assert httpx.post(gw.v1 + "/chat/completions", json=body, headers=coder).status_code == 200
+    [job] = wait_jobs(gw, 1)
+    [written] = job["written_ids"]
+    assert gw.on_store(lambda s: s.get(written)).agent_id == "coder"
+    _, kept = call(f"{gw.url}/mcp", "remember", {"statement": "Commits follow the changelog."},
+                   headers=coder)  # fmt: skip
+    assert gw.on_store(lambda s: s.get(kept["id"])).agent_id == "coder"
+
+    def reaches(agent: str, query: str) -> list[str]:
+        headers = {"X-Tenure-User": "alice", "X-Agent-Id": agent}
+        _, found = call(f"{gw.url}/mcp", "recall", {"query": query}, headers=headers)
+        return [h["id"] for h in found["hits"]]
+
+    assert reaches("reviewer", "ruff") == [] and reaches("coder", "ruff") == [written]
+    assert httpx.post(f"{gw.url}/api/beliefs/{written}/share", timeout=10).status_code == 200
+    assert reaches("reviewer", "ruff") == [written]
