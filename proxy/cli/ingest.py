@@ -86,8 +86,11 @@ def _pdf_text(path: Path, shown: str) -> str:
         raise DocumentError(
             f"{shown}: reading PDF needs the pdf extra: pip install 'tenure[pdf]' (pypdf)"
         ) from None
-    reader = pypdf.PdfReader(str(path))
-    return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+    try:
+        reader = pypdf.PdfReader(str(path))
+        return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+    except Exception as exc:  # pypdf raises its own errors and others on damaged files
+        raise DocumentError(f"{shown}: not a readable PDF ({exc}); nothing was ingested") from None
 
 
 def collect(paths: Sequence[str]) -> Iterator[tuple[str, Path, str]]:
