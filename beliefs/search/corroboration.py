@@ -27,7 +27,9 @@ import re
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.hits import Match
 from beliefs.text.lexicon import (
+    COMMON_ZIPF,
     has_other_sense,
+    in_dictionary,
     is_common,
     is_function_word,
     is_function_word_elsewhere,
@@ -108,12 +110,18 @@ def telling_words(terms: QueryTerms) -> dict[str, str]:
     }
 
 
+def english(word: str) -> bool:
+    """An everyday English word, or a form of one the dictionary lists by its stem only
+    ("pairing" of "pair", "deployed" of "deploy")."""
+    return is_common(word) or (zipf(word) >= COMMON_ZIPF and in_dictionary(stem(word)))
+
+
 def capital_tells(word: str) -> bool:
     """Whether a capital where no sentence starts says `word` is meant as a name: when its
     other sense is an English word, written in lower case ("rewrite it in Go", "Pixel just
     walked across my keyboard"); not when the word is commoner in another language, a name
     capitalised in every sense ("my nephew Tomás", "obsessed with Loki")."""
-    return is_common(word) or zipf(word) >= zipf_elsewhere(word)
+    return english(word) or zipf(word) >= zipf_elsewhere(word)
 
 
 def needs_sense(token: str, how: Match, query: str) -> bool:
@@ -130,7 +138,7 @@ def topic(doc: IndexedDoc, token: str) -> bool:
     it is rarer than TOPIC_ZIPF (a frequent word has many senses: "train", "rotation",
     "figures", "journal"). A turn's word one edit from it ("recipe") counts as it does; one
     edit from a rarer name ("raw" for "raws", "primer" for "primers") needs corroboration."""
-    return is_common(token) and zipf(token) < TOPIC_ZIPF and token not in proper_words(doc)
+    return english(token) and zipf(token) < TOPIC_ZIPF and token not in proper_words(doc)
 
 
 class Witness:
