@@ -23,9 +23,9 @@ from beliefs.text.query import QueryTerms
 Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
 
 
-# One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word
-# and how it matched, the turn's words that reached it)
-Walk = tuple[str, list[tuple[float, Collection[str]]], tuple[str, Match] | None, tuple[str, ...]]
+# One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word,
+# the turn's words that reached it)
+Walk = tuple[str, list[tuple[float, Collection[str]]], str | None, tuple[str, ...]]
 
 
 def accumulate(
