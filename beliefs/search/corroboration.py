@@ -2,22 +2,26 @@
 
 "let's go with the second approach" must not pull in the Go services belief, nor "tire
 rotation" the on-call rotation, "my nephew Tomás" the second shooter Tomás or "obsessed with
-Loki" the Grafana Loki belief; "rewrite it in Go", "which go version" and "Loki drops my
-logs" must. A one-word name counts only with corroboration when it has a sense besides the
+Loki" the Grafana Loki belief; "rewrite it in Go", "which go version" and "can Tomás cover
+the wedding" must. A one-word name, whichever field it matched (alias, canonical name,
+rejected alternative), counts only with corroboration when it has a sense besides the
 belief's (`lexicon.has_other_sense`): an everyday English word, or a word at least once per
 million words in English or once per hundred thousand in another language though no English
-dictionary lists it (a first name, a place, a figure, a word of another language); and so
-does a one-edit match from such a word ("raw" for "raws", "primer" for "primers"). However
-the belief writes the word, and whichever field it matched (alias, canonical name, rejected
-alternative). Corroboration is one of:
+dictionary lists it (a first name, a place, a figure, a word of another language); so does a
+one-edit match from such a word ("raw" for the alias "raws", "primer" for "primers"). One
+exception: an English word rarer than once per hundred thousand words that the belief writes
+in lower case only is its topic ("exceptions", "recipes") and counts as before; a commoner
+one ("rotation", "train", "figures") has too many senses. Corroboration is one of:
 
-- its written form: a code span, or a capital where a sentence does not start, when the
-  word's other sense is written in lower case (an English word: "rewrite it in Go"; not a
-  name, capitalised in every sense);
-- a clause of the same belief reached by another word of the turn;
+- its written form: a code span, or a capital where a sentence does not start when the
+  word's other sense is written in lower case, which is so when it is an English word at
+  least as common in English as in another language ("rewrite it in Go"); a name commoner
+  elsewhere is capitalised in every sense ("my nephew Tomás");
+- a clause of the same belief that counts, reached by another word of the turn;
 - a word of the belief's own text (content, why it matters, canonical name, aliases; not a
-  stop word or one of the commonest) anywhere in the turn, or for a very frequent name word
-  ("make", "go") within `WINDOW` words of it.
+  stop or function word in English or another language, nor one of the commonest words)
+  anywhere in the turn, or for one of the commonest name words ("make", "go") within
+  `WINDOW` words of it.
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ from beliefs.text.lexicon import (
 from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 
 # Rarer than once per hundred thousand words: an everyday word the belief writes in lower case
-# is its topic ("exceptions", "viewpoint", "protagonist"); a commoner one is ambiguous however
-# the belief writes it ("tire rotation", "bullet journal", "figures de style").
+# is its topic ("exceptions", "viewpoint"); a commoner one is ambiguous however the belief
+# writes it ("tire rotation", "figures de style").
 TOPIC_ZIPF = 4.0
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
 _WORD = re.compile(r"[a-z][a-z0-9+#]*")
