@@ -142,16 +142,22 @@ def topic(doc: IndexedDoc, token: str) -> bool:
     it is rarer than TOPIC_ZIPF (a frequent word has many senses: "train", "rotation",
     "figures", "journal"). A turn's word one edit from it ("recipe") counts as it does; one
     edit from a rarer name ("raw" for "raws", "primer" for "primers") needs corroboration."""
-    return english(token) and zipf(token) < TOPIC_ZIPF and token not in proper_words(doc)
+    return may_be_topic(token) and token not in proper_words(doc)
+
+
+def may_be_topic(token: str) -> bool:
+    """Whether `token` is an English word rare enough to be a belief's topic (`topic`)."""
+    return english(token) and zipf(token) < TOPIC_ZIPF
 
 
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_near", "_token", "written")
+    __slots__ = ("_near", "_token", "_topic", "written")
 
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
         self._token = token
+        self._topic = may_be_topic(token)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
@@ -163,7 +169,7 @@ class Witness:
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for the belief's topic), or
         None when nothing in the turn but perhaps another clause corroborates it."""
-        if topic(doc, self._token):
+        if self._topic and self._token not in proper_words(doc):  # the belief's topic
             return ""
         if self.written:
             return WRITTEN
