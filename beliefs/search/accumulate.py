@@ -13,19 +13,19 @@ from dataclasses import dataclass
 from beliefs.index.bm25 import K1, B, length_norms
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
-from beliefs.search.clauses import Matched, may_need_corroboration
-from beliefs.search.corroboration import WRITTEN, Witness, proper_words
+from beliefs.search.clauses import Matched
+from beliefs.search.corroboration import OTHER_CLAUSE, Witness, needs_sense, topic
 from beliefs.search.deadline import Deadline, passed
 from beliefs.search.hits import Clause, Match
 from beliefs.search.kind_words import NameWords
-from beliefs.text.lexicon import is_general
 from beliefs.text.query import QueryTerms
 
 Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
 
 
-# One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word)
-Walk = tuple[str, list[tuple[float, Collection[str]]], str | None]
+# One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word,
+# the turn's words that reached it)
+Walk = tuple[str, list[tuple[float, Collection[str]]], str | None, tuple[str, ...]]
 
 
 def accumulate(
@@ -35,7 +35,6 @@ def accumulate(
     aliases: Matched,
     names: NameWords,
     extended: bool = True,
-    ambiguity: dict[str, frozenset[str]] | None = None,
     floor: float = 0.0,
     deadline: Deadline | None = None,
 ) -> tuple[dict[str, float], Corroborated]:
@@ -50,22 +49,11 @@ def accumulate(
     Past `deadline`, no further clause's postings are read (the first always is): the scores
     are those of the clauses read by then.
     """
-    norms = length_norms(postings.avg_alias_len)
-    docs = postings.docs
-    walks: list[Walk] = []
-    for token, (base, _, _, how, query) in canonical.items():
-        gate = query if extended and may_need_corroboration(token, how, query) else None
-        walks.append((token, [(base, postings.canonical_ids(token))], gate))
-    for token, words in names.items():
-        walks.append((token, [(sum(b for b, _, _ in words), postings.canonical_ids(token))], None))
-    for token, (base, _, _, how, query) in aliases.items():
-        gate = query if extended and may_need_corroboration(token, how, query) else None
-        groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
-        walks.append((token, groups, gate))
+    walks = _walks(postings, canonical, aliases, names, extended)
     among = _essential(walks, floor)
     scores: dict[str, float] = {}
     get = scores.get
-    for _, groups, gate in walks:
+    for _, groups, gate, _ in walks:
         if gate is not None:
             continue
         if scores and passed(deadline):
@@ -79,32 +67,81 @@ def accumulate(
                 continue
             for bid in ids:
                 scores[bid] = get(bid, 0.0) + rate
-    corroborated: Corroborated = {}
-    ambiguity = {} if ambiguity is None else ambiguity
-    matched_before = set(scores)
-    for token, groups, word in walks:
+    corroborated = _corroborate(postings, terms, walks, among, deadline)
+    for token, groups, gate, _ in walks:
+        if gate is None:
+            continue
+        for rate, ids in groups:
+            for bid in ids if among is None else among.intersection(ids):
+                if (bid, token) in corroborated:
+                    scores[bid] = get(bid, 0.0) + rate
+    return scores, {key: why for key, why in corroborated.items() if why}
+
+
+def _corroborate(
+    postings: UserPostings,
+    terms: QueryTerms,
+    walks: list[Walk],
+    among: set[str] | None,
+    deadline: Deadline | None,
+) -> Corroborated:
+    """Which gated clauses count, and why ("" for a belief's topic, which needs nothing).
+
+    First each clause on its own evidence (its topic, its written form, the belief's words in
+    the turn); then a clause that has none counts when another word of the turn reached the
+    same belief by a clause that counts ("figure" with "Prism" written as a name).
+    """
+    docs = postings.docs
+    found: Corroborated = {}
+    confirmed: dict[str, set[str]] = {}  # belief -> the turn's words whose clause counts
+    pending: list[tuple[str, str, str]] = []
+    for token, groups, word, _ in walks:
         if word is None:
             continue
         if passed(deadline):
             break
-        ambiguous = ambiguity.get(token)
-        if ambiguous is None:
-            ambiguous = _ambiguous(
-                postings, token, [b for _, ids in groups for b in ids], ambiguity
-            )
-        witness = Witness(terms, word, token) if ambiguous else None
-        if witness is not None and witness.written:  # written as a name: counts everywhere
-            corroborated.update(((bid, token), WRITTEN) for bid in ambiguous)
-            ambiguous = frozenset()
-        for rate, ids in groups:
+        witness = Witness(terms, word, token)
+        for _, ids in groups:
             for bid in ids if among is None else among.intersection(ids):
-                if witness is not None and bid in ambiguous:
-                    reason = witness.reason(docs[bid], bid in matched_before)
-                    if reason is None:
-                        continue
-                    corroborated[bid, token] = reason
-                scores[bid] = get(bid, 0.0) + rate
-    return scores, corroborated
+                why = witness.own_reason(docs[bid])
+                if why is None:
+                    pending.append((bid, token, word))
+                    continue
+                found[bid, token] = why
+                confirmed.setdefault(bid, set()).add(word)
+    for bid, token, word in pending:
+        if _other_word(walks, bid, word) or confirmed.get(bid, set()) - {word}:
+            found[bid, token] = OTHER_CLAUSE
+    return found
+
+
+def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: NameWords,
+           extended: bool) -> list[Walk]:  # fmt: skip
+    """The postings of every matched clause, gated ones marked with their query word."""
+    norms = length_norms(postings.avg_alias_len)
+    walks: list[Walk] = []
+    for token, (base, _, _, how, query) in canonical.items():
+        gate = query if extended and needs_sense(token, how, query) else None
+        walks.append((token, [(base, postings.canonical_ids(token))], gate, (query,)))
+    for token, words in names.items():
+        ids = postings.canonical_ids(token)
+        walks.append(
+            (token, [(sum(b for b, _, _ in words), ids)], None, tuple(q for *_, q in words))
+        )
+    for token, (base, _, _, how, query) in aliases.items():
+        gate = query if extended and needs_sense(token, how, query) else None
+        groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
+        walks.append((token, groups, gate, (query,)))
+    return walks
+
+
+def _other_word(walks: list[Walk], bid: str, word: str) -> bool:
+    """Whether another word of the turn than `word` reached `bid` by a clause that counts
+    ungated ("Tomás" matching an alias exactly and another by one edit is still one word)."""
+    return any(
+        gate is None and any(q != word for q in queries) and any(bid in ids for _, ids in groups)
+        for _, groups, gate, queries in walks
+    )
 
 
 def _essential(walks: list[Walk], floor: float) -> set[str] | None:
@@ -117,7 +154,7 @@ def _essential(walks: list[Walk], floor: float) -> set[str] | None:
     if floor <= 0.0 or len(walks) < 2:
         return None
     by_rate = sorted(
-        ((max((rate for rate, _ in groups), default=0.0), groups) for _, groups, _ in walks),
+        ((max((rate for rate, _ in groups), default=0.0), groups) for _, groups, _, _ in walks),
         key=lambda best: best[0],
     )
     spare = floor * (1.0 - 1e-9)  # sums in another order may differ in the last digit
@@ -137,31 +174,11 @@ def _essential(walks: list[Walk], floor: float) -> set[str] | None:
     return among if len(among) < skipped else None
 
 
-def _ambiguous(
-    postings: UserPostings,
-    token: str,
-    posting: Collection[str],
-    cache: dict[str, frozenset[str]],
-) -> frozenset[str]:
-    """The beliefs for which `token` is an ambiguous name (kept until the user's beliefs change)."""
-    found = cache.get(token)
-    if found is None:
-        docs = postings.docs
-        if is_general(token):
-            found = frozenset(posting)
-        else:
-            found = frozenset(bid for bid in posting if token in proper_words(docs[bid]))
-        cache[token] = found
-    return found
-
-
 def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: Matches) -> bool:
     """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
     if not m.extended or (doc.belief.id, token) in m.corroborated:
         return True
-    if not may_need_corroboration(token, how, query):
-        return True
-    return not is_general(token) and token not in proper_words(doc)
+    return not needs_sense(token, how, query) or topic(doc, token)
 
 
 @dataclass(frozen=True)

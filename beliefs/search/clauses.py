@@ -133,13 +133,6 @@ def _another_word(query: str, token: str) -> bool:
     return is_common(query) and stem(query) != stem(token)
 
 
-def may_need_corroboration(token: str, how: Match, query: str) -> bool:
-    """A one-word name that is an everyday word (or reached from one by stem or edit)."""
-    if " " in token:
-        return False
-    return is_common(token) or (how != "exact" and is_common(query))
-
-
 def consumed(canonical: Matched, aliases: Matched) -> set[str]:
     """Query words that are part of a phrase some name matched ("pipeline" of "CI pipeline")."""
     return {w for m in (canonical, aliases) for *_, q in m.values() if " " in q for w in q.split()}

@@ -1,20 +1,27 @@
-"""When a name that is an everyday English word counts as naming the belief.
+"""The sense check: when a name that is also an everyday word counts as naming the belief.
 
-"let's go with the second approach" must not pull in the Go services belief, while
-"rewrite it in Go" and "which go version" must. A single-word match whose word is common
-(`lexicon.is_common`) and which the belief itself writes as a name (an alias spelled with a
-capital, "Go"; a capital where a sentence of its content does not start) counts only when
-something else in the turn says the word is meant as the name; so does a very frequent word
-(`lexicon.is_general`: "make", "next") however it is written. An everyday word the belief
-writes in lower case ("exceptions", "viewpoint") is used in its everyday sense: it is the
-topic, and matches as before. Corroboration is one of:
+"let's go with the second approach" must not pull in the Go services belief, nor "tire
+rotation" the on-call rotation, "my nephew Tomás" the second shooter Tomás or "obsessed with
+Loki" the Grafana Loki belief; "rewrite it in Go", "which go version" and "can Tomás cover
+the wedding" must. A one-word name, whichever field it matched (alias, canonical name,
+rejected alternative), counts only with corroboration when it has a sense besides the
+belief's (`lexicon.has_other_sense`): an everyday English word, or a word at least once per
+million words in English or once per hundred thousand in another language though no English
+dictionary lists it (a first name, a place, a figure, a word of another language); so does a
+one-edit match from such a word ("raw" for the alias "raws", "primer" for "primers"). One
+exception: an English word rarer than once per hundred thousand words that the belief writes
+in lower case only is its topic ("exceptions", "recipes") and counts as before; a commoner
+one ("rotation", "train", "figures") has too many senses. Corroboration is one of:
 
-- its written form: a code span, or a capital where a sentence does not start;
-- another clause of the same belief matched;
-- a word of the belief's own text (content, name, aliases) within `WINDOW` words of it, or
-  anywhere in the turn when that word is no everyday one ("onboarding", "kubectl");
-- a word of the belief's canonical name anywhere in the turn ("poetry" in "add a dependency to
-  my python project with poetry", for `python_tooling`).
+- its written form: a code span, or a capital where a sentence does not start when the
+  word's other sense is written in lower case, which is so when it is an English word at
+  least as common in English as in another language ("rewrite it in Go"); a name commoner
+  elsewhere is capitalised in every sense ("my nephew Tomás");
+- a clause of the same belief that counts, reached by another word of the turn;
+- a word of the belief's own text (content, why it matters, canonical name, aliases; not a
+  stop or function word in English or another language, nor one of the commonest words)
+  anywhere in the turn, or for one of the commonest name words ("make", "go") within
+  `WINDOW` words of it.
 """
 
 from __future__ import annotations
@@ -22,9 +29,25 @@ from __future__ import annotations
 import re
 
 from beliefs.index.indexed_doc import IndexedDoc
-from beliefs.text.lexicon import is_common, is_function_word, stem
+from beliefs.search.hits import Match
+from beliefs.text.lexicon import (
+    COMMON_ZIPF,
+    has_other_sense,
+    in_dictionary,
+    is_common,
+    is_function_word,
+    is_function_word_elsewhere,
+    is_general,
+    stem,
+    zipf,
+    zipf_elsewhere,
+)
 from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 
+# Rarer than once per hundred thousand words: an everyday word the belief writes in lower case
+# is its topic ("exceptions", "viewpoint"); a commoner one is ambiguous however the belief
+# writes it ("tire rotation", "figures de style").
+TOPIC_ZIPF = 4.0
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
 _WORD = re.compile(r"[a-z][a-z0-9+#]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
@@ -34,15 +57,22 @@ OTHER_CLAUSE = "another clause"
 
 
 def _telling(word: str) -> bool:
-    """A word specific enough to tie a turn to a belief (not a stop or function word)."""
-    return len(word) > 1 and word not in STOP_WORDS and not is_function_word(word)
+    """A word specific enough to tie a turn to a belief (not a stop or function word, in
+    English or another language)."""
+    return (
+        len(word) > 1
+        and word not in STOP_WORDS
+        and not is_function_word(word)
+        and not is_function_word_elsewhere(word)
+    )
 
 
 def domain_words(doc: IndexedDoc) -> frozenset[str]:
     """Stems of the telling words of the belief's own text (worked out once per document)."""
     if doc.domain is None:
         belief = doc.belief
-        text = " ".join([belief.content, belief.canonical_name.replace("_", " "), *belief.aliases])
+        names = [belief.canonical_name.replace("_", " "), *belief.aliases]
+        text = " ".join([belief.content, belief.why_it_matters or "", *names])
         doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if _telling(w))
     return doc.domain
 
@@ -76,37 +106,76 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
     return out
 
 
-def rare_words(terms: QueryTerms) -> dict[str, str]:
-    """Stems of the turn's words that are no everyday English words -> the words."""
-    return {stem(w): w for w in terms.sequence if _telling(w) and w.isalpha() and not is_common(w)}
+def telling_words(terms: QueryTerms) -> dict[str, str]:
+    """Stems of the turn's words that may tie it to a belief from anywhere (no stop word, no
+    number, none of the commonest words) -> the words."""
+    return {
+        stem(w): w for w in terms.sequence if _telling(w) and not is_general(w) and not w.isdigit()
+    }
+
+
+def english(word: str) -> bool:
+    """An everyday English word, or a form of one the dictionary lists by its stem only
+    ("pairing" of "pair", "deployed" of "deploy")."""
+    return is_common(word) or (zipf(word) >= COMMON_ZIPF and in_dictionary(stem(word)))
+
+
+def capital_tells(word: str) -> bool:
+    """Whether a capital where no sentence starts says `word` is meant as a name: when its
+    other sense is an English word, written in lower case ("rewrite it in Go", "Pixel just
+    walked across my keyboard"); not when the word is commoner in another language, a name
+    capitalised in every sense ("my nephew Tomás", "obsessed with Loki")."""
+    return english(word) or zipf(word) >= zipf_elsewhere(word)
+
+
+def needs_sense(token: str, how: Match, query: str) -> bool:
+    """Whether a matched one-word name needs corroboration: it has another sense, or a turn's
+    word with one reached it by an edit ("raw" for the alias "raws")."""
+    if " " in token:
+        return False
+    return has_other_sense(token) or (how == "fuzzy" and has_other_sense(query))
+
+
+def topic(doc: IndexedDoc, token: str) -> bool:
+    """Whether a matched everyday English word is the belief's topic, used in its everyday
+    sense: the belief writes it in lower case only ("exceptions", "viewpoint", "recipes"), and
+    it is rarer than TOPIC_ZIPF (a frequent word has many senses: "train", "rotation",
+    "figures", "journal"). A turn's word one edit from it ("recipe") counts as it does; one
+    edit from a rarer name ("raw" for "raws", "primer" for "primers") needs corroboration."""
+    return may_be_topic(token) and token not in proper_words(doc)
+
+
+def may_be_topic(token: str) -> bool:
+    """Whether `token` is an English word rare enough to be a belief's topic (`topic`)."""
+    return english(token) and zipf(token) < TOPIC_ZIPF
 
 
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_near", "_turn", "written")
+    __slots__ = ("_near", "_token", "_topic", "written")
 
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
-        self.written = query_word in terms.marked
+        self._token = token
+        self._topic = may_be_topic(token)
+        marked = query_word in terms.marked  # a code span or a capital; code alone is not
+        self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
-        near = {**neighbours(terms, query_word), **rare_words(terms)}
+        near = neighbours(terms, query_word)
+        if not is_general(query_word):  # "make sure the tests pass" is no make target
+            near.update(telling_words(terms))
         self._near = {s: w for s, w in near.items() if s not in own}
-        turn = (w for w in terms.sequence if _telling(w) and w.isalpha())
-        self._turn = {s: w for w in turn if (s := stem(w)) not in own}
 
-    def reason(self, doc: IndexedDoc, other_clause: bool) -> str | None:
-        """Why the word counts for `doc`, or None when nothing corroborates it."""
+    def own_reason(self, doc: IndexedDoc) -> str | None:
+        """Why the word counts for `doc` by its own evidence ("" for the belief's topic), or
+        None when nothing in the turn but perhaps another clause corroborates it."""
+        if self._topic and self._token not in proper_words(doc):  # the belief's topic
+            return ""
         if self.written:
             return WRITTEN
-        if other_clause:
-            return OTHER_CLAUSE
         if self._near:
             domain = domain_words(doc)
             for near_stem, near_word in self._near.items():
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
-        for name_word in doc.canonical.split(" "):
-            found = self._turn.get(stem(name_word))
-            if found is not None and _telling(name_word):
-                return f"name word {found!r}"
         return None

@@ -191,13 +191,12 @@ def _by_rules(
     (lock held)."""
     extended = not index.reference_only
     canonical, aliases, names = _matched(postings, terms, extended)
-    ambiguity = cast(dict[str, frozenset[str]], postings.derived.setdefault("ambiguous", {}))
     if ask.weight is None:
         floor = ask.min_score
     else:
         floor = 0.0 if ask.max_weight is None else ask.min_score / max(ask.max_weight, 1e-9)
     scores, corroborated = accumulate(
-        postings, terms, canonical, aliases, names, extended, ambiguity, floor, ask.deadline
+        postings, terms, canonical, aliases, names, extended, floor, ask.deadline
     )
     docs = postings.docs
     taken = _taker(docs, ask, known)

@@ -28,6 +28,17 @@ EVERYDAY_ZIPF = 4.25
 # thing by itself, and too general to corroborate one.
 GENERAL_ZIPF = 5.0
 
+# Once per million words or more in English, though no English dictionary lists it in lower
+# case: a word others use in another sense, a first name ("Gary"), a place or a figure
+# ("Vancouver", "Loki").
+OTHER_SENSE_ZIPF = 3.0
+# Once per hundred thousand words or more in one of OTHER_LANGUAGES: an everyday word or a
+# common first name there ("chispa", "Zustand", "Tomás", "Hélène").
+ELSEWHERE_ZIPF = 4.0
+# Latin-script languages whose everyday words turns hold (wordfreq's small lists: the words
+# used at least once per million, which is all this asks)
+OTHER_LANGUAGES = ("fr", "es", "de", "it", "pt", "nl")
+
 # Once per 300 words or more ("use", "sure", "second", "with"): words of any sentence, which
 # tie a turn to nothing.
 FUNCTION_ZIPF = 5.5
@@ -88,6 +99,25 @@ def is_common(word: str) -> bool:
     return bool(single) and zipf(single) >= frequency and in_dictionary(single)
 
 
+@lru_cache(maxsize=200_000)
+def zipf_elsewhere(word: str) -> float:
+    """How common `word` is in the most common of OTHER_LANGUAGES (0 for none of them)."""
+    from wordfreq import zipf_frequency
+
+    if not word.isalpha():
+        return 0.0
+    return max(float(zipf_frequency(word, lang, wordlist="small")) for lang in OTHER_LANGUAGES)
+
+
+def has_other_sense(word: str) -> bool:
+    """A word with a sense besides the one a belief gives it: an everyday English word, or one
+    frequent in English or another language though no dictionary lists it ("maya", "tomás",
+    "loki", "chispa"): a name it shares with other people, places and things."""
+    if is_common(word):
+        return True
+    return zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF
+
+
 def is_general(word: str) -> bool:
     """A word too frequent to name or corroborate anything by itself."""
     return zipf(word) >= GENERAL_ZIPF
@@ -97,7 +127,14 @@ def is_function_word(word: str) -> bool:
     return zipf(word) >= FUNCTION_ZIPF
 
 
+def is_function_word_elsewhere(word: str) -> bool:
+    """A word of any sentence in another language ("ma", "que", "elle"): it ties a French or
+    Spanish turn to nothing."""
+    return zipf_elsewhere(word) >= FUNCTION_ZIPF
+
+
 def warm() -> None:
     """Load the frequency and word lists now rather than on the first turn that needs them."""
     zipf("the")
+    zipf_elsewhere("the")
     in_dictionary("the")

@@ -99,7 +99,9 @@ def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
     ))  # fmt: skip
     ctx = assemble(
         index,
-        ContextRequest("u1", ("domain:legal/eu", "domain:notes"), "retention policy and consent"),
+        ContextRequest(
+            "u1", ("domain:legal/eu", "domain:notes"), "retention policy and GDPR consent"
+        ),
         rules=rules,
     )
     block = user_block(ctx)

@@ -47,8 +47,12 @@ def test_a_rare_word_of_the_belief_corroborates_from_anywhere_in_the_turn() -> N
     assert matches(index, "which ruby version is the onboarding app on?") == {
         "r": [("ruby", "exact", "domain word 'onboarding'")]
     }
-    # an everyday word of the belief ("runs") corroborates only within two words
-    assert matches(index, "ruby earrings for my mom, she runs a shop") == {}
+    assert matches(index, "ruby earrings for my mom, she has a shop") == {}
+    # an everyday word of the belief corroborates from anywhere too, one of the commonest
+    # ("the", "make") only within two words
+    assert matches(index, "ruby earrings for my mom, she runs a shop") == {
+        "r": [("ruby", "exact", "domain word 'runs'")]
+    }
 
 
 def test_an_acronym_that_spells_an_everyday_word_needs_corroboration() -> None:
@@ -83,6 +87,56 @@ def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None
     index = index_of(belief("e", "error_handling", ["exceptions"]), filler=10)
     assert matches(index, "when should I throw exceptions") == {
         "e": [("exceptions", "exact", None)]
+    }
+
+
+def test_a_frequent_lowercase_alias_has_other_senses_and_needs_corroboration() -> None:
+    oncall = belief(
+        "o",
+        "oncall_rotation",
+        ["on-call rotation", "rotation"],
+        content="The SRE on-call rotation is weekly; handoff is on Monday.",
+    )
+    index = index_of(oncall, filler=10)
+    assert matches(index, "when should I do the tire rotation on my car") == {}
+    assert matches(index, "who takes the rotation after the Monday handoff?") == {
+        "o": [("rotation", "exact", "domain word 'monday'")]
+    }
+
+
+def test_a_first_name_needs_the_belief_s_sense_and_its_capital_tells_nothing() -> None:
+    shooter = belief(
+        "s",
+        "second_shooter_tomas",
+        ["second shooter", "Tomás"],
+        content="Her regular second shooter is Tomás, paid per hour for weddings.",
+    )
+    index = index_of(shooter, filler=10)
+    assert matches(index, "my nephew Tomás turns 10 next week, gift ideas?") == {}
+    assert matches(index, "can Tomás cover the wedding on Saturday?") == {
+        "s": [("tomás", "exact", "domain word 'wedding'")]
+    }
+
+
+def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
+    dog = belief("d", "dog_estrella", ["Estrella"], content="Has a rescue dog named Estrella.")
+    zustand = belief("z", "state_zustand", ["Zustand"], content="Client state lives in Zustand.")
+    index = index_of(dog, zustand, filler=10)
+    assert matches(index, "quiero ver la estrella fugaz esta noche") == {}
+    assert matches(index, "der Zustand der Straße ist schlecht") == {}
+    assert matches(index, "should Estrella the dog eat before a walk?") == {
+        "d": [("estrella", "exact", "domain word 'dog'")]
+    }
+
+
+def test_an_edit_from_an_everyday_word_needs_corroboration() -> None:
+    primers = belief(
+        "p", "primers_storage", ["primers"], content="qPCR primers are stored at -20 in box B3."
+    )
+    index = index_of(primers, filler=10)
+    assert matches(index, "do I need a primer before acrylic paint?") == {}
+    assert matches(index, "which box is the qPCR primer in?") == {
+        "p": [("primer~primers", "fuzzy", "domain word 'qpcr'")]
     }
 
 
@@ -174,9 +228,9 @@ def test_the_reference_mode_matches_as_the_reference_does() -> None:
     assert matches(index, "the traces are missing") == {}
 
 
-def test_a_frequent_name_that_is_no_dictionary_word_needs_no_corroboration() -> None:
-    # "jenkins" is as frequent as "rust" (a surname), but no everyday word: typed lowercase,
-    # the way people name tools, it still finds the decision that ruled Jenkins out.
+def test_a_frequent_name_that_is_no_dictionary_word_needs_corroboration() -> None:
+    # "jenkins" is no everyday word, but as frequent as "rust": a surname, and a name others
+    # bear needs the belief's sense in the turn, as an everyday word does
     ci = belief(
         "ci",
         "ci_system",
@@ -185,7 +239,10 @@ def test_a_frequent_name_that_is_no_dictionary_word_needs_no_corroboration() -> 
         content="Builds run in GitHub Actions; Jenkins and CircleCI were ruled out.",
     )
     index = index_of(ci, filler=10)
-    assert "ci" in matches(index, "write a jenkins pipeline for the tests")
+    assert matches(index, "write a jenkins pipeline for the builds") == {
+        "ci": [("jenkins", "exact", "domain word 'builds'")]
+    }
+    assert matches(index, "my neighbour jenkins borrowed the ladder") == {}
     rust = belief("r", "systems_language_rust", ["Rust"], content="Tools are written in Rust.")
     index = index_of(rust, filler=10)
     assert matches(index, "the rust on the old chain") == {}

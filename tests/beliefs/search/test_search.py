@@ -85,14 +85,16 @@ def test_users_are_separate_corpora() -> None:
 
 def test_rarer_alias_and_shorter_alias_list_rank_higher() -> None:
     index = index_of(
-        belief("pipe", "functional_pipeline", ["pipe", "compose"]),
+        # everyday words: each belief's text holds a word of the turn, so each counts
+        belief("pipe", "functional_pipeline", ["pipe", "compose"], content="pipe transforms"),
         belief(
             "err",
             "error_handling",
             ["error handling", "exceptions", "try-catch", "error", "Result type"],
+            content="explicit returns",
         ),
-        belief("e2", "error_budget", ["error"]),
-        belief("e3", "error_pages", ["error"]),
+        belief("e2", "error_budget", ["error"], content="explicit budget"),
+        belief("e3", "error_pages", ["error"], content="explicit pages"),
     )
     ranked = ids(index, "explicit error returns in pipe transforms")
     assert ranked[0] == "pipe"
