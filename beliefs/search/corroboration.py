@@ -7,21 +7,23 @@ the wedding" must. A one-word name, whichever field it matched (alias, canonical
 rejected alternative), counts only with corroboration when it has a sense besides the
 belief's (`lexicon.has_other_sense`): an everyday English word, or a word at least once per
 million words in English or once per hundred thousand in another language though no English
-dictionary lists it (a first name, a place, a figure, a word of another language); so does a
-one-edit match from such a word ("raw" for the alias "raws", "primer" for "primers"). One
-exception: an English word rarer than once per hundred thousand words that the belief writes
-in lower case only is its topic ("exceptions", "recipes") and counts as before; a commoner
-one ("rotation", "train", "figures") has too many senses. Corroboration is one of:
+dictionary lists it (a first name, a place, a figure, a word of another language; a code
+with a digit, "q1" or "s3", has none); so does a one-edit match from such a word ("raw" for
+the alias "raws", "primer" for "primers"). One exception: an English word rarer than once per
+ten thousand words that the belief writes in lower case only is its topic ("exceptions",
+"rotation", "band") and counts as before; one of the commonest ("release", "plan") has too
+many senses. Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
-  word's other sense is written in lower case, which is so when it is an English word at
-  least as common in English as in another language ("rewrite it in Go"); a name commoner
-  elsewhere is capitalised in every sense ("my nephew Tomás");
+  word's other sense is an English word, written in lower case ("rewrite it in Go"); a name
+  no dictionary lists is capitalised in every sense ("my nephew Tomás", "the Maya
+  calendar", "Gary Lineker");
 - a clause of the same belief that counts, reached by another word of the turn;
 - a word of the belief's own text (content, why it matters, canonical name, aliases; not a
   stop or function word in English or another language, nor one of the commonest words)
   anywhere in the turn, or for one of the commonest name words ("make", "go") within
-  `WINDOW` words of it.
+  `WINDOW` words of it, or anywhere when no dictionary lists it ("what does my son do on
+  wednesdays", for a belief about his Wednesday lessons).
 """
 
 from __future__ import annotations
@@ -40,14 +42,13 @@ from beliefs.text.lexicon import (
     is_general,
     stem,
     zipf,
-    zipf_elsewhere,
 )
 from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 
-# Rarer than once per hundred thousand words: an everyday word the belief writes in lower case
-# is its topic ("exceptions", "viewpoint"); a commoner one is ambiguous however the belief
-# writes it ("tire rotation", "figures de style").
-TOPIC_ZIPF = 4.0
+# Rarer than once per ten thousand words (the commonest words, `lexicon.is_general`): an
+# everyday word the belief writes in lower case is its topic ("exceptions", "viewpoint",
+# "band"); a commoner one is ambiguous however the belief writes it ("release", "plan").
+TOPIC_ZIPF = 5.0
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
 _WORD = re.compile(r"[a-z][a-z0-9+#]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
@@ -123,9 +124,9 @@ def english(word: str) -> bool:
 def capital_tells(word: str) -> bool:
     """Whether a capital where no sentence starts says `word` is meant as a name: when its
     other sense is an English word, written in lower case ("rewrite it in Go", "Pixel just
-    walked across my keyboard"); not when the word is commoner in another language, a name
-    capitalised in every sense ("my nephew Tomás", "obsessed with Loki")."""
-    return english(word) or zipf(word) >= zipf_elsewhere(word)
+    walked across my keyboard"); not for a name no dictionary lists, capitalised in every
+    sense ("my nephew Tomás", "obsessed with Loki", "the Maya calendar")."""
+    return english(word)
 
 
 def needs_sense(token: str, how: Match, query: str) -> bool:
@@ -139,8 +140,8 @@ def needs_sense(token: str, how: Match, query: str) -> bool:
 def topic(doc: IndexedDoc, token: str) -> bool:
     """Whether a matched everyday English word is the belief's topic, used in its everyday
     sense: the belief writes it in lower case only ("exceptions", "viewpoint", "recipes"), and
-    it is rarer than TOPIC_ZIPF (a frequent word has many senses: "train", "rotation",
-    "figures", "journal"). A turn's word one edit from it ("recipe") counts as it does; one
+    it is rarer than TOPIC_ZIPF (one of the commonest words has many senses: "release",
+    "plan"). A turn's word one edit from it ("recipe") counts as it does; one
     edit from a rarer name ("raw" for "raws", "primer" for "primers") needs corroboration."""
     return may_be_topic(token) and token not in proper_words(doc)
 
@@ -162,8 +163,11 @@ class Witness:
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = neighbours(terms, query_word)
-        if not is_general(query_word):  # "make sure the tests pass" is no make target
-            near.update(telling_words(terms))
+        turn = telling_words(terms)
+        if is_general(query_word):  # "make sure the tests pass" is no make target: for one of
+            # the commonest words only a word no dictionary lists ties it from afar
+            turn = {s: w for s, w in turn.items() if not is_common(w)}
+        near.update(turn)
         self._near = {s: w for s, w in near.items() if s not in own}
 
     def own_reason(self, doc: IndexedDoc) -> str | None:

@@ -4,7 +4,9 @@ A word of a multi-word canonical name matches alone, at BOOST_NAME_WORD, when it
 kind of thing and the rest of the name names the thing itself: the name reads "<kind words>
 <name>" (`message_queue_kafka`, `crash_reporting_sentry`). A descriptive name with no one name
 at its end (`db_pool_max_conns`, `wedding_packages_pricing`) has no kind word: "a rooftop pool"
-is no turn about the connection pool.
+is no turn about the connection pool. And the turn must speak of the user's one thing of that
+kind (`_points_at_one`): "which database", "our queues", not "two client calls" or "a bullet
+journal".
 """
 
 from __future__ import annotations
@@ -22,6 +24,24 @@ from beliefs.text.query import QueryTerms
 
 BOOST_NAME_WORD = 4.0  # one word of a multi-word canonical name
 MAX_KIND_NAMES = MAX_NAME_WORD_NAMES  # a kind word stands in for a name only among this few
+# Words that point at one thing of a kind: "which database", "our queues", "the rotation"
+DETERMINERS = frozenset(
+    [
+        "which",
+        "what",
+        "our",
+        "my",
+        "the",
+        "your",
+        "their",
+        "this",
+        "that",
+        "his",
+        "her",
+        "its",
+        "whose",
+    ]
+)
 
 # canonical token -> its name words the turn holds: (score, label, query word)
 NameWords = dict[str, list[tuple[float, str, str]]]
@@ -59,7 +79,8 @@ def match_kind_words(
         for token, (name_word, shaped) in hits.items():
             if token in canonical:
                 continue
-            if shaped or sum(stem(w) in turn for w in set(token.split(" "))) >= 2:
+            two = sum(stem(w) in turn for w in set(token.split(" "))) >= 2
+            if two or (shaped and _points_at_one(terms, word, name_word)):
                 found.setdefault(token, []).append((base, label(word, name_word), word))
     return found
 
@@ -140,3 +161,19 @@ def _kind_then_name(postings: UserPostings, canonical: str, word: str) -> bool:
     docs = [postings.docs[bid] for bid in postings.canonical_ids(canonical)]
     aliased = {token for doc in docs for token in doc.aliases[: doc.alias_count]}
     return (words[-1] in named or words[-1] in aliased) and not named.intersection(words[:-1])
+
+
+def _points_at_one(terms: QueryTerms, word: str, name_word: str) -> bool:
+    """Whether the turn speaks of the user's one thing of the kind, not of any such thing: the
+    kind word opens the turn or has a determiner, possessive or question word among the two
+    words before it ("which database", "our queues", "which test framework", "the stale
+    flags"), or is the thing's activity ("keeps crashing" of `crash_reporting_sentry`); not
+    after a count or a describing word ("two client calls", "a bullet journal", "a shooter
+    bar")."""
+    if word.endswith("ing") and not name_word.endswith("ing"):
+        return True
+    seq = terms.sequence
+    return any(
+        w == word and (i == 0 or any(d in DETERMINERS for d in seq[max(0, i - 2) : i]))
+        for i, w in enumerate(seq)
+    )

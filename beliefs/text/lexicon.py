@@ -115,6 +115,10 @@ def has_other_sense(word: str) -> bool:
     "loki", "chispa"): a name it shares with other people, places and things."""
     if is_common(word):
         return True
+    if len(word) < 3 or any(ch.isdigit() for ch in word):
+        # two letters ("pg", "ci") or a code ("q1", "s3", "ec2"): an abbreviation typed as the
+        # user types their tool's name, not a first name or a word of another language
+        return False
     return zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF
 
 

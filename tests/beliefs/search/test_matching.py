@@ -90,17 +90,27 @@ def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None
     }
 
 
-def test_a_frequent_lowercase_alias_has_other_senses_and_needs_corroboration() -> None:
+def test_a_lowercase_alias_is_the_topic_unless_it_is_one_of_the_commonest_words() -> None:
     oncall = belief(
         "o",
         "oncall_rotation",
         ["on-call rotation", "rotation"],
         content="The SRE on-call rotation is weekly; handoff is on Monday.",
     )
-    index = index_of(oncall, filler=10)
-    assert matches(index, "when should I do the tire rotation on my car") == {}
-    assert matches(index, "who takes the rotation after the Monday handoff?") == {
-        "o": [("rotation", "exact", "domain word 'monday'")]
+    freeze = belief(
+        "f",
+        "release_freeze",
+        ["release", "code freeze"],
+        content="No deploys from Thursday noon until the weekly cut on Monday.",
+    )
+    index = index_of(oncall, freeze, filler=10)
+    # rarer than once per hundred thousand words: the belief's topic, as the user words it
+    # (the cost: "tire rotation" reaches it too)
+    assert matches(index, "how does the rotation work") == {"o": [("rotation", "exact", None)]}
+    # one of the commonest words has too many senses: it needs the belief's own words
+    assert matches(index, "write the release notes for the iOS app") == {}
+    assert matches(index, "can we still release on thursday?") == {
+        "f": [("release", "exact", "domain word 'thursday'")]
     }
 
 
@@ -160,6 +170,20 @@ def test_a_kind_word_matches_beside_an_everyday_word_the_belief_writes_as_a_name
     assert matches(index, "stop `crash` from paging") == {}  # in code, no kind of thing
 
 
+def test_a_kind_word_speaks_of_the_user_s_one_thing_not_of_any_such_thing() -> None:
+    gallery = belief(
+        "g", "client_gallery_pixieset", ["Pixieset"], content="Galleries go out on Pixieset."
+    )
+    index = index_of(gallery, filler=10)
+    assert matches(index, "such a full day, two client calls and a shoot") == {}
+    assert matches(index, "how do I send the client proofs?") == {
+        "g": [("client", "name_word", None)]
+    }
+    assert matches(index, "client wants the raw files") == {
+        "g": [("client", "name_word", None)]
+    }  # the turn opens with it
+
+
 def test_a_kind_word_may_be_a_dictionary_word_or_a_form_of_a_plural_one() -> None:
     index = index_of(
         belief("p", "orchestrator_prefect", ["Prefect"]),
@@ -202,7 +226,7 @@ def test_a_word_of_the_canonical_name_anywhere_in_the_turn_corroborates() -> Non
     tooling = belief("py", "python_tooling", ["uv", "python tooling", "poetry"], content=content)
     index = index_of(tooling, filler=10)
     found = matches(index, "add a dependency to my python project with poetry")
-    assert found == {"py": [("poetry", "exact", "name word 'python'")]}
+    assert found == {"py": [("poetry", "exact", "domain word 'python'")]}
     assert matches(index, "a poetry reading on friday, any tips?") == {}
 
 
