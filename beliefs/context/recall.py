@@ -72,5 +72,6 @@ def recall(
         weight=rules.weight if rules.has_bonuses else None,
         max_weight=rules.max_bonus,
         limit=limit,
+        sense=False,  # asked for by name: every sense of the word is meant
     )
     return [RecallHit(h, recall_tags(h.belief, now)) for h in hits]

@@ -37,6 +37,7 @@ def accumulate(
     extended: bool = True,
     floor: float = 0.0,
     deadline: Deadline | None = None,
+    sense: bool = True,
 ) -> tuple[dict[str, float], Corroborated]:
     """Each matched belief's score, summed clause by clause in a fixed order; clauses of an
     everyday name (gated) count last, and only where corroborated.
@@ -47,9 +48,10 @@ def accumulate(
     (MaxScore's non-essential lists): a common alias costs what its few useful beliefs cost.
 
     Past `deadline`, no further clause's postings are read (the first always is): the scores
-    are those of the clauses read by then.
+    are those of the clauses read by then. `sense` False: no clause is gated (a deliberate
+    search for a word, not a turn to read).
     """
-    walks = _walks(postings, canonical, aliases, names, extended)
+    walks = _walks(postings, canonical, aliases, names, extended and sense)
     among = _essential(walks, floor)
     scores: dict[str, float] = {}
     get = scores.get
@@ -116,12 +118,13 @@ def _corroborate(
 
 
 def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: NameWords,
-           extended: bool) -> list[Walk]:  # fmt: skip
-    """The postings of every matched clause, gated ones marked with their query word."""
+           gated: bool) -> list[Walk]:  # fmt: skip
+    """The postings of every matched clause, gated ones (when `gated`) marked with their query
+    word."""
     norms = length_norms(postings.avg_alias_len)
     walks: list[Walk] = []
     for token, (base, _, _, how, query) in canonical.items():
-        gate = query if extended and needs_sense(token, how, query) else None
+        gate = query if gated and needs_sense(token, how, query) else None
         walks.append((token, [(base, postings.canonical_ids(token))], gate, (query,)))
     for token, words in names.items():
         ids = postings.canonical_ids(token)
@@ -129,7 +132,7 @@ def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: 
             (token, [(sum(b for b, _, _ in words), ids)], None, tuple(q for *_, q in words))
         )
     for token, (base, _, _, how, query) in aliases.items():
-        gate = query if extended and needs_sense(token, how, query) else None
+        gate = query if gated and needs_sense(token, how, query) else None
         groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
         walks.append((token, groups, gate, (query,)))
     return walks

@@ -67,6 +67,7 @@ class _Ask:
     limit: int | None
     verdicts: tuple[int, dict[str, bool]] | None
     deadline: Deadline | None
+    sense: bool
 
 
 def search(
@@ -81,6 +82,7 @@ def search(
     limit: int | None = None,
     verdicts: tuple[int, dict[str, bool]] | None = None,
     deadline: Deadline | None = None,
+    sense: bool = True,
 ) -> list[Hit]:
     """Scored hits for `terms` among the user's beliefs that `accept` lets through.
 
@@ -97,10 +99,13 @@ def search(
 
     `deadline`: once it has passed, postings are no longer read and candidates no longer
     weighed; the hits are the best of what was found by then (`deadline.reached` says so).
+
+    `sense` False: a deliberate search for words (recall), not a turn to read; a name with
+    another sense counts without corroboration (`beliefs.search.corroboration`).
     """
     if terms.empty:
         return []
-    ask = _Ask(accept, min_score, weight, max_weight, limit, verdicts, deadline)
+    ask = _Ask(accept, min_score, weight, max_weight, limit, verdicts, deadline, sense)
     with index.lock:
         postings = index.user(user_id)
         if not postings.docs:
@@ -196,7 +201,7 @@ def _by_rules(
     else:
         floor = 0.0 if ask.max_weight is None else ask.min_score / max(ask.max_weight, 1e-9)
     scores, corroborated = accumulate(
-        postings, terms, canonical, aliases, names, extended, floor, ask.deadline
+        postings, terms, canonical, aliases, names, extended, floor, ask.deadline, ask.sense
     )
     docs = postings.docs
     taken = _taker(docs, ask, known)
@@ -212,7 +217,8 @@ def _by_rules(
         best = list(
             islice(((s, b) for s, b in ranked(scores, min_score, limit) if taken(b)), limit)
         )
-    matches = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, extended)
+    gated = extended and ask.sense
+    matches = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, gated)
     # (-rounded score, id): best first, ties to the most recently reinforced
     chosen = [(-round(score, 9), bid, docs[bid], score) for score, bid in best]
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break

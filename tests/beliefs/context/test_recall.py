@@ -35,3 +35,15 @@ def test_recall_finds_what_injection_withholds_and_says_why() -> None:
     with_history = {r.hit.belief.id for r in recall(index, "u1", "kafka", include_superseded=True)}
     assert "old" in with_history and "gone" not in with_history
     assert recall(index, "u1", "kafka", scopes=["domain:writing"]) == []
+
+
+def test_recall_asks_for_a_word_so_every_sense_of_it_is_meant() -> None:
+    # "Loki" is also a god and a film character: a turn must show the belief's sense, a
+    # search for the word need not.
+    index = index_of(
+        belief("l", "logging_loki", ["Loki"], content="Logs are shipped to Grafana Loki."),
+        filler=20,
+    )
+    turn = assemble(index, ContextRequest("u1", ("domain:code",), "obsessed with Loki"), now=NOW)
+    assert turn.relevant == []
+    assert [r.hit.belief.id for r in recall(index, "u1", "loki", now=NOW)] == ["l"]
