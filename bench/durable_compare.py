@@ -7,7 +7,9 @@ each round, so a shared machine's noise falls on both), `--streams` concurrent s
 clients send `--stream-requests` requests per tree and mode; each reply's end is the time from
 its last event before the final one to the final one. With memory the gateway holds that final
 event until the turn's job is durable; incognito relays it at once: the difference of the p50s
-is the durable wait (the target: <= 3 ms at 64 concurrent streams).
+is the durable wait (the target: <= 3 ms at 64 concurrent streams). Each tree's requests per
+second with memory, and its CPU per request, show what the wait costs the rest: with the
+clients always waiting on a reply, a reply's mean duration is `--streams` / (requests/s).
 
 Run: `.venv/bin/python bench/durable_compare.py [--baseline main] [--rounds 4] [--quick]`;
 `--env KEY=VALUE` sets both gateways' settings.
@@ -136,14 +138,15 @@ def report(label: str, gateways: dict[str, Gateway], args: Any) -> float:
     print(f"\n{label}: reply end at {args.streams} concurrent streams, ms")
     print(
         f"  {'':10} {'incognito p50/p99':>18} {'memory p50/p99':>18} {'wait p50':>9} late"
-        "   memory: req/s  CPU µs/req"
+        "   memory: req/s  reply ms  CPU µs/req"
     )
     for name, gw in gateways.items():
         ends = {mode: [x * 1000 for x in values] for mode, values in gw.ends.items()}
         cells = [f"{percentile(v, 50):8.2f} /{percentile(v, 99):8.2f}" for v in ends.values()]
         print(
             f"  {name:10} {cells[0]:>18} {cells[1]:>18} {gw.wait_ms:9.2f} {gw.not_durable:4}"
-            f" {gw.rate('memory'):14.0f} {gw.cpu_us('memory'):11.0f}"
+            f" {gw.rate('memory'):14.0f} {args.streams / gw.rate('memory') * 1000:9.1f}"
+            f" {gw.cpu_us('memory'):11.0f}"
         )
     base, this = gateways["baseline"], gateways["this"]
     memory = [percentile(gw.ends["memory"], 50) for gw in (base, this)]
