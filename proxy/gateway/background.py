@@ -3,10 +3,10 @@ jobs, chat state) queued without waiting and applied in batches on the store thr
 
 A job can also be made durable *now* (`commit_job`): the chat path awaits it before it relays
 the end of a reply, so a turn the client received in full is on disk. With a journal (the
-default) the job is appended to it and synced on the journal thread, with the jobs of the other
-replies ending meanwhile, then waits like an injection record to share a later commit of the
-table; without one, the write skips the linger and everything queued meanwhile shares its
-commit.
+default) its row is built on the loop as the reply ends and appended and synced on the journal
+thread (`journal_thread.py`), with the jobs of the other replies ending meanwhile, then waits
+like an injection record to share a later commit of the table; without one, the write skips
+the linger and everything queued meanwhile shares its commit.
 
 Injection records are not part of that promise: they wait (up to `record_linger_s`, or until
 `RECORD_BATCH` of them) to share a later commit, so a durable job's commit carries one
@@ -25,7 +25,6 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import tenacity
@@ -36,6 +35,7 @@ from extractor.journal import JobJournal
 from extractor.turn import Turn
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord
+from proxy.gateway.journal_thread import JournalThread
 from proxy.gateway.write_batches import Item, Write, apply_folding, describe, rewrite
 
 log = logging.getLogger("tenure.proxy")
@@ -75,16 +75,8 @@ class StoreWriter:
         journal: JobJournal | None = None,
     ) -> None:
         self._journal = journal
-        self._journaling: list[Item] = []  # durable jobs waiting for the next append
-        self._journal_wake = asyncio.Event()
-        self._journal_task: asyncio.Task[None] | None = None
-        self._appending = False
+        self._journal_thread: JournalThread | None = None  # while started, with a journal
         self._journal_failing = False
-        self._journal_thread = (
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="tenure-journal")
-            if journal is not None
-            else None
-        )
         self._linger = linger_s
         self._record_linger = record_linger_s
         self._held: list[Item] = []  # injection records waiting to share a later commit
@@ -113,7 +105,8 @@ class StoreWriter:
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize() + len(self._kept) + len(self._held) + len(self._journaling)
+        journaling = self._journal_thread.waiting if self._journal_thread is not None else 0
+        return self._queue.qsize() + len(self._kept) + len(self._held) + journaling
 
     def health(self) -> WriteHealth:
         self._health.kept = len(self._kept) + self._retrying
@@ -134,9 +127,8 @@ class StoreWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name="tenure-store-writer")
         if self._journal is not None:
-            self._journal_task = asyncio.create_task(
-                self._drain_journal(), name="tenure-job-journal"
-            )
+            self._journal_thread = JournalThread(self._journal, self._journaled)
+            self._journal_thread.start()
 
     def submit(self, label: str, write: Write) -> None:
         """Queue `write(store)`; never blocks the caller."""
@@ -162,16 +154,31 @@ class StoreWriter:
 
     def commit_job_soon(self, turn: Callable[[], Turn | None]) -> asyncio.Future[bool]:
         """`commit_job` without the wait: the future it waits for (cancelling that future
-        would not unqueue the write; wait on it shielded)."""
+        would not unqueue the write; wait on it shielded). With a journal, `turn()` runs here,
+        on the loop: the reply waits for its row anyway, and the journal thread then needs the
+        GIL only around one write and one sync."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         item = self._job(Item("job", turn=turn, done=done))
-        if self._journal_task is not None:
-            self._journaling.append(item)
-            self._journal_wake.set()
-        else:
+        if self._journal_thread is None or not self._journal_row(item):
             self._queue.put_nowait(item)
             self._hurry.set()
+        elif item.pending is None:  # no job (a tool call's reply, a message sent again)
+            self._jobs_waiting.pop(id(item), None)
+            done.set_result(True)
+        else:
+            self._journal_thread.put(item)
         return done
+
+    def _journal_row(self, item: Item) -> bool:
+        """Build the job's row for the journal (`pending`, None when the turn makes no job);
+        False when building failed: the store thread tries again and records the failure as
+        it does any bad write's."""
+        try:
+            built = item.job_turn()
+            item.pending = pending_job(built) if built is not None else None
+        except Exception:
+            return False
+        return True
 
     def _job(self, item: Item) -> Item:
         self._jobs_waiting[id(item)] = time.time()
@@ -187,12 +194,10 @@ class StoreWriter:
     async def stop(self) -> None:
         if self._task is None:
             return
-        if self._journal_task is not None:
-            await self._journal_idle()
-            self._journal_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._journal_task
-            self._journal_task = None
+        if self._journal_thread is not None:
+            await self._journal_thread.idle()
+            self._journal_thread.stop()
+            self._journal_thread = None  # a job made durable from now on goes to the store
         self._queue.put_nowait(None)
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
@@ -202,71 +207,39 @@ class StoreWriter:
             if item.pending is not None:
                 continue  # still in the journal: the next start writes it
             self._lose(item, "the server stopped while the store refused writes")
-        if self._journal_thread is not None:
-            self._journal_thread.shutdown(wait=True)
         if self._journal is not None:
             self._journal.close()
 
     async def _journal_idle(self) -> None:
         """Wait until every durable job handed over so far has been appended (or given to the
         store when the journal refused it)."""
-        while self._journaling or self._journal_wake.is_set() or self._appending:
-            await asyncio.sleep(0.001)
+        if self._journal_thread is not None:
+            await self._journal_thread.idle()
 
-    async def _drain_journal(self) -> None:
-        """Append the durable jobs that arrived while the last append ran, all in one write and
-        one sync, then let their replies end; the jobs then wait to share a table commit."""
-        assert self._journal is not None and self._journal_thread is not None
-        loop = asyncio.get_running_loop()
-        while True:
-            await self._journal_wake.wait()
-            self._journal_wake.clear()
-            items, self._journaling = self._journaling, []
-            if not items:
-                continue
-            self._appending = True
-            try:
-                await loop.run_in_executor(self._journal_thread, self._append, items)
-            except Exception as exc:
-                # The journal's disk refuses: commit these through the store instead.
-                (log.warning if self._journal_failing else log.error)(
-                    "the job journal refused %d job(s) (%s); they are committed to the store "
-                    "instead, as with TENURE_JOURNAL=0",
-                    len(items),
-                    describe(exc),
-                )
-                self._journal_failing = True
-                for item in items:
-                    item.pending = None
-                    self._queue.put_nowait(item)
-                self._hurry.set()
-                continue
-            finally:
-                self._appending = False
-            if self._journal_failing:
-                log.warning("the job journal takes jobs again")
-                self._journal_failing = False
+    def _journaled(self, items: list[Item], segment: int, error: Exception | None) -> None:
+        """On the loop, once per append: let the replies end, and let the jobs wait to share a
+        table commit; when the journal's disk refused, commit them through the store."""
+        if error is not None:
+            (log.warning if self._journal_failing else log.error)(
+                "the job journal refused %d job(s) (%s); they are committed to the store "
+                "instead, as with TENURE_JOURNAL=0",
+                len(items),
+                describe(error),
+            )
+            self._journal_failing = True
             for item in items:
-                if item.done is not None and not item.done.done():
-                    item.done.set_result(True)
-                if item.pending is not None:
-                    self._queue.put_nowait(item)
-
-    def _append(self, items: list[Item]) -> None:
-        """Journal thread: build the turns (parsing the captured exchanges), encode them as job
-        rows and append those with one sync."""
-        assert self._journal is not None
-        rows = []
+                item.pending = None
+                self._queue.put_nowait(item)
+            self._hurry.set()
+            return
+        if self._journal_failing:
+            log.warning("the job journal takes jobs again")
+            self._journal_failing = False
         for item in items:
-            turn = item.job_turn()
-            if turn is not None:
-                item.pending = pending_job(turn)
-                rows.append(item.pending)
-        if rows:
-            segment = self._journal.append(rows)
-            for item in items:
-                if item.pending is not None:
-                    item.segment = segment
+            item.segment = segment
+            if item.done is not None and not item.done.done():
+                item.done.set_result(True)
+            self._queue.put_nowait(item)
 
     async def _drain(self) -> None:
         while True:

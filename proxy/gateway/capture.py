@@ -1,6 +1,6 @@
 """The finished turn of one exchange on its way to the writer, one way: the handler hands the
 relayed reply here, and this module gives the writer the job (`turns.CapturedTurn.to_turn`
-builds it on the store thread).
+builds it: on the loop when the reply's end waits for it, else on the store thread).
 
 With the whole reply captured, `before_end` commits the turn's job before the client sees the
 reply's end, so a turn the client received in full survives a kill; a reply cut short is

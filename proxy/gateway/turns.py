@@ -1,7 +1,8 @@
 """The finished turn of one exchange, as it goes to the extraction job queue.
 
 `CapturedTurn` holds the relayed reply's bytes with the request's identity and memory;
-`to_turn` runs on the store thread (never on the request path): the reply is read back by its
+`to_turn` runs on the store thread, or on the loop while a reply's end waits for its job to be
+journaled (that reply waits for the job's row either way): the reply is read back by its
 protocol's adapter (JSON or SSE, a stream cut short included: what arrived is used, a torn
 last event ignored), and everything the proxy injected and the agent harness wrapped around
 the user's words is stripped. One typed message makes one job: a reply that calls tools is not

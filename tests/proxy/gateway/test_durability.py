@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from beliefs.opening import open_store
 from bench.crash_turns import ROOT, Server, chat_then_kill, free_port, jobs_of
 from proxy.gateway.forward import releasable
 from tests.fakes.upstream import Chat, FakeUpstream
@@ -38,6 +39,27 @@ def test_a_reply_received_in_full_survives_kill_9_at_once(
     server.stop()
     assert set(ids) <= jobs_of(tmp_path), "a turn the client received in full was lost"
     assert list((tmp_path / "journal").glob("jobs-*")) == []  # all in the table, none left
+
+
+def test_a_reply_killed_at_any_moment_after_its_end_leaves_exactly_one_job(
+    tmp_path: Path, upstream_server: FakeUpstream
+) -> None:
+    """Killed at once (the job only in the journal), a little later (maybe in both) and once
+    the table has taken it: each start replays the journal, skipping what the table has."""
+    server = Server(tmp_path, free_port(), upstream_server.url)
+    ids = []
+    for delay_ms in (0, 20, 60, 400):
+        server.start()
+        text = f"after {delay_ms} ms: we deploy with Helm"
+        request_id, complete = chat_then_kill(server, "openai-sse", text, delay_ms)
+        assert complete and request_id
+        ids.append(request_id)
+    server.start()
+    server.stop()
+    with open_store(tmp_path / "tenure.duckdb", read_only=True) as store:
+        rows = store.execute("SELECT request_id, count(*) FROM jobs GROUP BY request_id")
+        counts = dict(rows.fetchall())
+    assert {request_id: counts.get(request_id, 0) for request_id in ids} == dict.fromkeys(ids, 1)
 
 
 def test_the_end_of_a_stream_is_held_back_not_its_events() -> None:
