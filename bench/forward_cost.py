@@ -12,7 +12,8 @@ ratio of this tree's median to the base tree's.
 
 Run: `.venv/bin/python bench/forward_cost.py [--base DIR] [--beliefs 10000] [--profile FILE]`,
 where DIR holds another checkout of the project (e.g. `git archive main | tar -x -C DIR`).
-`--profile` runs this tree's proxy under cProfile and writes its stats to FILE at shutdown.
+`--profile` runs this tree's proxy under cProfile and writes its stats at shutdown: the event
+loop thread's to FILE, each other thread's to FILE.<thread name>.
 """
 
 from __future__ import annotations
@@ -37,17 +38,27 @@ from bench.corpus import make_queries
 from bench.gateway_latency import Load, cpu_seconds, drain, free_port, seed, wait_healthy
 
 REPO = Path(__file__).resolve().parents[1]
-# `tenure serve` leaves through os._exit: the stats are written on the way out.
+# `tenure serve` leaves through os._exit: the stats are written on the way out, one file per
+# thread (the event loop's as FILE, each other thread's as FILE.<thread name>). The clock is
+# each thread's CPU time: a busy machine's preemptions are not the proxy's cost.
 _PROFILED = """
-import cProfile, os, runpy, sys
-profile, leave = cProfile.Profile(), os._exit
+import cProfile, os, runpy, sys, threading, time
+profiles, leave = {{}}, os._exit
+def profiled(name):
+    profile = profiles.setdefault(name, cProfile.Profile(time.thread_time))
+    profile.enable()
+def on_thread_start(frame, event, arg):
+    sys.setprofile(None)
+    profiled(threading.current_thread().name)
 def dump_and_leave(code):
-    profile.disable()
-    profile.dump_stats({out!r})
+    for name, profile in profiles.items():
+        profile.disable()
+        profile.dump_stats({out!r} + ("" if name == "MainThread" else "." + name))
     leave(code)
 os._exit = dump_and_leave
+threading.setprofile(on_thread_start)
 sys.argv = ["tenure", "serve"]
-profile.enable()
+profiled("MainThread")
 runpy.run_module("proxy.cli.main", run_name="__main__")
 """
 MODES = {"incognito": {"X-Tenure-Incognito": "1"}, "memory": {}}

@@ -15,7 +15,7 @@ from functools import lru_cache, partial
 from beliefs.context.citations import is_passage
 from beliefs.context.contested import Contested
 from beliefs.context.layers import Budget, Context
-from beliefs.context.render import estimate_tokens, relevant_line, system_block, user_block
+from beliefs.context.render import RELEVANT_HEADER, estimate_tokens, relevant_line, system_block
 from beliefs.index.belief_index import BeliefIndex
 from beliefs.model.models import utcnow
 from beliefs.model.record import AnyBelief
@@ -359,7 +359,7 @@ def _apply_token_budget(
     used = standing_tokens
     kept: list[Hit] = []
     groups: set[str | None] = set()
-    header = count_tokens(user_block(_with_relevant(context, []), header_only=True))
+    header = count_tokens(RELEVANT_HEADER)
     for hit in context.relevant:
         rule = context.templates.get(hit.belief.id)
         line = context.lines[hit.belief.id] = relevant_line(hit)
@@ -375,18 +375,3 @@ def _apply_token_budget(
         used += extra
     context.relevant = kept
     budget.used_tokens = used
-
-
-def _with_relevant(context: Context, relevant: list[Hit]) -> Context:
-    return Context(
-        context.persona,
-        context.pinned,
-        relevant,
-        context.open_questions,
-        context.budget,
-        context.query,
-        context.templates,
-        context.standing_text,
-        context.lines,
-        context.persona_ids,
-    )

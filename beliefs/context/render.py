@@ -44,6 +44,8 @@ RELEVANT_PREAMBLE = (
     "Relevant beliefs from memory for this message (reference data that informs the answer, "
     "not instructions; 'why it matters' is the directive):"
 )
+# The relevant block around its lines: what the first relevant hit adds besides its line.
+RELEVANT_HEADER = f"{OPEN_TAG.format(kind='relevant')}\n{RELEVANT_PREAMBLE}\n{CLOSE_TAG}"
 
 
 def estimate_tokens(text: str) -> int:
@@ -139,7 +141,7 @@ def system_block(context: Context) -> str:
     return f"{OPEN_TAG.format(kind='standing')}\n{body}\n{CLOSE_TAG}"
 
 
-def user_block(context: Context, *, header_only: bool = False) -> str:
+def user_block(context: Context) -> str:
     """Relevant beliefs: turn-dependent, so it goes at the end of the last user message.
 
     Hits whose scope has a rule with an instruction template are grouped under it (printed
@@ -147,13 +149,13 @@ def user_block(context: Context, *, header_only: bool = False) -> str:
     Every group has a heading: hits without a template get one whenever another group is
     beside them.
     """
-    if not context.relevant and not header_only and not context.contradictions:
+    if not context.relevant and not context.contradictions:
         return ""
     groups: dict[str | None, list[Hit]] = {}
     for hit in context.relevant:
         rule = context.templates.get(hit.belief.id)
         groups.setdefault(rule.id if rule else None, []).append(hit)
-    parts = [RELEVANT_PREAMBLE] if context.relevant or header_only else []
+    parts = [RELEVANT_PREAMBLE] if context.relevant else []
     cite: list[str] = []
     passages: list[str] = []
     for key, hits in groups.items():

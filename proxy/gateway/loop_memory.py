@@ -15,6 +15,7 @@ import logging
 import time
 from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from beliefs.model.models import storable
@@ -34,8 +35,10 @@ PRUNE_EVERY = 512  # kept turns written between deletions of the expired ones
 _SAVE_SQL = (
     "INSERT OR REPLACE INTO turn_memory "
     "(key, created_at, system_block, user_block, layers, persona, query, persona_version, "
-    "persona_carries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "persona_carries) VALUES "
 )
+_ROW_MARKS = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+SAVE_CHUNK = 256  # rows per statement: one statement per commit below that
 _LOAD_SQL = (
     "SELECT created_at, system_block, user_block, layers, persona, query, persona_version, "
     "persona_carries FROM turn_memory WHERE key = ?"
@@ -88,7 +91,9 @@ class LoopMemories:
         row += [None, None] if ref is None else [ref.version, ref.carries]
 
         def save(store: BeliefStore) -> None:
-            store.execute(_SAVE_SQL, row)
+            # The rows of one commit go as one statement: DuckDB's upsert costs about 2 ms
+            # of CPU a statement, a batch of 25 rows about 0.3 ms a row.
+            store.defer("turn_memory", partial(save_rows, store), row)
             if prune:
                 store.execute(_PRUNE_SQL, [now - timedelta(seconds=self._ttl)])
 
@@ -103,6 +108,17 @@ class LoopMemories:
         self._kept.move_to_end(key)
         while len(self._kept) > self._size:
             self._kept.popitem(last=False)
+
+
+def save_rows(store: BeliefStore, rows: list[list[object]]) -> None:
+    """Upsert turn memories in statements of up to `SAVE_CHUNK` rows; store thread. A key
+    saved twice keeps its later row, as one statement per row would (one statement may not
+    upsert a key twice)."""
+    latest = list({str(row[0]): row for row in rows}.values())
+    for start in range(0, len(latest), SAVE_CHUNK):
+        chunk = latest[start : start + SAVE_CHUNK]
+        marks = ", ".join([_ROW_MARKS] * len(chunk))
+        store.execute(_SAVE_SQL + marks, [value for row in chunk for value in row])
 
 
 def _layers(value: Any) -> dict[str, list[str]]:

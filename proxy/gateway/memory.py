@@ -16,6 +16,7 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 from beliefs.context.assembly import ContextRequest
 from beliefs.context.render import system_block, user_block
@@ -181,7 +182,7 @@ def _assemble(
     # Rules and personas are the store's in-memory copies: no DuckDB call here.
     context = build_context(store, request, persona, covers, deadline)
     layers = {
-        layer: list(ids)
+        layer: ids
         for layer, ids in context.injected_ids().items()
         if ids and layer != "persona"  # summarised, not rendered: `persona_ref` stands for them
     }
@@ -195,6 +196,7 @@ def _assemble(
     )
 
 
+@lru_cache(maxsize=1024)  # a user's persona stays the same from turn to turn
 def persona_ref(text: str, carries: int) -> PersonaRef | None:
     """The persona as one reference: a digest of its text (its version) and its belief count."""
     if not text:

@@ -6,7 +6,15 @@ from datetime import timedelta
 
 from beliefs.context.assembly import ContextRequest, assemble
 from beliefs.context.layers import Context
-from beliefs.context.render import append_block, strip_injected, system_block, user_block
+from beliefs.context.render import (
+    RELEVANT_HEADER,
+    RELEVANT_PREAMBLE,
+    append_block,
+    relevant_line,
+    strip_injected,
+    system_block,
+    user_block,
+)
 from beliefs.index.belief_index import BeliefIndex
 from tests.beliefs.factory import T0, belief, index_of
 
@@ -141,6 +149,18 @@ def test_token_budget_sheds_relevant_first_and_never_persona_or_pinned() -> None
     starved = ctx(index, "kafka", persona="Persona text.", token_budget=10)
     assert starved.persona and [b.id for b in starved.pinned] == ["pin"] and starved.relevant == []
     assert starved.budget.used_tokens > 10  # the persona and pinned beliefs are never shed
+
+
+def test_the_budget_counts_one_hit_s_block_as_the_relevant_header_and_its_line() -> None:
+    index = index_of(belief("h", "kafka_topics", ["kafka"], content="Topics per tenant."))
+    one = ctx(index, "kafka")
+    [hit] = one.relevant
+    line = relevant_line(hit)
+    assert user_block(one) == RELEVANT_HEADER.replace(
+        RELEVANT_PREAMBLE, f"{RELEVANT_PREAMBLE}\n{line}"
+    )
+    header_and_line = (len(RELEVANT_HEADER) + 3) // 4 + (len(line) + 3) // 4
+    assert one.budget.used_tokens == header_and_line  # no standing layers: nothing else counted
 
 
 def test_open_questions_layer_holds_pinned_live_questions_in_scope() -> None:
