@@ -21,6 +21,7 @@ from typing import Any
 from beliefs.model.models import storable
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
+from extractor.redact import redact
 from extractor.turn import PersonaRef
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.identity import Identity
@@ -44,6 +45,7 @@ _LOAD_SQL = (
     "persona_carries FROM turn_memory WHERE key = ?"
 )
 _PRUNE_SQL = "DELETE FROM turn_memory WHERE created_at < ?"
+_QUERY = 6  # the query's place in a saved row
 
 
 class LoopMemories:
@@ -113,8 +115,12 @@ class LoopMemories:
 def save_rows(store: BeliefStore, rows: list[list[object]]) -> None:
     """Upsert turn memories in statements of up to `SAVE_CHUNK` rows; store thread. A key
     saved twice keeps its later row, as one statement per row would (one statement may not
-    upsert a key twice)."""
-    latest = list({str(row[0]): row for row in rows}.values())
+    upsert a key twice). The turn's words are stored redacted, as an injection record's are:
+    a secret typed into a turn is never written."""
+    latest = [
+        [*row[:_QUERY], storable(redact(str(row[_QUERY]))), *row[_QUERY + 1 :]]
+        for row in {str(row[0]): row for row in rows}.values()
+    ]
     for start in range(0, len(latest), SAVE_CHUNK):
         chunk = latest[start : start + SAVE_CHUNK]
         marks = ", ".join([_ROW_MARKS] * len(chunk))

@@ -62,3 +62,12 @@ def test_a_turn_saved_in_a_later_commit_replaces_its_row(store_location: Path | 
     assert len(rows) == 1
     assert rows[0][0] == "turn" and rows[0][2] == "user 2"
     assert "b2" in str(rows[0][1])
+
+
+def test_a_secret_typed_into_a_turn_is_never_written(store_location: Path | str) -> None:
+    secret = "sk-proj-abcdefghijklmnop1234567890"
+    typed = row("turn", 1)
+    typed[6] = f"why does {secret} get a 401?"
+    by_key = saved(store_location, [typed])
+    query = str(by_key["turn"][2])
+    assert secret not in query and query.startswith("why does ")
