@@ -51,7 +51,8 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import make_queries
-from bench.gateway_latency import SCOPES, body, cpu_seconds, free_port, percentile, wait_healthy
+from bench.gateway_latency import SCOPES, body, cpu_seconds, free_port, wait_healthy
+from bench.gateway_report import percentile
 from bench.scale import LAYOUTS, USER, build
 from bench.turn_write import turn_items
 from extractor.jobs import pending_job

@@ -39,10 +39,10 @@ from bench.gateway_latency import (
     concurrent,
     cpu_seconds,
     free_port,
-    percentile,
     start,
     wait_healthy,
 )
+from bench.gateway_report import percentile
 from tests.postgres_server import PostgresServer, postgres_bin
 
 
