@@ -91,6 +91,29 @@ def _allowed(belief: AnyBelief, request: ContextRequest) -> bool:
     )
 
 
+_BOUND = "rule-weight-bound"  # the user's derived view `weight_bound` keeps
+
+
+def weight_bound(index: BeliefIndex, user_id: str, rules: RuleSet) -> float:
+    """The most `rules` weigh any of the user's beliefs, kept until the user's beliefs or the
+    rules change (hold `index.lock` through the search it bounds).
+
+    Search weighs candidates best first and stops once even this weight could not lift one
+    into the ranks; bounded by the scopes the user's beliefs hold, rather than by every rule
+    at once (`max_bonus`), a turn matching thousands of beliefs weighs a fraction as many.
+    """
+    scopes = index.scope_lists(user_id)  # first: a bounded index reads a user it lacks
+    derived = index.derived_of(user_id)
+    kept = derived.get(_BOUND)
+    if isinstance(kept, tuple) and kept[0] is rules:
+        return float(kept[1])
+    # A hair above: search divides the minimum score by the bound, and a quotient rounded up
+    # would cut a belief whose weighted score just reaches the minimum.
+    bound = rules.most(scopes, user_id) * (1.0 + 1e-9)
+    derived[_BOUND] = (rules, bound)
+    return bound
+
+
 def assemble(
     index: BeliefIndex,
     request: ContextRequest,
@@ -139,18 +162,19 @@ def assemble(
         return deliverable(belief, request, now) and in_scopes(belief, search_scopes)
 
     room = max(0, request.max_beliefs - len(pinned))
-    hits = search(
-        index,
-        request.user_id,
-        parse_query(request.query),
-        searchable,
-        min_score=MIN_SCORE,
-        weight=weight,
-        max_weight=rules.max_bonus,
-        limit=room + SHED_LOOKAHEAD,
-        verdicts=(version, verdicts),
-        deadline=deadline,
-    )
+    with index.lock:  # the weight bound holds for the beliefs this search reads
+        hits = search(
+            index,
+            request.user_id,
+            parse_query(request.query),
+            searchable,
+            min_score=MIN_SCORE,
+            weight=weight,
+            max_weight=weight_bound(index, request.user_id, rules),
+            limit=room + SHED_LOOKAHEAD,
+            verdicts=(version, verdicts),
+            deadline=deadline,
+        )
     relevant = _expand_relations(index, request.user_id, hits, searchable, questions, question_ok)
     if passages is not None and not (deadline is not None and deadline.passed()):
         ok = partial(deliverable, request=request, now=now)

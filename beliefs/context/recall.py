@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from beliefs.context.assembly import in_scopes
+from beliefs.context.assembly import in_scopes, weight_bound
 from beliefs.index.belief_index import BeliefIndex
 from beliefs.model.models import utcnow
 from beliefs.model.record import AnyBelief
@@ -63,15 +63,16 @@ def recall(
             and (not scopes or in_scopes(belief, scopes))
         )
 
-    hits = search(
-        index,
-        user_id,
-        parse_query(query),
-        accept,
-        min_score=MIN_SCORE,
-        weight=rules.weight if rules.has_bonuses else None,
-        max_weight=rules.max_bonus,
-        limit=limit,
-        sense=False,  # asked for by name: every sense of the word is meant
-    )
+    with index.lock:  # the weight bound holds for the beliefs this search reads
+        hits = search(
+            index,
+            user_id,
+            parse_query(query),
+            accept,
+            min_score=MIN_SCORE,
+            weight=rules.weight if rules.has_bonuses else None,
+            max_weight=weight_bound(index, user_id, rules),
+            limit=limit,
+            sense=False,  # asked for by name: every sense of the word is meant
+        )
     return [RecallHit(h, recall_tags(h.belief, now)) for h in hits]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from beliefs.index.indexed_doc import index_doc
@@ -159,6 +159,10 @@ class BeliefIndex:
         dict for a user not held; hold `lock`)."""
         found = self._users.get(user_id)
         return {} if found is None else found.derived
+
+    def scope_lists(self, user_id: str) -> Collection[tuple[str, ...]]:
+        """Each scope list the user's beliefs hold, once (hold `lock` while reading them)."""
+        return self.user(user_id).scopes.keys()
 
     def forget_derived(self) -> None:
         """Drop every view worked out from the index (what they depend on changed: rules,

@@ -81,6 +81,9 @@ class UserPostings:
     # the same beliefs in the pinned layer's order, by `pinned_order`: kept sorted as beliefs
     # come and go, so a user's standing layers are a pass over them, not a sort
     pinned_order: list[PinnedKey] = field(default_factory=list)
+    # each scope list the user's beliefs hold, with how many hold it: a store has few, and a
+    # rule weighs a belief by its scopes, so the most it weighs any of them is the most of these
+    scopes: dict[tuple[str, ...], int] = field(default_factory=dict)
     alias_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> alias tokens
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     # name word stem -> the canonical tokens holding it, or past NAME_WORD_HELD only how many
@@ -105,6 +108,8 @@ class UserPostings:
         if pinned and self.standing:
             self.standing.clear()
         self.docs[bid] = doc
+        scopes = doc.belief.scope
+        self.scopes[scopes] = self.scopes.get(scopes, 0) + 1
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, 1)
             _put_stem(self.canonical_stems, doc.canonical)
@@ -148,6 +153,11 @@ class UserPostings:
         self.version = next(CHANGES)
         self.stem_cache.clear()
         self.derived.clear()
+        scopes = doc.belief.scope
+        if self.scopes[scopes] > 1:
+            self.scopes[scopes] -= 1
+        else:
+            del self.scopes[scopes]
         take(self.canonical, doc.canonical, bid)
         if doc.canonical not in self.canonical:
             _count(self.name_sizes, doc.canonical, -1)

@@ -138,9 +138,17 @@ class RuleSet:
         """The rule whose instruction template a hit on `belief` is grouped under."""
         return self._for(belief)[1]
 
+    def most(self, scope_lists: Iterable[Sequence[str]], user_id: str) -> float:
+        """The largest `bonus` of a belief of `user_id` holding one of `scope_lists` (1.0 for
+        none): for a user's scope lists, the most the rules weigh any of the user's beliefs,
+        often well below `max_bonus` (which counts every rule matching at once)."""
+        return max((self._of(scopes, user_id)[0] for scopes in scope_lists), default=1.0)
+
     def _for(self, belief: AnyBelief) -> tuple[float, Rule | None]:
-        scopes = belief.scope
-        key = (scopes if type(scopes) is tuple else tuple(scopes), belief.user_id)
+        return self._of(belief.scope, belief.user_id)
+
+    def _of(self, scopes: Sequence[str], user_id: str) -> tuple[float, Rule | None]:
+        key = (scopes if type(scopes) is tuple else tuple(scopes), user_id)
         found = self._per_scopes.get(key)
         if found is None:
             matching = self.matching(key[0], key[1])
