@@ -53,8 +53,8 @@ from bench.gateway_latency import (
     cpu_seconds,
     drain,
     free_port,
-    percentile,
 )
+from bench.gateway_report import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "bench-user"
