@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.model.record import FIELDS, BeliefRecord, as_belief
+from beliefs.model.record import FIELDS, OWN, PROFILE, REST, BeliefRecord, as_belief
 from tests.beliefs.factory import T0, belief, index_of
 
 
@@ -58,7 +58,19 @@ def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> 
     full = _full()
     model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
     assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
-    assert set(FIELDS) == set(BeliefRecord.__slots__)
+    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST))
+
+
+def test_records_share_their_few_valued_and_unset_fields() -> None:
+    one, two = (BeliefRecord.of(belief(f"b-{i}", f"name_{i}", [f"alias {i}"])) for i in (1, 2))
+    assert one._profile is two._profile and one._rest is two._rest
+    assert (one.user_id, one.scope, one.deleted_at) == ("u1", ("domain:code",), None)
+    full = BeliefRecord.of(_full())
+    assert full._profile is not one._profile and full._rest is not one._rest
+    assert (full.agent_id, full.rejected_alternatives) == ("coder", ("MySQL",))
+    # a pointer for each own value and each shared tuple, past the object's and the
+    # collector's headers (16 bytes each)
+    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 2) < 32 + 8 * len(FIELDS)
 
 
 def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:
