@@ -2,7 +2,7 @@
 
 A validated pydantic `Belief` keeps its 32 fields in an instance dict of about 830 bytes; a
 record keeps its own values in slots and its few-valued and seldom-set fields in two tuples
-that equal records share (128 bytes in all), its lists as tuples (shared where equal: the
+that equal records share (136 bytes in all), its lists as tuples (shared where equal: the
 empty ones, scope lists) and its few-valued strings interned. Records are read, never
 changed: a change is a new `Belief` written to the store, which the index then holds as a new
 record. Where a full model is needed (the API, a change to make) `to_belief` builds one.
@@ -56,6 +56,7 @@ class BeliefRecord(Standing):
         "id",
         "last_reinforced_at",
         "provenance",
+        "rejected_alternatives",
         "updated_at",
         "why_it_matters",
     )
@@ -162,7 +163,6 @@ PROFILE: tuple[str, ...] = (  # few distinct tuples of these in a store: shared
     "reinforcement_count",
 )
 REST: tuple[str, ...] = (  # unset on almost every live belief
-    "rejected_alternatives",
     "participants",
     "expires_at",
     "superseded_by",
@@ -265,7 +265,7 @@ _CONVERTERS = tuple(_CONVERT.get(name) for name in FIELDS)
 _OWN = tuple((getattr(BeliefRecord, name).__set__, FIELDS.index(name)) for name in OWN)
 _PROFILE_AT = tuple(FIELDS.index(name) for name in PROFILE)
 _REST_AT = tuple(FIELDS.index(name) for name in REST)
-_NO_REST: tuple[Any, ...] = ((), (), None, None, None, None, None, None)
+_NO_REST: tuple[Any, ...] = ((), None, None, None, None, None, None)
 for _at, _name in enumerate(PROFILE):
     setattr(BeliefRecord, _name, _field("_profile", _at))
 for _at, _name in enumerate(REST):
