@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.model.record import FIELDS, OWN, PROFILE, REST, BeliefRecord, as_belief
+from beliefs.model.record import FIELDS, OWN, PROFILE, REST, TEXTS, BeliefRecord, as_belief
 from tests.beliefs.factory import T0, belief, index_of
 
 
@@ -58,7 +58,7 @@ def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> 
     full = _full()
     model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
     assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
-    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST))
+    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS))
 
 
 def test_records_share_their_few_valued_and_unset_fields() -> None:
@@ -68,9 +68,9 @@ def test_records_share_their_few_valued_and_unset_fields() -> None:
     full = BeliefRecord.of(_full())
     assert full._profile is not one._profile and full._rest is not one._rest
     assert (full.agent_id, full.rejected_alternatives) == ("coder", ("MySQL",))
-    # a pointer for each own value and each shared tuple, past the object's and the
-    # collector's headers (16 bytes each)
-    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 2) < 32 + 8 * len(FIELDS)
+    # a pointer for each own value, each shared tuple and the texts, past the object's and
+    # the collector's headers (16 bytes each)
+    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 3) < 32 + 8 * len(FIELDS)
 
 
 def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:
@@ -89,3 +89,21 @@ def test_a_built_model_pickles_and_validates_as_a_plain_one() -> None:
     built = BeliefRecord.of(_full()).to_belief()
     assert pickle.loads(pickle.dumps(built)) == _full()
     assert Belief.model_validate(built.model_dump()) == _full()
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("", ""),
+        ("Uses Postgres.", ""),
+        ("", "why"),
+        ("a\0b", "c\0d"),
+        ("x", "y\0"),
+        ("é 漢字 🙂", "ß"),
+    ],
+)
+def test_a_records_texts_read_back_as_written(content: str, why: str) -> None:
+    full = _full().model_copy(update={"content": content, "why_it_matters": why})
+    record = BeliefRecord.of(full)
+    assert (record.content, record.why_it_matters) == (content, why)
+    assert record.to_belief() == full
