@@ -22,3 +22,17 @@ def test_indexing_a_store_leaves_the_stem_cache_to_turns() -> None:
     postings = index.user("u1")
     assert postings.stem_matches("alias", "zentraxe") == ("zentraxes",)
     assert stem.cache_info().misses > misses  # a turn's word is
+
+
+def test_beliefs_of_the_first_user_need_no_owner_entry_each() -> None:
+    index = index_of(*(belief(f"a-{i}", f"name_{i}", [f"alias {i}"]) for i in range(5)))
+    index.load(belief(f"b-{i}", f"other_{i}", user_id="u2") for i in range(3))
+    assert len(index._owner) == 3 and len(index) == 8  # only the second user's are noted
+    assert index.record("a-2") is not None and index.record("b-1") is not None
+    index.remove("a-2")
+    index.remove("b-1")
+    assert index.record("a-2") is None and index.record("b-1") is None
+    assert len(index) == 6 and len(index.records("u1")) == 4 and len(index.records("u2")) == 2
+    index.upsert(belief("a-2", "name_2", user_id="u2"))  # the id now names u2's belief
+    assert [r.user_id for r in (index.record("a-2"),) if r] == ["u2"] and len(index) == 7
+    assert index.belief_of("u1", "a-2") is None
