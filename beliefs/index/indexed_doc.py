@@ -60,8 +60,8 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         if token:
             tokens.setdefault(sys.intern(token))
     aliases = tuple(tokens)
-    if aliases == belief.aliases:  # written as indexed, nothing rejected: one tuple serves
-        aliases = belief.aliases
+    if aliases == belief.names:  # its names written as indexed: one tuple serves
+        aliases = belief.names
     return IndexedDoc(
         belief=belief,
         canonical=normalize_name(belief.canonical_name),

@@ -44,27 +44,30 @@ class BeliefRecord(Standing):
     scope) are one tuple that equal records share, and the ones a live belief seldom sets
     (`REST`) one tuple that is shared while they are all unset: each is read through a
     property of the same name. Its two texts, read for the few beliefs a turn delivers or
-    weighs, are one string (`TEXTS`, see `_joined`).
+    weighs, are one string (`TEXTS`, see `_joined`), and its two name lists one tuple
+    (`names`), which the index's tokens share when the names are written as indexed.
     """
 
     __slots__ = (
+        "_aliases_end",
         "_profile",
         "_rest",
         "_texts",
-        "aliases",
         "canonical_name",
         "confidence",
         "created_at",
         "id",
         "last_reinforced_at",
+        "names",
         "provenance",
-        "rejected_alternatives",
         "updated_at",
     )
 
     _profile: tuple[Any, ...]
     _rest: tuple[Any, ...]
     _texts: str | tuple[str, str]
+    _aliases_end: int
+    names: tuple[str, ...]  # its aliases, then its rejected alternatives (the index's tokens)
     id: str
     user_id: str
     agent_id: str | None
@@ -115,6 +118,9 @@ class BeliefRecord(Standing):
         for setter, at in _OWN:
             setter(record, converted[at])
         record._texts = _joined(*map(converted.__getitem__, _TEXTS_AT))
+        aliases, rejected = map(converted.__getitem__, _NAMES_AT)
+        record.names = aliases + rejected if rejected else aliases
+        record._aliases_end = len(aliases)
         record._profile = _shared_profile(tuple(map(converted.__getitem__, _PROFILE_AT)))
         rest = tuple(map(converted.__getitem__, _REST_AT))
         record._rest = _NO_REST if rest == _NO_REST else rest
@@ -175,8 +181,10 @@ REST: tuple[str, ...] = (  # unset on almost every live belief
     "deleted_at",
 )
 TEXTS = ("content", "why_it_matters")
-OWN = tuple(f for f in FIELDS if f not in PROFILE and f not in REST and f not in TEXTS)
-assert set(OWN) | {"_profile", "_rest", "_texts"} == set(BeliefRecord.__slots__), "out of step"
+NAMES = ("aliases", "rejected_alternatives")
+OWN = tuple(f for f in FIELDS if f not in (*PROFILE, *REST, *TEXTS, *NAMES))
+_HELD = {"_profile", "_rest", "_texts", "names", "_aliases_end"}
+assert set(OWN) | _HELD == set(BeliefRecord.__slots__), "BeliefRecord's fields out of step"
 # Building the model as `model_construct` does, minus its per-field alias and default lookups:
 # valid only while the model has none of those to honour. Every field is set, so one fields
 # set serves every built belief (pydantic would otherwise keep one per belief).
@@ -251,6 +259,15 @@ def _why_it_matters(record: BeliefRecord) -> str:
     return texts[1]
 
 
+def _aliases(record: BeliefRecord) -> tuple[str, ...]:
+    names, end = record.names, record._aliases_end
+    return names if end == len(names) else names[:end]
+
+
+def _rejected_alternatives(record: BeliefRecord) -> tuple[str, ...]:
+    return record.names[record._aliases_end :]
+
+
 def _field(of: str, at: int) -> property:
     """Field `at` of the tuple in the slot `of`, read as an attribute."""
     if of == "_profile":
@@ -292,6 +309,7 @@ _OWN = tuple((getattr(BeliefRecord, name).__set__, FIELDS.index(name)) for name 
 _PROFILE_AT = tuple(FIELDS.index(name) for name in PROFILE)
 _REST_AT = tuple(FIELDS.index(name) for name in REST)
 _TEXTS_AT = tuple(FIELDS.index(name) for name in TEXTS)
+_NAMES_AT = tuple(FIELDS.index(name) for name in NAMES)
 _NO_REST: tuple[Any, ...] = ((), None, None, None, None, None, None)
 for _at, _name in enumerate(PROFILE):
     setattr(BeliefRecord, _name, _field("_profile", _at))
@@ -299,6 +317,8 @@ for _at, _name in enumerate(REST):
     setattr(BeliefRecord, _name, _field("_rest", _at))
 BeliefRecord.content = property(_content)  # type: ignore[assignment]
 BeliefRecord.why_it_matters = property(_why_it_matters)  # type: ignore[assignment]
+BeliefRecord.aliases = property(_aliases)  # type: ignore[assignment]
+BeliefRecord.rejected_alternatives = property(_rejected_alternatives)  # type: ignore[assignment]
 
 
 AnyBelief = Belief | BeliefRecord  # what reads a belief's fields takes either

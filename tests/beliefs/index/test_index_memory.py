@@ -36,3 +36,17 @@ def test_beliefs_of_the_first_user_need_no_owner_entry_each() -> None:
     index.upsert(belief("a-2", "name_2", user_id="u2"))  # the id now names u2's belief
     assert [r.user_id for r in (index.record("a-2"),) if r] == ["u2"] and len(index) == 7
     assert index.belief_of("u1", "a-2") is None
+
+
+def test_names_written_as_indexed_are_one_tuple_for_the_record_and_its_tokens() -> None:
+    index = index_of(
+        belief("b-1", "main_database", ["postgres", "pg"], rejected_alternatives=["mysql"]),
+        belief("b-2", "cache", ["Redis"], rejected_alternatives=["memcached"]),
+    )
+    docs = index.user("u1").docs
+    one, two = docs["b-1"], docs["b-2"]
+    assert one.aliases == ("postgres", "pg", "mysql") and one.alias_count == 2
+    assert one.aliases is one.belief.names  # no tuple of its own for the tokens
+    assert one.belief.aliases == ("postgres", "pg")
+    assert one.belief.rejected_alternatives == ("mysql",)
+    assert two.aliases == ("redis", "memcached") and two.aliases is not two.belief.names

@@ -8,7 +8,16 @@ import sys
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.model.record import FIELDS, OWN, PROFILE, REST, TEXTS, BeliefRecord, as_belief
+from beliefs.model.record import (
+    FIELDS,
+    NAMES,
+    OWN,
+    PROFILE,
+    REST,
+    TEXTS,
+    BeliefRecord,
+    as_belief,
+)
 from tests.beliefs.factory import T0, belief, index_of
 
 
@@ -58,7 +67,7 @@ def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> 
     full = _full()
     model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
     assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
-    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS))
+    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS, *NAMES))
 
 
 def test_records_share_their_few_valued_and_unset_fields() -> None:
@@ -70,7 +79,7 @@ def test_records_share_their_few_valued_and_unset_fields() -> None:
     assert (full.agent_id, full.rejected_alternatives) == ("coder", ("MySQL",))
     # a pointer for each own value, each shared tuple and the texts, past the object's and
     # the collector's headers (16 bytes each)
-    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 3) < 32 + 8 * len(FIELDS)
+    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 5) < 32 + 8 * len(FIELDS)
 
 
 def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:
