@@ -50,3 +50,19 @@ def test_names_written_as_indexed_are_one_tuple_for_the_record_and_its_tokens() 
     assert one.belief.aliases == ("postgres", "pg")
     assert one.belief.rejected_alternatives == ("mysql",)
     assert two.aliases == ("redis", "memcached") and two.aliases is not two.belief.names
+
+
+def test_what_search_works_out_is_held_only_by_the_beliefs_it_weighed() -> None:
+    index = index_of(belief("b-1", "main_database", ["postgres"]), belief("b-2", "cache"))
+    one, two = (index.user("u1").docs[b] for b in ("b-1", "b-2"))
+    assert (one.domain, one.proper, one.weighed_by, one.weight) == (None, None, None, 1.0)
+    assert one._worked_out is None and one == one and one != two
+    rules = object()
+    one.domain, one.weighed_by, one.weight = frozenset({"databas"}), rules, 2.5
+    assert (one.domain, one.proper, one.weighed_by, one.weight) == (
+        frozenset({"databas"}),
+        None,
+        rules,
+        2.5,
+    )
+    assert two._worked_out is None and two.weight == 1.0
