@@ -129,7 +129,8 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         if token:
             tokens.setdefault(sys.intern(token))
     aliases = tuple(tokens)
-    if aliases == belief.names:  # its names written as indexed: one tuple serves
+    # its names written as indexed: one tuple serves (a record's; a model's are lists)
+    if isinstance(belief, BeliefRecord) and aliases == belief.names:
         aliases = belief.names
     return IndexedDoc(
         belief=belief,
