@@ -169,7 +169,7 @@ class Settings(BaseModel):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str | None) -> str | None:
-        from beliefs.store.postgres import is_postgres_url  # psycopg's import: only with a URL
+        from beliefs.store.backend import is_postgres_url
 
         if value is not None and not is_postgres_url(value):
             raise ValueError(
@@ -275,7 +275,7 @@ def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
             continue
         value = err.get("input")
         if key == "database_url" and isinstance(value, str):
-            from beliefs.store.postgres import redacted
+            from beliefs.store.backend import redacted
 
             value = redacted(value)
         # pydantic prefixes a validator's own message with "Value error, "

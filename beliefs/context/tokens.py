@@ -46,6 +46,9 @@ def token_counter() -> Callable[[str], int]:
         mergeable_ranks=load_tiktoken_bpe(str(path), expected_hash=_CL100K_SHA256),
         special_tokens={"<|endoftext|>": 100257},
     )
+    # The tokenizer keeps its own copy of the ranks; the encoding holds the dict it was given
+    # only to be pickled, which this one never is (16 MB of 100k bytes objects).
+    encoding._mergeable_ranks = {}
 
     @lru_cache(maxsize=16384)
     def count(text: str) -> int:

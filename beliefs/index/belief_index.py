@@ -47,7 +47,10 @@ class BeliefIndex:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._users: OrderedDict[str, UserPostings] = OrderedDict()  # least recent first
+        # belief -> its user, for every user's beliefs but the first user's: a store of one
+        # user (and a bounded index's first) needs no entry for each belief (`_owner_of`)
         self._owner: dict[str, str] = {}
+        self._first: str | None = None
         self.version = 0  # bumped on every change
         self.derived: dict[object, object] = {}  # views computed from the index; reset on change
         self.semantic: SemanticIndex | None = None  # embedding recall, when switched on
@@ -78,10 +81,10 @@ class BeliefIndex:
         `packed` ends the fill."""
         user = self._users.get(belief.user_id)
         if user is None:
-            user = self._users[belief.user_id] = UserPostings()
+            user = self._new_user(belief.user_id)
         user.deletes.stage()
         user.add(index_doc(belief))
-        self._owner[belief.id] = belief.user_id
+        self._owns(belief.user_id, belief.id)
 
     def packed(self) -> None:
         """The fill is over: the fuzzy keys staged meanwhile are packed (lock held)."""
@@ -92,7 +95,7 @@ class BeliefIndex:
         """Hold the user (with no beliefs yet) while the index fills: a bounded index loads
         its hottest users so, and a user with no beliefs is held as such."""
         if user_id not in self._users:
-            self._users[user_id] = UserPostings()
+            self._new_user(user_id)
 
     def upsert(self, written: Belief | BeliefRecord) -> None:
         """Index the belief's current state, as stored (a deleted row is removed)."""
@@ -107,15 +110,15 @@ class BeliefIndex:
                     if belief.user_id in self._loading:
                         self._loading[belief.user_id].append(belief)
                     return
-                user = self._users[belief.user_id] = UserPostings()
+                user = self._new_user(belief.user_id)
             user.add(index_doc(belief))
-            self._owner[belief.id] = belief.user_id
+            self._owns(belief.user_id, belief.id)
 
     def remove(self, belief_id: str) -> None:
         with self.lock:
             self.version += 1
             self.derived.clear()
-            owner = self._owner.pop(belief_id, None)
+            owner = self._owner.pop(belief_id, None) or self._first_owning(belief_id)
             if owner is not None:
                 self._users[owner].discard(belief_id)
             for changes in self._loading.values():
@@ -129,7 +132,7 @@ class BeliefIndex:
     def record(self, belief_id: str) -> BeliefRecord | None:
         """The belief `belief_id` as the index holds it, if live."""
         with self.lock:
-            owner = self._owner.get(belief_id)
+            owner = self._owner_of(belief_id)
             if owner is None:
                 if not self.bounded:
                     return None
@@ -138,9 +141,29 @@ class BeliefIndex:
                 if owner is None or owner in self._users:
                     return None
                 self._read(owner)
-                if belief_id not in self._owner:
+                if self._owner_of(belief_id) is None:
                     return None
             return self._users[owner].docs[belief_id].belief
+
+    def _new_user(self, user_id: str) -> UserPostings:
+        """Hold a user with no beliefs yet (lock held)."""
+        user = self._users[user_id] = UserPostings()
+        if self._first is None:
+            self._first = user_id
+        return user
+
+    def _owns(self, user_id: str, belief_id: str) -> None:
+        """Note that the held user `user_id` holds `belief_id` (lock held)."""
+        if user_id != self._first:
+            self._owner[belief_id] = user_id
+
+    def _first_owning(self, belief_id: str) -> str | None:
+        first = self._first
+        return first if first is not None and belief_id in self._users[first].docs else None
+
+    def _owner_of(self, belief_id: str) -> str | None:
+        """The held user holding `belief_id`, if any."""
+        return self._owner.get(belief_id) or self._first_owning(belief_id)
 
     def belief_of(self, user_id: str, belief_id: str) -> BeliefRecord | None:
         """The user's belief `belief_id`, if it is the user's (no other user is read)."""
@@ -251,13 +274,12 @@ class BeliefIndex:
         """Hold the user's beliefs as read, then the changes written while they were read
         (the read may predate them); then let the least recent users go while the index holds
         more than its bound (lock held)."""
-        postings = UserPostings()
+        postings = self._new_user(user_id)
         postings.deletes.stage()
         for belief in beliefs:
             postings.add(index_doc(belief))
-            self._owner[belief.id] = user_id
+            self._owns(user_id, belief.id)
         postings.deletes.pack()
-        self._users[user_id] = postings
         for change in changes:
             if isinstance(change, str):
                 self.remove(change)
@@ -266,15 +288,18 @@ class BeliefIndex:
         self.loads += 1
         self.version += 1
         self.derived.clear()
-        held = len(self._owner)
+        held = len(self)
         while held > self.bound and len(self._users) > 1:
             gone_id, gone = next(iter(self._users.items()))
             if gone_id == user_id:
                 self._users.move_to_end(user_id)
                 continue
             del self._users[gone_id]
-            for bid in gone.docs:
-                del self._owner[bid]
+            if gone_id == self._first:
+                self._first = None
+            else:
+                for bid in gone.docs:
+                    del self._owner[bid]
             held -= len(gone.docs)
             self.evictions += 1
         return postings
@@ -296,4 +321,5 @@ class BeliefIndex:
             return [postings.docs[i].belief.to_belief() for i in ids]
 
     def __len__(self) -> int:
-        return len(self._owner)
+        first = self._first
+        return len(self._owner) + (len(self._users[first].docs) if first is not None else 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from typing import Any
 
 from beliefs.model.record import BeliefRecord
 from beliefs.text.query import normalize_name
@@ -17,19 +17,80 @@ def deletion_variants(term: str) -> set[str]:
     return {term[:i] + term[i + 1 :] for i in range(FUZZY_PREFIX, len(term))}
 
 
-@dataclass(slots=True)
 class IndexedDoc:
-    belief: BeliefRecord
-    canonical: str
-    aliases: tuple[str, ...]  # its alias tokens, then its rejected alternatives' tokens
-    alias_count: int = 0  # how many of `aliases` are aliases (the rest are rejected ones)
-    domain: frozenset[str] | None = None  # stems of its own words, worked out when first asked
-    proper: frozenset[str] | None = None  # words it writes as names, worked out when first asked
+    """A belief's tokens, and what search works out about it once asked (`domain`, `proper`,
+    `weighed_by` and `weight`: held together, and only by the beliefs a search has weighed)."""
+
+    __slots__ = ("_worked_out", "alias_count", "aliases", "belief", "canonical")
+
+    def __init__(
+        self,
+        belief: BeliefRecord,
+        canonical: str,
+        aliases: tuple[str, ...],  # its alias tokens, then its rejected alternatives' tokens
+        alias_count: int = 0,  # how many of `aliases` are aliases (the rest are rejected ones)
+    ) -> None:
+        self.belief = belief
+        self.canonical = canonical
+        self.aliases = aliases
+        self.alias_count = alias_count
+        self._worked_out: list[Any] | None = None  # [domain, proper, weighed_by, weight]
+
+    def _get(self, at: int) -> Any:
+        worked_out = self._worked_out
+        return _UNWORKED[at] if worked_out is None else worked_out[at]
+
+    def _set(self, at: int, value: Any) -> None:
+        if self._worked_out is None:
+            self._worked_out = list(_UNWORKED)
+        self._worked_out[at] = value
+
+    @property
+    def domain(self) -> frozenset[str] | None:
+        """Stems of its own words, worked out when first asked."""
+        return self._get(0)  # type: ignore[no-any-return]
+
+    @domain.setter
+    def domain(self, value: frozenset[str] | None) -> None:
+        self._set(0, value)
+
+    @property
+    def proper(self) -> frozenset[str] | None:
+        """Words it writes as names, worked out when first asked."""
+        return self._get(1)  # type: ignore[no-any-return]
+
+    @proper.setter
+    def proper(self, value: frozenset[str] | None) -> None:
+        self._set(1, value)
+
     # Its ranking bonus under the rules `weighed_by` (see `search.weigh`): worked out the first
     # time those rules weigh it, then read; a new belief version is a new doc, new rules a new
     # `weighed_by`, so neither needs clearing.
-    weighed_by: object = None
-    weight: float = 1.0
+    @property
+    def weighed_by(self) -> object:
+        return self._get(2)
+
+    @weighed_by.setter
+    def weighed_by(self, value: object) -> None:
+        self._set(2, value)
+
+    @property
+    def weight(self) -> float:
+        return self._get(3)  # type: ignore[no-any-return]
+
+    @weight.setter
+    def weight(self, value: float) -> None:
+        self._set(3, value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IndexedDoc):
+            return NotImplemented
+        return _fields(self) == _fields(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"IndexedDoc({self.belief!r}, {self.canonical!r}, {self.aliases!r})"
 
     @property
     def recency(self) -> float:
@@ -37,6 +98,14 @@ class IndexedDoc:
         asked, for the few ranked beliefs, rather than held as a float by every belief)."""
         belief = self.belief
         return -(belief.last_reinforced_at or belief.updated_at).timestamp()
+
+
+_UNWORKED: tuple[Any, ...] = (None, None, None, 1.0)
+
+
+def _fields(doc: IndexedDoc) -> tuple[Any, ...]:
+    worked_out = tuple(doc._worked_out or _UNWORKED)
+    return (doc.belief, doc.canonical, doc.aliases, doc.alias_count, worked_out)
 
 
 def pinned_order(doc: IndexedDoc) -> PinnedKey:
@@ -60,8 +129,9 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
         if token:
             tokens.setdefault(sys.intern(token))
     aliases = tuple(tokens)
-    if aliases == belief.aliases:  # written as indexed, nothing rejected: one tuple serves
-        aliases = belief.aliases
+    # its names written as indexed: one tuple serves (a record's; a model's are lists)
+    if isinstance(belief, BeliefRecord) and aliases == belief.names:
+        aliases = belief.names
     return IndexedDoc(
         belief=belief,
         canonical=normalize_name(belief.canonical_name),

@@ -37,6 +37,15 @@ MAX_CACHED_STEMS = 50_000
 MAX_NAME_WORD_NAMES = 8
 NAME_WORD_HELD = 64
 CHANGES = itertools.count(1)  # each change of any user's postings takes the next number
+# The index stems each of its tokens when it comes, through the stemmer itself: `stem`'s cache
+# is for the words of turns, and a store's names would fill it (~0.4 KB an entry, 45 MB at
+# 100k beliefs) with words a turn may never hold.
+_stem_word = stem.__wrapped__
+
+
+def index_stem(token: str) -> str:
+    """`stem_phrase(token)`, leaving the lexicon's caches as they are."""
+    return " ".join(map(_stem_word, token.split(" ")))
 
 
 def name_words(canonical: str) -> list[str]:
@@ -50,7 +59,7 @@ def name_words(canonical: str) -> list[str]:
         return []
     return list(
         dict.fromkeys(
-            stem(w)
+            _stem_word(w)
             for w in words
             if len(w) > FUZZY_PREFIX and w not in STOP_WORDS and not w.isdigit()
         )
@@ -315,13 +324,13 @@ class UserPostings:
 
 
 def _put_stem(stems: dict[str, Members], token: str) -> None:
-    stemmed = stem_phrase(token)
+    stemmed = index_stem(token)
     if stemmed != token:
         put(stems, stemmed, token)
 
 
 def _take_stem(stems: dict[str, Members], token: str) -> None:
-    stemmed = stem_phrase(token)
+    stemmed = index_stem(token)
     if stemmed != token:
         take(stems, stemmed, token)
 

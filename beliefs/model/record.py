@@ -1,10 +1,12 @@
-"""`BeliefRecord`: a stored belief as the index holds it, a third of a `Belief`'s memory.
+"""`BeliefRecord`: a stored belief as the index holds it, a sixth of a `Belief`'s memory.
 
 A validated pydantic `Belief` keeps its 32 fields in an instance dict of about 830 bytes; a
-record keeps them in slots (about 280 bytes), its lists as tuples (shared where equal: the
-empty ones, scope lists) and its few-valued strings interned. Records are read, never
-changed: a change is a new `Belief` written to the store, which the index then holds as a new
-record. Where a full model is needed (the API, a change to make) `to_belief` builds one.
+record keeps its own values in slots, its few-valued and seldom-set fields in two tuples that
+equal records share and its two texts in one string (128 bytes in all), its lists as tuples
+(shared where equal: the empty ones, scope lists) and its few-valued strings interned.
+Records are read, never changed: a change is a new `Belief` written to the store, which the
+index then holds as a new record. Where a full model is needed (the API, a change to make)
+`to_belief` builds one.
 """
 
 from __future__ import annotations
@@ -31,47 +33,41 @@ _EMPTY_DICT = FrozenDict()
 _EMPTY_LIST = FrozenList()
 _SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}  # few-valued tuples (scopes), by value
 _NUMBERS: dict[float, float] = {}
+_PROFILES: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # records' profiles, by value
 _MAX_SHARED = 10_000
 
 
 class BeliefRecord(Standing):
-    """The fields of a stored belief (`change_log` aside), read-only by convention."""
+    """The fields of a stored belief (`change_log` aside), read-only by convention.
+
+    Its own values each have a slot; the few-valued ones (`PROFILE`: user, kind, standing,
+    scope) are one tuple that equal records share, and the ones a live belief seldom sets
+    (`REST`) one tuple that is shared while they are all unset: each is read through a
+    property of the same name. Its two texts, read for the few beliefs a turn delivers or
+    weighs, are one string (`TEXTS`, see `_joined`), and its two name lists one tuple
+    (`names`), which the index's tokens share when the names are written as indexed.
+    """
 
     __slots__ = (
-        "agent_id",
-        "aliases",
+        "_aliases_end",
+        "_profile",
+        "_rest",
+        "_texts",
         "canonical_name",
         "confidence",
-        "content",
         "created_at",
-        "deleted_at",
-        "delivery",
-        "epistemic_status",
-        "expires_at",
         "id",
-        "invalidated_at",
-        "invalidation_reason",
         "last_reinforced_at",
-        "memory_class",
-        "participants",
-        "pinned",
+        "names",
         "provenance",
-        "reinforcement_count",
-        "rejected_alternatives",
-        "resolved_at",
-        "review_state",
-        "scope",
-        "shared",
-        "source_type",
-        "subtype",
-        "superseded_by",
-        "type",
         "updated_at",
-        "user_edited",
-        "user_id",
-        "why_it_matters",
     )
 
+    _profile: tuple[Any, ...]
+    _rest: tuple[Any, ...]
+    _texts: str | tuple[str, str]
+    _aliases_end: int
+    names: tuple[str, ...]  # its aliases, then its rejected alternatives (the index's tokens)
     id: str
     user_id: str
     agent_id: str | None
@@ -115,8 +111,19 @@ class BeliefRecord(Standing):
         """A record of field values in `FIELDS` order, already valid (a stored row's, or a
         validated belief's): lists become tuples, equal small values are shared."""
         record = cls.__new__(cls)
-        for setter, convert, value in zip(_SETTERS, _CONVERTERS, values, strict=True):
-            setter(record, value if convert is None else convert(value))
+        converted = [
+            value if convert is None else convert(value)
+            for convert, value in zip(_CONVERTERS, values, strict=True)
+        ]
+        for setter, at in _OWN:
+            setter(record, converted[at])
+        record._texts = _joined(*map(converted.__getitem__, _TEXTS_AT))
+        aliases, rejected = map(converted.__getitem__, _NAMES_AT)
+        record.names = aliases + rejected if rejected else aliases
+        record._aliases_end = len(aliases)
+        record._profile = _shared_profile(tuple(map(converted.__getitem__, _PROFILE_AT)))
+        rest = tuple(map(converted.__getitem__, _REST_AT))
+        record._rest = _NO_REST if rest == _NO_REST else rest
         return record
 
     def to_belief(self) -> Belief:
@@ -148,7 +155,36 @@ class BeliefRecord(Standing):
 
 
 FIELDS: tuple[str, ...] = tuple(f for f in Belief.model_fields if f != "change_log")  # row order
-assert set(BeliefRecord.__slots__) == set(FIELDS), "BeliefRecord's fields out of step"
+PROFILE: tuple[str, ...] = (  # few distinct tuples of these in a store: shared
+    "user_id",
+    "agent_id",
+    "shared",
+    "type",
+    "subtype",
+    "epistemic_status",
+    "pinned",
+    "memory_class",
+    "delivery",
+    "review_state",
+    "source_type",
+    "user_edited",
+    "scope",
+    "reinforcement_count",
+)
+REST: tuple[str, ...] = (  # unset on almost every live belief
+    "participants",
+    "expires_at",
+    "superseded_by",
+    "invalidated_at",
+    "invalidation_reason",
+    "resolved_at",
+    "deleted_at",
+)
+TEXTS = ("content", "why_it_matters")
+NAMES = ("aliases", "rejected_alternatives")
+OWN = tuple(f for f in FIELDS if f not in (*PROFILE, *REST, *TEXTS, *NAMES))
+_HELD = {"_profile", "_rest", "_texts", "names", "_aliases_end"}
+assert set(OWN) | _HELD == set(BeliefRecord.__slots__), "BeliefRecord's fields out of step"
 # Building the model as `model_construct` does, minus its per-field alias and default lookups:
 # valid only while the model has none of those to honour. Every field is set, so one fields
 # set serves every built belief (pydantic would otherwise keep one per belief).
@@ -192,6 +228,60 @@ def _provenance(value: dict[str, Any] | None) -> dict[str, Any]:
     return value if value else _EMPTY_DICT
 
 
+def _shared_profile(profile: tuple[Any, ...]) -> tuple[Any, ...]:
+    found = _PROFILES.get(profile)
+    if found is None:
+        found = profile
+        if len(_PROFILES) < _MAX_SHARED:
+            _PROFILES[profile] = profile
+    return found
+
+
+def _joined(content: str, why_it_matters: str) -> str | tuple[str, str]:
+    """The two texts as one string, split at its first NUL: one object of about 50 bytes
+    less, read back by a slice when asked for (a content holding a NUL stays apart)."""
+    if type(content) is not str or type(why_it_matters) is not str or "\0" in content:
+        return (content, why_it_matters)
+    return f"{content}\0{why_it_matters}"
+
+
+def _content(record: BeliefRecord) -> str:
+    texts = record._texts
+    if isinstance(texts, str):
+        return texts[: texts.index("\0")]
+    return texts[0]
+
+
+def _why_it_matters(record: BeliefRecord) -> str:
+    texts = record._texts
+    if isinstance(texts, str):
+        return texts[texts.index("\0") + 1 :]
+    return texts[1]
+
+
+def _aliases(record: BeliefRecord) -> tuple[str, ...]:
+    names, end = record.names, record._aliases_end
+    return names if end == len(names) else names[:end]
+
+
+def _rejected_alternatives(record: BeliefRecord) -> tuple[str, ...]:
+    return record.names[record._aliases_end :]
+
+
+def _field(of: str, at: int) -> property:
+    """Field `at` of the tuple in the slot `of`, read as an attribute."""
+    if of == "_profile":
+
+        def read(record: BeliefRecord) -> Any:
+            return record._profile[at]
+    else:
+
+        def read(record: BeliefRecord) -> Any:
+            return record._rest[at]
+
+    return property(read)
+
+
 _CONVERT: dict[str, Any] = {
     **dict.fromkeys(
         (
@@ -215,7 +305,20 @@ _CONVERT: dict[str, Any] = {
     "provenance": _provenance,
 }
 _CONVERTERS = tuple(_CONVERT.get(name) for name in FIELDS)
-_SETTERS = tuple(getattr(BeliefRecord, name).__set__ for name in FIELDS)
+_OWN = tuple((getattr(BeliefRecord, name).__set__, FIELDS.index(name)) for name in OWN)
+_PROFILE_AT = tuple(FIELDS.index(name) for name in PROFILE)
+_REST_AT = tuple(FIELDS.index(name) for name in REST)
+_TEXTS_AT = tuple(FIELDS.index(name) for name in TEXTS)
+_NAMES_AT = tuple(FIELDS.index(name) for name in NAMES)
+_NO_REST: tuple[Any, ...] = ((), None, None, None, None, None, None)
+for _at, _name in enumerate(PROFILE):
+    setattr(BeliefRecord, _name, _field("_profile", _at))
+for _at, _name in enumerate(REST):
+    setattr(BeliefRecord, _name, _field("_rest", _at))
+BeliefRecord.content = property(_content)  # type: ignore[assignment]
+BeliefRecord.why_it_matters = property(_why_it_matters)  # type: ignore[assignment]
+BeliefRecord.aliases = property(_aliases)  # type: ignore[assignment]
+BeliefRecord.rejected_alternatives = property(_rejected_alternatives)  # type: ignore[assignment]
 
 
 AnyBelief = Belief | BeliefRecord  # what reads a belief's fields takes either

@@ -13,7 +13,7 @@ from typing import Any
 from beliefs.model.errors import BeliefError
 from beliefs.model.models import Belief, normalize_canonical_name
 from beliefs.store import migrations
-from beliefs.store.connection import PgConnection
+from beliefs.store.connection import is_postgres
 from beliefs.store.feed import new_replica_id
 from beliefs.store.importer import IMPORT_BATCH, import_into
 from beliefs.store.index_loading import IndexLoading
@@ -39,7 +39,7 @@ class BeliefStore(Supersession, Replication, IndexLoading):
         """
         self.conn.execute("SET TimeZone = 'UTC'")
         self.ensure_schema(migrations.MIGRATIONS)
-        postgres = isinstance(self.conn, PgConnection)
+        postgres = is_postgres(self.conn)
         if postgres:
             if bound:
                 raise BeliefError(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from beliefs.model.models import Belief
-from beliefs.store.connection import Connection, PgConnection
+from beliefs.store.connection import Connection, is_postgres
 from beliefs.store.rows import BELIEF_COLUMNS, UPDATE_BELIEF, belief_params, update_params
 
 
@@ -35,7 +35,7 @@ class BulkWriter:
         return types
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        if isinstance(self.conn, PgConnection):
+        if is_postgres(self.conn):
             self.conn.insert_rows(table, columns, rows)
             return
         quoted = ", ".join(f'"{c}"' for c in columns)
@@ -51,7 +51,7 @@ class BulkWriter:
         )
 
     def update_beliefs(self, beliefs: Sequence[Belief]) -> None:
-        if isinstance(self.conn, PgConnection):
+        if is_postgres(self.conn):
             self.conn.update_rows(
                 "beliefs", BELIEF_COLUMNS, "id", [belief_params(b) for b in beliefs]
             )

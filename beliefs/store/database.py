@@ -19,7 +19,7 @@ from beliefs.index.belief_index import BeliefIndex
 from beliefs.model.errors import BeliefError, BeliefNotFound
 from beliefs.model.models import Belief, HistoryEvent, utcnow
 from beliefs.store.bulk import BulkWriter
-from beliefs.store.connection import DATABASE_ERRORS, Connection, Rows
+from beliefs.store.connection import Connection, Rows, database_errors
 from beliefs.store.feed import ChangeFeed
 from beliefs.store.migrations import Migration, migrate, pending
 from beliefs.store.rows import (
@@ -194,7 +194,7 @@ class BeliefDatabase:
         except BaseException:
             self._drop_staged()
             # A failed COMMIT has already ended the transaction.
-            with contextlib.suppress(*DATABASE_ERRORS):
+            with contextlib.suppress(*database_errors()):
                 self.conn.execute("ROLLBACK")
             raise
         self._committed()

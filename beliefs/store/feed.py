@@ -19,12 +19,13 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
-
-import psycopg
+from typing import TYPE_CHECKING, Any, Protocol
 
 from beliefs.store.connection import Connection
 from beliefs.store.migrations import Migration
+
+if TYPE_CHECKING:
+    import psycopg
 
 log = logging.getLogger("tenure.feed")
 
@@ -166,6 +167,8 @@ class Listener:
         self._thread.start()
 
     def _run(self) -> None:
+        import psycopg  # PostgreSQL's driver: loaded with the first PostgreSQL store
+
         backoff = 0.2
         lost = False  # said once per outage, not at every attempt
         while not self._stop.is_set():

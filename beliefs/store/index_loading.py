@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 
 import duckdb
 
@@ -56,8 +57,9 @@ class StoredUsers:
         for statement, batch in live_rows_of(user_ids):
             with self._lock:
                 rows = self._cursor.execute(statement, batch).fetchall()
+            times: dict[datetime, datetime] = {}
             for row in rows:
-                belief = record_from_row(row)
+                belief = record_from_row(row, times)
                 out[belief.user_id].append(belief)
         return out
 
@@ -100,8 +102,9 @@ class IndexLoading(BeliefDatabase):
             else:
                 cursor = conn.execute(SELECT_BELIEFS)
                 while rows := cursor.fetchmany(LOAD_CHUNK):
+                    times: dict[datetime, datetime] = {}  # one object per time in a chunk
                     for row in rows:
-                        belief = record_from_row(row)
+                        belief = record_from_row(row, times)
                         if belief.deleted_at is None:
                             index.add_loaded(belief)
                         else:
@@ -133,8 +136,9 @@ class IndexLoading(BeliefDatabase):
         for statement, batch in live_rows_of(chosen):
             cursor = conn.execute(statement, batch)
             while rows := cursor.fetchmany(LOAD_CHUNK):
+                times: dict[datetime, datetime] = {}
                 for row in rows:
-                    index.add_loaded(record_from_row(row))
+                    index.add_loaded(record_from_row(row, times))
                 gc.freeze()
 
     def load_in_background(self, prepare: Callable[[], object] | None = None) -> threading.Thread:

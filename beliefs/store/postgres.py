@@ -13,15 +13,15 @@ import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple, Protocol, TypeGuard
+from typing import Any, NamedTuple
 
 import psycopg
 from psycopg.types.string import TextLoader
 from psycopg_pool import ConnectionPool
 
 from beliefs.model.errors import BeliefError
+from beliefs.store.backend import Rows, redacted
 
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # Advisory lock keys (any 64-bit numbers; the same in every process).
 MIGRATION_LOCK = 0x7465_6E75_7265_0001
 POOL_MAX = 4
@@ -32,21 +32,6 @@ AWAY_WAIT_S = 0.1
 # The pool's own attempts back off exponentially without bound; given up after this long, the
 # next unit of work starts a new attempt at once, so reconnecting follows the callers' retries.
 RECONNECT_S = 5.0
-
-
-def is_postgres_url(location: object) -> TypeGuard[str]:
-    return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
-
-
-def redacted(url: str) -> str:
-    """The URL without its password, for messages and /healthz."""
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
-
-
-class Rows(Protocol):
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-    def fetchmany(self, size: int = ..., /) -> list[Any]: ...
 
 
 class Translated(NamedTuple):

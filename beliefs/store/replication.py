@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from beliefs.context.contested import OPEN_SQL
-from beliefs.store.connection import PgConnection
+from beliefs.store.connection import is_postgres
 from beliefs.store.feed import CHANGE_FEED, ChangeFeed
 from beliefs.store.personas import PersonaHolding
 from beliefs.store.rule_store import RuleHolding
@@ -23,10 +23,10 @@ class Replication(PersonaHolding, RuleHolding):
 
     def try_lock(self, name: str) -> bool:
         """Hold `name` across replicas until `unlock` (True at once on DuckDB: one process)."""
-        return self.conn.try_lock(name) if isinstance(self.conn, PgConnection) else True
+        return self.conn.try_lock(name) if is_postgres(self.conn) else True
 
     def unlock(self, name: str) -> None:
-        if isinstance(self.conn, PgConnection):
+        if is_postgres(self.conn):
             self.conn.unlock(name)
 
     def catch_up(self) -> int:

@@ -82,11 +82,15 @@ def belief_from_row(row: Sequence[Any], change_log: list[HistoryEvent] | None = 
 _TRUSTED_TIME_COLUMNS = frozenset(c for c in BELIEF_COLUMNS if c.endswith("_at"))
 
 
-def record_from_row(row: Sequence[Any]) -> BeliefRecord:
+def record_from_row(
+    row: Sequence[Any], times: dict[datetime, datetime] | None = None
+) -> BeliefRecord:
     """The record of a row this store wrote (so already valid): decoded without validation,
-    and a row's equal times are one object."""
+    and equal times are one object: a row's, or all those of the rows given one `times` (rows
+    written by one change share their times)."""
     values: list[Any] = []
-    times: dict[datetime, datetime] = {}
+    if times is None:
+        times = {}
     for column, value in zip(BELIEF_COLUMNS, row, strict=True):
         if value is None:
             pass

@@ -9,7 +9,7 @@ from typing import Any
 
 from beliefs.model.errors import BeliefError
 from beliefs.opening import open_store
-from beliefs.store.postgres import is_postgres_url, redacted
+from beliefs.store.backend import is_postgres_url, redacted
 from beliefs.store.transfer import copy_store, differences
 from compaction.migrations import MIGRATIONS as COMPACTION_TABLES
 from extractor.migrations import MIGRATIONS as JOB_TABLES

@@ -13,8 +13,8 @@ from types import FrameType
 from beliefs.index.encoder import packaged_model_dir
 from beliefs.model.errors import StoreLocked
 from beliefs.opening import open_store
+from beliefs.store.backend import redacted
 from beliefs.store.belief_store import BeliefStore
-from beliefs.store.postgres import redacted
 from proxy.app import create_app
 from proxy.cli.home_record import (
     clear_server,

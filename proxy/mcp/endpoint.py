@@ -1,7 +1,8 @@
 """`/mcp` over HTTP without the SDK on the start-up path: the routes resolve the caller like a
 gateway request and hand the request to the SDK's session manager, which `McpStarter` imports
-and starts in the background once the app is up (the SDK's import costs about a second of
-interpreter time, which `/healthz` should not wait for). A request that comes first waits for it.
+and starts when the first MCP request comes (the SDK costs about a second of interpreter time
+and 30 MB resident, which a server no MCP client talks to need not spend). That request, and
+any that come meanwhile, wait for it.
 """
 
 from __future__ import annotations
@@ -30,17 +31,25 @@ log = logging.getLogger("tenure.mcp")
 
 
 class McpStarter:
-    """Imports the SDK and runs its session manager on a task of its own for the app's life."""
+    """Imports the SDK when first asked for its service and runs its session manager on a task
+    of its own from then on, for the app's life."""
 
     def __init__(self, tools: MemoryTools) -> None:
         self.tools = tools
         self._service: asyncio.Future[McpService] | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._open = False
 
     def start(self) -> None:
-        self._service = asyncio.get_running_loop().create_future()
-        self._task = asyncio.create_task(self._run(), name="tenure-mcp")
+        """Let requests start the SDK (until `stop`)."""
+        self._open = True
+
+    def _launch(self) -> asyncio.Future[McpService]:
+        if self._service is None:
+            self._service = asyncio.get_running_loop().create_future()
+            self._task = asyncio.create_task(self._run(), name="tenure-mcp")
+        return self._service
 
     async def _run(self) -> None:
         assert self._service is not None
@@ -55,10 +64,10 @@ class McpStarter:
                 self._service.set_exception(exc)
 
     async def service(self) -> McpService:
-        if self._service is None:
+        if not self._open:
             raise ProxyError(503, "the MCP server is not running", type="server_error")
         try:
-            return await asyncio.shield(self._service)
+            return await asyncio.shield(self._launch())
         except Exception as exc:
             raise ProxyError(
                 503,
@@ -67,6 +76,7 @@ class McpStarter:
             ) from None
 
     async def stop(self) -> None:
+        self._open = False
         self._stop.set()
         if self._task is not None:
             with contextlib.suppress(Exception):

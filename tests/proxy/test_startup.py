@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("mcp", "litellm", "wordfreq")
 
@@ -15,3 +16,22 @@ def test_importing_the_app_leaves_the_heavy_libraries_for_later() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == ""
+
+
+def test_a_server_on_a_duckdb_store_loads_no_postgres_driver_nor_mcp_sdk(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from starlette.testclient import TestClient\n"
+        "from proxy.app import create_app\n"
+        "from proxy.settings import Settings\n"
+        f"settings = Settings.load(environ={{'TENURE_HOME': {str(tmp_path)!r}}},\n"
+        "    upstream_url='http://127.0.0.1:9', extract_workers=0)\n"
+        "with TestClient(create_app(settings), base_url='http://localhost') as client:\n"
+        "    assert client.get('/healthz').status_code == 200\n"
+        "    assert client.get('/api/beliefs').status_code == 200\n"
+        "    print(','.join(m for m in ('psycopg', 'mcp') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "", out.stdout

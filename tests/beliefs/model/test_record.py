@@ -8,7 +8,16 @@ import sys
 import pytest
 
 from beliefs.model.models import Belief
-from beliefs.model.record import FIELDS, BeliefRecord, as_belief
+from beliefs.model.record import (
+    FIELDS,
+    NAMES,
+    OWN,
+    PROFILE,
+    REST,
+    TEXTS,
+    BeliefRecord,
+    as_belief,
+)
 from tests.beliefs.factory import T0, belief, index_of
 
 
@@ -58,7 +67,19 @@ def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> 
     full = _full()
     model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
     assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
-    assert set(FIELDS) == set(BeliefRecord.__slots__)
+    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS, *NAMES))
+
+
+def test_records_share_their_few_valued_and_unset_fields() -> None:
+    one, two = (BeliefRecord.of(belief(f"b-{i}", f"name_{i}", [f"alias {i}"])) for i in (1, 2))
+    assert one._profile is two._profile and one._rest is two._rest
+    assert (one.user_id, one.scope, one.deleted_at) == ("u1", ("domain:code",), None)
+    full = BeliefRecord.of(_full())
+    assert full._profile is not one._profile and full._rest is not one._rest
+    assert (full.agent_id, full.rejected_alternatives) == ("coder", ("MySQL",))
+    # a pointer for each own value, each shared tuple and the texts, past the object's and
+    # the collector's headers (16 bytes each)
+    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 5) < 32 + 8 * len(FIELDS)
 
 
 def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:
@@ -77,3 +98,21 @@ def test_a_built_model_pickles_and_validates_as_a_plain_one() -> None:
     built = BeliefRecord.of(_full()).to_belief()
     assert pickle.loads(pickle.dumps(built)) == _full()
     assert Belief.model_validate(built.model_dump()) == _full()
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("", ""),
+        ("Uses Postgres.", ""),
+        ("", "why"),
+        ("a\0b", "c\0d"),
+        ("x", "y\0"),
+        ("é 漢字 🙂", "ß"),
+    ],
+)
+def test_a_records_texts_read_back_as_written(content: str, why: str) -> None:
+    full = _full().model_copy(update={"content": content, "why_it_matters": why})
+    record = BeliefRecord.of(full)
+    assert (record.content, record.why_it_matters) == (content, why)
+    assert record.to_belief() == full

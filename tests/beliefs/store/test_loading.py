@@ -93,3 +93,16 @@ def test_a_loaded_index_finds_aliases_one_edit_away_before_and_after_writes(
         for_each = (store.index.user("u1").deletes, fresh.user("u1").deletes)
         loaded, built = ({k: frozenset(members(v)) for k, v in d.items()} for d in for_each)
         assert loaded == built
+
+
+def test_loaded_beliefs_written_at_one_time_share_that_time(tmp_path: Path) -> None:
+    same = [belief(f"b-{i}", f"name_{i}", [f"alias {i}"]) for i in range(3)]
+    later = belief("b-later", "later_name", ["later"], updated_at=T0.replace(hour=5))
+    with open_store(tmp_path / "t.duckdb") as store:
+        store.import_beliefs([*same, later])
+    with open_store(tmp_path / "t.duckdb") as store:
+        records = {bid: store.index.record(bid) for bid in ("b-0", "b-1", "b-2", "b-later")}
+    held = [r for r in records.values() if r is not None]
+    assert len(held) == 4 and all(r.created_at == T0 for r in held)
+    assert len({id(r.created_at) for r in held}) == 1  # one object for the one time
+    assert len({id(r.updated_at) for r in held}) == 2 and held[3].updated_at.hour == 5

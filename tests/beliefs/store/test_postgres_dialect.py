@@ -3,7 +3,8 @@ themselves run against a real server in the store and API suites)."""
 
 from __future__ import annotations
 
-from beliefs.store.postgres import redacted, to_postgres
+from beliefs.store.backend import redacted
+from beliefs.store.postgres import to_postgres
 
 
 def test_placeholders_become_psycopg_ones_but_not_inside_quotes() -> None:
