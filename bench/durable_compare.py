@@ -36,7 +36,7 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.gateway_cost import Client, drained, gather, health, idle, ready
-from bench.gateway_latency import cpu_seconds, free_port, wait_healthy
+from bench.gateway_latency import cpu_seconds, free_port, serve_env, wait_healthy
 from bench.gateway_report import percentile
 from bench.scale import LAYOUTS, build
 from bench.worktree import REPO, checked_out
@@ -73,15 +73,7 @@ def gateway(tree: Path, store: Path, upstream: int, env: list[str]) -> Iterator[
     try:
         shutil.copy(store, home / "tenure.duckdb")
         port = free_port()
-        variables = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-        variables.update(
-            PYTHONPATH=str(tree),
-            TENURE_HOME=str(home),
-            TENURE_PORT=str(port),
-            TENURE_UPSTREAM_URL=f"http://127.0.0.1:{upstream}/v1",
-            TENURE_EXTRACT_WORKERS="0",
-            TENURE_LOG_LEVEL="warning",
-        )
+        variables = serve_env(home, port, upstream, tree)
         variables.update(dict(pair.split("=", 1) for pair in env))
         process = subprocess.Popen(
             [sys.executable, "-m", "proxy.cli.main", "serve"], cwd=tree, env=variables, text=True

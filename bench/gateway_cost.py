@@ -51,7 +51,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import make_queries
-from bench.gateway_latency import SCOPES, body, cpu_seconds, free_port, wait_healthy
+from bench.gateway_latency import SCOPES, body, cpu_seconds, free_port, serve_env, wait_healthy
 from bench.gateway_report import percentile
 from bench.scale import LAYOUTS, USER, build
 from bench.turn_write import turn_items
@@ -259,14 +259,7 @@ def serve(store: Store, path: Path, upstream: int, floor: subprocess.Popen[str],
     try:
         shutil.copy(path, home / "tenure.duckdb")
         port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-        env.update(
-            TENURE_HOME=str(home),
-            TENURE_PORT=str(port),
-            TENURE_UPSTREAM_URL=f"http://127.0.0.1:{upstream}/v1",
-            TENURE_EXTRACT_WORKERS="0",
-            TENURE_LOG_LEVEL="warning",
-        )
+        env = serve_env(home, port, upstream)
         env.update(dict(pair.split("=", 1) for pair in args.env))
         process = subprocess.Popen(
             [sys.executable, "-m", "proxy.cli.main", "serve"], cwd=REPO, env=env, text=True

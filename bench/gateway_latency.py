@@ -56,6 +56,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def serve_env(home: Path, port: int, upstream: int, tree: Path | None = None) -> dict[str, str]:
+    """The environment of a benchmark's `tenure serve`: none of the caller's TENURE_ settings,
+    its own home and port, the stand-in provider upstream, no extraction workers, warnings
+    only; `tree` on PYTHONPATH when given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    env.update(
+        TENURE_HOME=str(home),
+        TENURE_PORT=str(port),
+        TENURE_UPSTREAM_URL=f"http://127.0.0.1:{upstream}/v1",
+        TENURE_EXTRACT_WORKERS="0",
+        TENURE_LOG_LEVEL="warning",
+    )
+    return env
+
+
 def seed(home: Path, size: int) -> None:
     corpus = make_corpus(size, user_id=USER)
     pinned = [

@@ -53,6 +53,7 @@ from bench.gateway_latency import (
     cpu_seconds,
     drain,
     free_port,
+    serve_env,
 )
 from bench.gateway_report import percentile
 
@@ -254,14 +255,7 @@ def serve(tree: Path, store: Path, upstream_port: int, run: Run, args: Any) -> N
     try:
         shutil.copy(store, home / "tenure.duckdb")
         port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-        env.update(
-            TENURE_HOME=str(home),
-            TENURE_PORT=str(port),
-            TENURE_UPSTREAM_URL=f"http://127.0.0.1:{upstream_port}/v1",
-            TENURE_EXTRACT_WORKERS="0",
-            TENURE_LOG_LEVEL="warning",
-        )
+        env = serve_env(home, port, upstream_port)
         if run.tree == "this":
             env.update(dict(pair.split("=", 1) for pair in args.env))
         started = time.monotonic()

@@ -27,7 +27,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.gateway_latency import free_port
+from bench.gateway_latency import free_port, serve_env
 from bench.scale import Client, build, rss_mb, settle, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,15 +58,7 @@ def run_once(tree: Path, store: Path, upstream_port: int) -> dict[str, float]:
     try:
         shutil.copy(store, home / "tenure.duckdb")
         port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-        env.update(
-            PYTHONPATH=str(tree),
-            TENURE_HOME=str(home),
-            TENURE_PORT=str(port),
-            TENURE_UPSTREAM_URL=f"http://127.0.0.1:{upstream_port}/v1",
-            TENURE_EXTRACT_WORKERS="0",
-            TENURE_LOG_LEVEL="warning",
-        )
+        env = serve_env(home, port, upstream_port, tree)
         started = time.monotonic()
         process = subprocess.Popen(
             [sys.executable, "-m", "proxy.cli.main", "serve"], cwd=tree, env=env, text=True
