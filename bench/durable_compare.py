@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import subprocess
 import sys
@@ -36,7 +35,13 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.gateway_cost import Client, drained, gather, health, idle, ready
-from bench.gateway_latency import cpu_seconds, free_port, serve_env, wait_healthy
+from bench.gateway_latency import (
+    cpu_seconds,
+    free_port,
+    serve_env,
+    stand_in_upstream,
+    wait_healthy,
+)
 from bench.gateway_report import percentile
 from bench.scale import LAYOUTS, build
 from bench.worktree import REPO, checked_out
@@ -174,12 +179,7 @@ def options() -> argparse.Namespace:
 def main() -> None:
     args = options()
     args.cache.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-    upstream = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.upstream"], cwd=REPO, env=env, stdout=subprocess.PIPE
-    )
-    assert upstream.stdout is not None
-    port = int(upstream.stdout.readline())
+    upstream, port = stand_in_upstream()
     waits = []
     try:
         with ExitStack() as checkouts:

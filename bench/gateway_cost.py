@@ -51,7 +51,15 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import make_queries
-from bench.gateway_latency import SCOPES, body, cpu_seconds, free_port, serve_env, wait_healthy
+from bench.gateway_latency import (
+    SCOPES,
+    body,
+    cpu_seconds,
+    free_port,
+    serve_env,
+    stand_in_upstream,
+    wait_healthy,
+)
 from bench.gateway_report import percentile
 from bench.scale import LAYOUTS, USER, build
 from bench.turn_write import turn_items
@@ -390,12 +398,8 @@ def main() -> None:
         serve_floor(args)
         return
     args.cache.mkdir(parents=True, exist_ok=True)
+    upstream, upstream_port = stand_in_upstream()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-    upstream = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.upstream"], cwd=REPO, env=env, stdout=subprocess.PIPE
-    )
-    assert upstream.stdout is not None
-    upstream_port = int(upstream.stdout.readline())
     args.floor_port = free_port()
     origin = f"http://127.0.0.1:{upstream_port}"
     floor = subprocess.Popen(

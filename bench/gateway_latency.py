@@ -56,6 +56,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stand_in_upstream() -> tuple[subprocess.Popen[bytes], int]:
+    """The stand-in provider in a process of its own (none of the caller's TENURE_ settings),
+    and the port it printed once listening."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
+    upstream = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.upstream"], cwd=REPO, env=env, stdout=subprocess.PIPE
+    )
+    assert upstream.stdout is not None
+    return upstream, int(upstream.stdout.readline())
+
+
 def serve_env(home: Path, port: int, upstream: int, tree: Path | None = None) -> dict[str, str]:
     """The environment of a benchmark's `tenure serve`: none of the caller's TENURE_ settings,
     its own home and port, the stand-in provider upstream, no extraction workers, warnings

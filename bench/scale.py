@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import itertools
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -54,6 +53,7 @@ from bench.gateway_latency import (
     drain,
     free_port,
     serve_env,
+    stand_in_upstream,
 )
 from bench.gateway_report import percentile
 
@@ -333,12 +333,7 @@ def main() -> None:
             worktrees.append(Path(tempfile.mkdtemp(prefix=f"tenure-{name}-")) / "tree")
             trees[name] = baseline_tree(ref, worktrees[-1])
     trees = {name: trees[name] for name in args.trees.split(",") if name in trees}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-    upstream = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.upstream"], cwd=REPO, env=env, stdout=subprocess.PIPE
-    )
-    assert upstream.stdout is not None
-    upstream_port = int(upstream.stdout.readline())
+    upstream, upstream_port = stand_in_upstream()
     runs: list[Run] = []
     try:
         for size in (int(s) for s in args.sizes.split(",")):

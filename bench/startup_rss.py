@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import os
 import shutil
 import statistics
 import subprocess
@@ -27,7 +26,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.gateway_latency import free_port, serve_env
+from bench.gateway_latency import free_port, serve_env, stand_in_upstream
 from bench.scale import Client, build, rss_mb, settle, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,16 +84,7 @@ def main() -> None:
     store = args.cache / f"store-{args.beliefs}-one.duckdb"
     build(store, args.beliefs, 1)
     trees = {"head": REPO, **({"base": args.base.resolve()} if args.base else {})}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
-    upstream = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.upstream"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert upstream.stdout is not None
-    upstream_port = int(upstream.stdout.readline())
+    upstream, upstream_port = stand_in_upstream()
     results: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     try:
         for run in range(args.runs):
