@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from beliefs.model.frozen import FrozenDict, FrozenList
 from beliefs.model.models import (
@@ -35,6 +35,7 @@ _SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}  # few-valued tuples (scope
 _NUMBERS: dict[float, float] = {}
 _PROFILES: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # records' profiles, by value
 _MAX_SHARED = 10_000
+_T = TypeVar("_T")
 
 
 class BeliefRecord(Standing):
@@ -205,23 +206,13 @@ def _names(values: Sequence[str] | None) -> tuple[str, ...]:
 def _shared(values: Sequence[str] | None) -> tuple[str, ...]:
     if not values:
         return ()
-    key = tuple(values)
-    found = _SHARED.get(key)
-    if found is None:
-        found = tuple(sys.intern(v) for v in key)
-        if len(_SHARED) < _MAX_SHARED:
-            _SHARED[found] = found
-    return found
+    found = _SHARED.get(tuple(values))
+    return _kept(_SHARED, tuple(sys.intern(v) for v in values)) if found is None else found
 
 
 def _shared_number(value: float) -> float:
     # confidences take a few values (0.9, 0.8): one float object each instead of one per row
-    found = _NUMBERS.get(value)
-    if found is None:
-        found = value
-        if len(_NUMBERS) < _MAX_SHARED:
-            _NUMBERS[value] = value
-    return found
+    return _kept(_NUMBERS, value)
 
 
 def _provenance(value: dict[str, Any] | None) -> dict[str, Any]:
@@ -229,11 +220,17 @@ def _provenance(value: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _shared_profile(profile: tuple[Any, ...]) -> tuple[Any, ...]:
-    found = _PROFILES.get(profile)
+    return _kept(_PROFILES, profile)
+
+
+def _kept(table: dict[_T, _T], value: _T) -> _T:
+    """The object `table` holds equal to `value`, else `value` itself, kept while the table
+    has room (at most _MAX_SHARED)."""
+    found = table.get(value)
     if found is None:
-        found = profile
-        if len(_PROFILES) < _MAX_SHARED:
-            _PROFILES[profile] = profile
+        found = value
+        if len(table) < _MAX_SHARED:
+            table[value] = value
     return found
 
 
