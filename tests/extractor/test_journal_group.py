@@ -18,17 +18,20 @@ FOLLOWERS = 15
 _sync = getattr(os, "fdatasync", os.fsync)
 
 
-def _job(tag: str) -> PendingJob:
-    return pending_job(
-        Turn(
-            request_id=tag,
-            user_id="ana",
-            model="gpt-4o-mini",
-            user_message=f"{tag}: we deploy on fridays",
-            assistant_message="noted",
-            created_at=datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC),
-        )
+def tagged_turn(tag: str) -> Turn:
+    """One finished turn, told apart by `tag`."""
+    return Turn(
+        request_id=tag,
+        user_id="ana",
+        model="gpt-4o-mini",
+        user_message=f"{tag}: we deploy on fridays",
+        assistant_message="noted",
+        created_at=datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC),
     )
+
+
+def _job(tag: str) -> PendingJob:
+    return pending_job(tagged_turn(tag))
 
 
 class GatedSync:

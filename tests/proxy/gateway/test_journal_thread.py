@@ -9,7 +9,6 @@ import asyncio
 import functools
 import threading
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,21 +22,13 @@ from extractor.turn import Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
 from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
-from tests.extractor.test_journal_group import GatedSync
+from tests.extractor.test_journal_group import GatedSync, tagged_turn
 
 WAIT_S = 30.0  # a bound for waits that end within milliseconds when the code is right
 
 
 def _turn(tag: str) -> Callable[[], Turn | None]:
-    turn = Turn(
-        request_id=tag,
-        user_id="ana",
-        model="gpt-4o-mini",
-        user_message=f"{tag}: we deploy on fridays",
-        assistant_message="noted",
-        created_at=datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC),
-    )
-    return functools.partial(lambda t: t, turn)
+    return functools.partial(lambda t: t, tagged_turn(tag))
 
 
 @pytest.fixture
