@@ -14,7 +14,7 @@ from beliefs.index.bm25 import K1, B, length_norms
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.clauses import Matched
-from beliefs.search.corroboration import OTHER_CLAUSE, Witness, needs_sense, topic
+from beliefs.search.corroboration import OTHER_CLAUSE, Witness, in_names, needs_sense, topic
 from beliefs.search.deadline import Deadline, passed
 from beliefs.search.hits import Clause, Match
 from beliefs.search.kind_words import NameWords
@@ -51,7 +51,8 @@ def accumulate(
     are those of the clauses read by then. `sense` False: no clause is gated (a deliberate
     search for a word, not a turn to read).
     """
-    walks = _walks(postings, canonical, aliases, names, extended and sense)
+    named = in_names(terms) if extended and sense else frozenset()
+    walks = _walks(postings, canonical, aliases, names, extended and sense, named)
     among = _essential(walks, floor)
     scores: dict[str, float] = {}
     get = scores.get
@@ -118,13 +119,13 @@ def _corroborate(
 
 
 def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: NameWords,
-           gated: bool) -> list[Walk]:  # fmt: skip
+           gated: bool, named: frozenset[str]) -> list[Walk]:  # fmt: skip
     """The postings of every matched clause, gated ones (when `gated`) marked with their query
     word."""
     norms = length_norms(postings.avg_alias_len)
     walks: list[Walk] = []
     for token, (base, _, _, how, query) in canonical.items():
-        gate = query if gated and needs_sense(token, how, query) else None
+        gate = query if gated and needs_sense(token, how, query, named) else None
         walks.append((token, [(base, postings.canonical_ids(token))], gate, (query,)))
     for token, words in names.items():
         ids = postings.canonical_ids(token)
@@ -132,7 +133,7 @@ def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: 
             (token, [(sum(b for b, _, _ in words), ids)], None, tuple(q for *_, q in words))
         )
     for token, (base, _, _, how, query) in aliases.items():
-        gate = query if gated and needs_sense(token, how, query) else None
+        gate = query if gated and needs_sense(token, how, query, named) else None
         groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
         walks.append((token, groups, gate, (query,)))
     return walks
@@ -181,7 +182,7 @@ def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: Matches) -> 
     """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
     if not m.extended or (doc.belief.id, token) in m.corroborated:
         return True
-    return not needs_sense(token, how, query) or topic(doc, token)
+    return not needs_sense(token, how, query, m.named) or topic(doc, token)
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class Matches:
     names: NameWords
     corroborated: Corroborated
     extended: bool = True
+    named: frozenset[str] = frozenset()  # the turn's words inside names of several words
 
 
 def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:

@@ -55,6 +55,7 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 WRITTEN = "written as a name"
 OTHER_CLAUSE = "another clause"
+RUN = "its own name's words"
 
 
 def _telling(word: str) -> bool:
@@ -107,6 +108,17 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
     return out
 
 
+def in_names(terms: QueryTerms) -> frozenset[str]:
+    """The turn's words written inside a name of several words (`QueryTerms.runs`)."""
+    return frozenset(w for run in terms.runs for w in run)
+
+
+def run_mates(terms: QueryTerms, word: str) -> frozenset[str]:
+    """Stems of the other words of each several-word name `word` is written in ("lineker" for
+    "gary" in "Gary Lineker"): a name the belief's own text does not hold is another thing's."""
+    return frozenset(stem(w) for run in terms.runs if word in run for w in run if w != word)
+
+
 def telling_words(terms: QueryTerms) -> dict[str, str]:
     """Stems of the turn's words that may tie it to a belief from anywhere (no stop word, no
     number, none of the commonest words) -> the words."""
@@ -129,12 +141,15 @@ def capital_tells(word: str) -> bool:
     return english(word)
 
 
-def needs_sense(token: str, how: Match, query: str) -> bool:
-    """Whether a matched one-word name needs corroboration: it has another sense, or a turn's
-    word with one reached it by an edit ("raw" for the alias "raws")."""
+def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = frozenset()) -> bool:
+    """Whether a matched one-word name needs corroboration: it has another sense, a turn's
+    word with one reached it by an edit ("raw" for the alias "raws"), or the turn writes it
+    inside a name of several words (`in_names`: "Gary Lineker", "the California Zephyr")."""
     if " " in token:
         return False
-    return has_other_sense(token) or (how == "fuzzy" and has_other_sense(query))
+    return (
+        has_other_sense(token) or (how == "fuzzy" and has_other_sense(query)) or query in in_names
+    )
 
 
 def topic(doc: IndexedDoc, token: str) -> bool:
@@ -154,7 +169,7 @@ def may_be_topic(token: str) -> bool:
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_near", "_token", "_topic", "written")
+    __slots__ = ("_mates", "_near", "_token", "_topic", "written")
 
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
         self._token = token
@@ -169,12 +184,15 @@ class Witness:
             turn = {s: w for s, w in turn.items() if not is_common(w)}
         near.update(turn)
         self._near = {s: w for s, w in near.items() if s not in own}
+        self._mates = run_mates(terms, query_word)
 
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for the belief's topic), or
         None when nothing in the turn but perhaps another clause corroborates it."""
         if self._topic and self._token not in proper_words(doc):  # the belief's topic
             return ""
+        if self._mates:  # written in a name of several words: is it the belief's?
+            return RUN if self._mates <= domain_words(doc) else None
         if self.written:
             return WRITTEN
         if self._near:

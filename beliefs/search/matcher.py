@@ -34,6 +34,7 @@ from beliefs.search.clauses import (
     match_aliases,
     match_canonical,
 )
+from beliefs.search.corroboration import in_names
 from beliefs.search.deadline import Deadline
 from beliefs.search.hits import Clause, Hit, Relevance
 from beliefs.search.kind_words import KindWord, NameWords, match_kind_words
@@ -218,7 +219,8 @@ def _by_rules(
             islice(((s, b) for s, b in ranked(scores, min_score, limit) if taken(b)), limit)
         )
     gated = extended and ask.sense
-    matches = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, gated)
+    named = in_names(terms) if gated else frozenset()
+    matches = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, gated, named)
     # (-rounded score, id): best first, ties to the most recently reinforced
     chosen = [(-round(score, 9), bid, docs[bid], score) for score, bid in best]
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break

@@ -150,6 +150,40 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     return word, any(capitals[1:]), capitals[0], ends
 
 
+_RUN_BREAKS = frozenset(',;:.!?)]}—–"”')
+# Capitalised by convention, not as part of a name: "Brightwater's March trial balance"
+_MONTHS = "january february march april may june july august september october november december"
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_CALENDAR = frozenset(f"{_MONTHS} {_DAYS} i".split())
+
+
+def name_runs(text: str) -> tuple[tuple[str, ...], ...]:
+    """Runs of two or more adjacent words each written with a capital where no sentence
+    starts: one name of several words ("Gary Lineker", "Tesla's Sentry Mode", "the
+    California Zephyr"). An all-capital word ("AQA") joins a run but does not start one
+    alone; a text written all in capitals has none."""
+    if text.upper() == text:
+        return ()
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    titled = 0
+    sentence_start = True
+    for raw in text.split():
+        word, inner, first, ends = _read_word(raw)
+        in_name = bool(word) and first and not sentence_start and word not in _CALENDAR
+        sentence_start = ends
+        if in_name:
+            run.append(word)
+            titled += not inner
+        if not in_name or raw[-1] in _RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
+            if len(run) > 1 and titled:
+                runs.append(tuple(run))
+            run, titled = [], 0
+    if len(run) > 1 and titled:
+        runs.append(tuple(run))
+    return tuple(runs)
+
+
 _CODE_SPAN_WORDS = 3  # a longer span is code, not a name
 _NAME_LIKE = re.compile(r"^[a-z][a-z0-9+#.-]*$")  # `make`, `next.js`; not `connect()`
 
@@ -195,6 +229,8 @@ class QueryTerms:
     coded: frozenset[str] = frozenset()
     code_phrases: tuple[str, ...] = ()  # an identifier's words as a phrase ("feature flags")
     other_script: bool = False  # the turn holds Hangul, kana or Han
+    # names of several capitalised words ("Gary Lineker", "Sentry Mode"), `name_runs`
+    runs: tuple[tuple[str, ...], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -239,4 +275,5 @@ def parse_query(text: str) -> QueryTerms:
         coded=frozenset(in_code),
         code_phrases=tuple(code_phrases),
         other_script=has_other_script(text),
+        runs=name_runs(cleaned),
     )

@@ -128,6 +128,22 @@ def test_a_first_name_needs_the_belief_s_sense_and_its_capital_tells_nothing() -
     }
 
 
+def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
+    gary = belief("g", "lab_technician_gary", ["Gary"], content="Gary preps the science labs.")
+    sentry = belief("s", "errors_sentry", ["Sentry"], content="Errors go to Sentry.")
+    zephyr = belief("z", "rtos_zephyr", ["Zephyr"], content="The firmware runs Zephyr RTOS.")
+    index = index_of(gary, sentry, zephyr, filler=10)
+    assert matches(index, "what's Gary Lineker's podcast? the science staff love it") == {}
+    assert matches(index, "does Tesla's Sentry Mode drain the battery?") == {}
+    assert matches(index, "is the California Zephyr worth two days?") == {}
+    # the belief's own words in the name, or the name alone, still count
+    assert matches(index, "which board does Zephyr RTOS support?") == {
+        "z": [("zephyr", "exact", "its own name's words")]
+    }
+    assert "g" in matches(index, "can Gary prep the labs on Monday?")
+    assert "s" in matches(index, "errors are not reaching Sentry since the deploy")
+
+
 def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
     dog = belief("d", "dog_estrella", ["Estrella"], content="Has a rescue dog named Estrella.")
     zustand = belief("z", "state_zustand", ["Zustand"], content="Client state lives in Zustand.")

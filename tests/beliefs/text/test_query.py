@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from beliefs.text.query import clean_query, normalize_name, parse_query
+from beliefs.text.query import clean_query, name_runs, normalize_name, parse_query
 
 
 def test_names_index_as_one_lowercase_token() -> None:
@@ -73,3 +73,16 @@ def test_numbers_in_brackets_are_numbers_too() -> None:
     assert "2024" in terms.words and "42" in terms.words and "3.11" in terms.words
     assert "v2" in terms.words
     assert "turn 2024" in terms.phrases  # a plain number is a term ("ISO 27001")
+
+
+def test_names_of_several_capitalised_words_are_runs() -> None:
+    assert name_runs("what's Gary Lineker's podcast called?") == (("gary", "lineker"),)
+    assert name_runs("does Tesla's Sentry Mode drain it") == (("tesla", "sentry", "mode"),)
+    assert name_runs("my daughter is on AQA English Lit. which poems?") == (
+        ("aqa", "english", "lit"),
+    )
+    # a sentence's first word, a list, an acronym alone, months and days are no names' words
+    assert name_runs("Can Tomás cover it? ask Maya, Tomás and Gary") == ()
+    assert name_runs("email Mark about Brightwater's March balance and the CI") == ()
+    assert name_runs("EVERYTHING IN CAPITALS SAYS NOTHING") == ()
+    assert parse_query("a trip on the California Zephyr").runs == (("california", "zephyr"),)
