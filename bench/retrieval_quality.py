@@ -121,6 +121,24 @@ def by_kind(specs: Specs, results: list[object], into: dict[tuple[str, str], lis
         tally_[1] += 1
 
 
+def pinned_only(specs: Specs, results: list[object]) -> int:
+    """Failed cases whose one fault is a pinned belief expected in the relevant layer: the
+    pinned layer carries it into every prompt, so the turn has it, but the judge (as the public
+    suite's) reads `shouldOnlyInclude` from the relevant layer alone."""
+    by_id = {r.case_id: r for r in results}  # type: ignore[attr-defined]
+    count = 0
+    for spec in specs:
+        result = by_id[spec["caseId"]]
+        want_spec = (spec.get("expect") or {}).get("relevantBeliefs") or {}  # type: ignore[union-attr]
+        if result.passed or "shouldOnlyInclude" not in want_spec:
+            continue
+        pinned = {b.id for b in result.context.pinned}
+        want = set(want_spec["shouldOnlyInclude"])
+        got = {h.belief.id for h in result.context.relevant}
+        count += bool(want & pinned) and got == want - pinned
+    return count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--public", type=Path, default=PUBLIC)
@@ -146,6 +164,7 @@ def main() -> None:
     print(f"{'corpus':<11} {'split':<11} " + " ".join(f"{m[:22]:>22}" for m in modes))
     print(f"{'':<23}" + " ".join(f"{'P / R / passed':>22}" for _ in modes))
     kinds: dict[str, dict[str, dict[tuple[str, str], list[int]]]] = {}
+    carried: dict[tuple[str, str], int] = {}  # (split, mode) -> failed only for a pinned belief
     for name, split, beliefs, cases, sessions, personas in suites:
         cells = []
         for mode in modes:
@@ -156,10 +175,16 @@ def main() -> None:
             )
             if split != "public":
                 by_kind(specs, results, kinds.setdefault(split, {}).setdefault(mode, {}))
+                carried[split, mode] = carried.get((split, mode), 0) + pinned_only(specs, results)
             failed = [r.case_id for r in results if not r.passed]  # type: ignore[attr-defined]
             if args.failed and failed and mode != "reference":
                 print(f"  {mode} failed: {', '.join(failed)}")
         print(f"{name:<11} {split:<11} " + " ".join(f"{c:>22}" for c in cells))
+    if any(carried.values()):
+        print("\nfailed only by expecting a pinned belief in the relevant layer (the pinned")
+        print("layer carries it into every prompt): " + "; ".join(
+            f"{split} {mode} {n}" for (split, mode), n in carried.items() if n
+        ))  # fmt: skip
     for split, per_mode in kinds.items():
         print(f"\ncases passed by kind ({split}): " + ", ".join(modes))
         names = sorted({k for tallies in per_mode.values() for k, _ in tallies})
