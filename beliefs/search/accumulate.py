@@ -14,7 +14,14 @@ from beliefs.index.bm25 import K1, B, length_norms
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.clauses import Matched
-from beliefs.search.corroboration import OTHER_CLAUSE, Witness, in_names, needs_sense, topic
+from beliefs.search.corroboration import (
+    OTHER_CLAUSE,
+    SIBLING,
+    Witness,
+    in_names,
+    needs_sense,
+    topic,
+)
 from beliefs.search.deadline import Deadline, passed
 from beliefs.search.hits import Clause, Match
 from beliefs.search.kind_words import NameWords
@@ -112,10 +119,40 @@ def _corroborate(
                     continue
                 found[bid, token] = why
                 confirmed.setdefault(bid, set()).add(word)
+    topics: list[tuple[str, str, str]] = []
     for bid, token, word in pending:
         if _other_word(walks, bid, word) or confirmed.get(bid, set()) - {word}:
             found[bid, token] = OTHER_CLAUSE
+        elif topic(docs[bid], token):
+            topics.append((bid, token, word))
+    if topics:
+        siblings = _reached_scopes(postings, walks, confirmed)
+        for bid, _, word in topics:  # two topics of one scope: the turn is in that world
+            for scope in docs[bid].belief.scope:
+                siblings.setdefault(scope, set()).add(word)
+        for bid, token, word in topics:
+            if any(w != word for s in docs[bid].belief.scope for w in siblings.get(s, ())):
+                found[bid, token] = SIBLING
     return found
+
+
+def _reached_scopes(
+    postings: UserPostings, walks: list[Walk], confirmed: dict[str, set[str]]
+) -> dict[str, set[str]]:
+    """Each scope -> the turn's words that reached a belief of it by a clause that counts."""
+    docs = postings.docs
+    out: dict[str, set[str]] = {}
+    for _, groups, gate, queries in walks:
+        if gate is not None:
+            continue
+        for _, ids in groups:
+            for bid in ids:
+                for scope in docs[bid].belief.scope:
+                    out.setdefault(scope, set()).update(queries)
+    for bid, words in confirmed.items():
+        for scope in docs[bid].belief.scope:
+            out.setdefault(scope, set()).update(words)
+    return out
 
 
 def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: NameWords,
@@ -182,7 +219,9 @@ def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: Matches) -> 
     """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
     if not m.extended or (doc.belief.id, token) in m.corroborated:
         return True
-    return not needs_sense(token, how, query, m.named) or topic(doc, token)
+    if not needs_sense(token, how, query, m.named):
+        return True
+    return query != token and query not in m.named and topic(doc, token)  # an inflected topic
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,22 @@ belief's (`lexicon.has_other_sense`): an everyday English word, or a word at lea
 million words in English or once per hundred thousand in another language though no English
 dictionary lists it (a first name, a place, a figure, a word of another language; a code
 with a digit, "q1" or "s3", has none); so does a one-edit match from such a word ("raw" for
-the alias "raws", "primer" for "primers"). One exception: an English word rarer than once per
-ten thousand words that the belief writes in lower case only is its topic ("exceptions",
-"rotation", "band") and counts as before; one of the commonest ("release", "plan") has too
-many senses. Corroboration is one of:
+the alias "raws", "primer" for "primers"), and a word written inside a name of several
+words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once per ten
+thousand words that the belief writes in lower case only is its topic ("exceptions",
+"rotation", "secret"): typed in another form than the belief's ("where do we keep secrets?")
+it counts alone; typed as the belief writes it, it needs corroboration like any other
+everyday word ("the train's late again", "a starter template", "tire rotation"), or a topic
+or name of another belief of the same scope in the turn ("does the protagonist's viewpoint
+hold?"). Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
   word's other sense is an English word, written in lower case ("rewrite it in Go"); a name
   no dictionary lists is capitalised in every sense ("my nephew Tomás", "the Maya
   calendar", "Gary Lineker");
 - a clause of the same belief that counts, reached by another word of the turn;
+- the other words of the several-word name it is written in, when all are the belief's
+  ("Zephyr RTOS");
 - a word of the belief's own text (content, why it matters, canonical name, aliases; not a
   stop or function word in English or another language, nor one of the commonest words)
   anywhere in the turn, or for one of the commonest name words ("make", "go") within
@@ -56,6 +62,7 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 WRITTEN = "written as a name"
 OTHER_CLAUSE = "another clause"
 RUN = "its own name's words"
+SIBLING = "a belief of its scope named too"
 
 
 def _telling(word: str) -> bool:
@@ -156,8 +163,9 @@ def topic(doc: IndexedDoc, token: str) -> bool:
     """Whether a matched everyday English word is the belief's topic, used in its everyday
     sense: the belief writes it in lower case only ("exceptions", "viewpoint", "recipes"), and
     it is rarer than TOPIC_ZIPF (one of the commonest words has many senses: "release",
-    "plan"). A turn's word one edit from it ("recipe") counts as it does; one
-    edit from a rarer name ("raw" for "raws", "primer" for "primers") needs corroboration."""
+    "plan"). Another form of it ("recipe") counts alone; the form the belief writes needs the
+    belief's world in the turn (`accumulate._corroborate`); one edit from a rarer name ("raw"
+    for "raws", "primer" for "primers") needs corroboration."""
     return may_be_topic(token) and token not in proper_words(doc)
 
 
@@ -169,11 +177,12 @@ def may_be_topic(token: str) -> bool:
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_mates", "_near", "_token", "_topic", "written")
+    __slots__ = ("_inflected", "_mates", "_near", "_token", "_topic", "written")
 
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
         self._token = token
         self._topic = may_be_topic(token)
+        self._inflected = query_word != token
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
@@ -187,12 +196,12 @@ class Witness:
         self._mates = run_mates(terms, query_word)
 
     def own_reason(self, doc: IndexedDoc) -> str | None:
-        """Why the word counts for `doc` by its own evidence ("" for the belief's topic), or
+        """Why the word counts for `doc` by its own evidence ("" for an inflected topic), or
         None when nothing in the turn but perhaps another clause corroborates it."""
-        if self._topic and self._token not in proper_words(doc):  # the belief's topic
-            return ""
         if self._mates:  # written in a name of several words: is it the belief's?
             return RUN if self._mates <= domain_words(doc) else None
+        if self._topic and self._inflected and self._token not in proper_words(doc):
+            return ""
         if self.written:
             return WRITTEN
         if self._near:

@@ -136,7 +136,7 @@ def test_a_relation_naming_another_users_belief_reads_no_other_user(tmp_path: Pa
         )
     with open_store(tmp_path / "t.duckdb", bound=EACH + 1) as store:
         assert store.index.held("u7") and not store.index.held("u0")
-        context = assemble(store.index, ContextRequest("u7", ("domain:code",), "the pairing"))
+        context = assemble(store.index, ContextRequest("u7", ("domain:code",), "the pairing tool"))
         ids = [h.belief.id for h in context.relevant]
         assert ids[:2] == ["u7-rel", "u7-b1"] and "u0-b1" not in ids
         assert not store.index.held("u0") and store.index.loads == 0

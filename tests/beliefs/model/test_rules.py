@@ -173,20 +173,20 @@ def test_rule_edits_are_validated(tmp_path: Path) -> None:
 
 def test_hits_without_a_template_get_their_own_heading_after_a_source_group() -> None:
     index = index_of(
-        belief("s", "retention_policy", ["retention"], scope=["domain:docs"]),
-        belief("p", "retention_dashboard", ["retention"], scope=["domain:plain"]),
+        belief("s", "retention_policy", ["RetainIQ"], scope=["domain:docs"]),
+        belief("p", "retention_dashboard", ["RetainIQ"], scope=["domain:plain"]),
         filler=40,
     )
     rules = RuleSet(
         (Rule(pattern="domain:docs", template="(SOURCE) Passages from your documents:"),)
     )
     ctx = assemble(
-        index, ContextRequest("u1", ("domain:docs", "domain:plain"), "retention"), rules=rules
+        index, ContextRequest("u1", ("domain:docs", "domain:plain"), "RetainIQ"), rules=rules
     )
     block = user_block(ctx)
     lines = block.splitlines()
     at = {line.split("]")[0].lstrip("- ["): n for n, line in enumerate(lines) if "] " in line}
     assert lines[at["s"] - 1] == "(SOURCE) Passages from your documents:"
     assert lines[at["p"] - 1] == "(MEMORY) Other beliefs from memory (never cited):"
-    alone = assemble(index, ContextRequest("u1", ("domain:plain",), "retention"), rules=rules)
+    alone = assemble(index, ContextRequest("u1", ("domain:plain",), "RetainIQ"), rules=rules)
     assert "Other beliefs" not in user_block(alone)  # one group: the preamble heads it

@@ -20,9 +20,11 @@ def matches(index: BeliefIndex, query: str) -> dict[str, list[tuple[str, str, st
 
 
 def test_inflections_match_by_stem_below_the_exact_form() -> None:
-    index = index_of(belief("t", "tracing_otel", ["tracing"]), filler=10)
-    assert matches(index, "the traces are missing") == {"t": [("traces~tracing", "stemmed", None)]}
-    exact, stemmed = hits(index, "tracing")[0].score, hits(index, "traces")[0].score
+    index = index_of(belief("t", "tracing_otel", ["Tracing"]), filler=10)
+    assert matches(index, "the Traces are missing") == {
+        "t": [("traces~tracing", "stemmed", "written as a name")]
+    }
+    exact, stemmed = hits(index, "the Tracing")[0].score, hits(index, "the Traces")[0].score
     assert 0 < stemmed < exact
 
 
@@ -83,14 +85,37 @@ def test_an_everyday_word_an_edit_from_an_alias_is_no_typo() -> None:
     assert matches(index, "Falko alerts on exec") == {"f": [("falko~falco", "fuzzy", None)]}
 
 
-def test_a_lowercase_everyday_alias_is_its_topic_and_matches_as_before() -> None:
-    index = index_of(belief("e", "error_handling", ["exceptions"]), filler=10)
-    assert matches(index, "when should I throw exceptions") == {
-        "e": [("exceptions", "exact", None)]
+def test_a_lowercase_everyday_alias_needs_the_belief_s_world_unless_inflected() -> None:
+    errors = belief(
+        "e",
+        "error_handling",
+        ["exceptions"],
+        content="Explicit error returns, not thrown exceptions.",
+        scope=["domain:code"],
+    )
+    train = belief("t", "commute_train", ["train"], scope=["domain:personal"])
+    index = index_of(errors, train, filler=10)
+    # alone, an everyday word is no name: "train and test error", "the train's late again"
+    assert matches(index, "what's the difference between train and test error?") == {}
+    # a word of the belief's own text beside it, or a topic of another belief of its scope
+    assert matches(index, "should I throw exceptions or return them?") == {
+        "e": [("exceptions", "exact", "domain word 'return'")]
+    }
+    pipeline = belief("p", "ci_pipeline", ["pipeline"], scope=["domain:code"])
+    index = index_of(errors, pipeline, filler=10)
+    assert matches(index, "the pipeline swallows exceptions") == {
+        "e": [("exceptions", "exact", "a belief of its scope named too")],
+        "p": [("pipeline", "exact", "a belief of its scope named too")],
+    }
+    # an inflected form is the user asking about the thing: "where do we keep secrets?"
+    secret = belief("s", "secrets_vault", ["Vault", "secret"], content="Kept in Vault.")
+    index = index_of(secret, filler=10)
+    assert matches(index, "where do we keep secrets for payments?") == {
+        "s": [("secrets~secret", "fuzzy", None)]
     }
 
 
-def test_a_lowercase_alias_is_the_topic_unless_it_is_one_of_the_commonest_words() -> None:
+def test_a_lowercase_alias_counts_with_the_belief_s_words() -> None:
     oncall = belief(
         "o",
         "oncall_rotation",
@@ -104,9 +129,10 @@ def test_a_lowercase_alias_is_the_topic_unless_it_is_one_of_the_commonest_words(
         content="No deploys from Thursday noon until the weekly cut on Monday.",
     )
     index = index_of(oncall, freeze, filler=10)
-    # rarer than once per hundred thousand words: the belief's topic, as the user words it
-    # (the cost: "tire rotation" reaches it too)
-    assert matches(index, "how does the rotation work") == {"o": [("rotation", "exact", None)]}
+    assert matches(index, "when should I do the tire rotation on my car") == {}
+    assert matches(index, "how does the weekly rotation work") == {
+        "o": [("rotation", "exact", "domain word 'weekly'")]
+    }
     # one of the commonest words has too many senses: it needs the belief's own words
     assert matches(index, "write the release notes for the iOS app") == {}
     assert matches(index, "can we still release on thursday?") == {
