@@ -22,6 +22,7 @@ from beliefs.index.indexed_doc import (
     pinned_order,
 )
 from beliefs.index.postings import SMALL_POSTING, Members, join, members, put, take
+from beliefs.text.identifiers import has_other_script
 from beliefs.text.lexicon import stem, stem_phrase
 from beliefs.text.query import STOP_WORDS
 
@@ -83,6 +84,8 @@ class UserPostings:
     deletes: FuzzyKeys = field(default_factory=FuzzyKeys)
     ends: dict[tuple[int, str, str], Members] = field(default_factory=dict)  # phrase tokens
     sizes: dict[int, int] = field(default_factory=dict)  # alias tokens by word count
+    # alias tokens written in Hangul, kana or Han: found inside a turn's unspaced text
+    script_aliases: set[str] = field(default_factory=set)
     alias_docs: int = 0
     alias_len_sum: int = 0
     name_sizes: dict[int, int] = field(default_factory=dict)  # canonical tokens by word count
@@ -136,6 +139,8 @@ class UserPostings:
                         put(self.ends, key, token)
                 _count(self.sizes, token, 1)
                 _put_stem(self.alias_stems, token)
+                if not token.isascii() and has_other_script(token):
+                    self.script_aliases.add(token)
                 self.aliases[token] = bid
             elif isinstance(posting, str):
                 if posting != bid:
@@ -190,6 +195,7 @@ class UserPostings:
             if token not in self.aliases:
                 _count(self.sizes, token, -1)
                 _take_stem(self.alias_stems, token)
+                self.script_aliases.discard(token)
                 for key in _fuzzy_keys(token):
                     if isinstance(key, int):
                         self.deletes.take(key, token)

@@ -13,6 +13,7 @@ from beliefs.index.bm25 import TF_NORM_ONE, idf, label, similarity, within_one_e
 from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.hits import Match
+from beliefs.text.identifiers import split_scripts
 from beliefs.text.lexicon import is_common, stem
 from beliefs.text.query import MAX_NGRAM, QueryTerms
 
@@ -118,6 +119,8 @@ def match_aliases(
                     matched[token] = (base, "alias", label(query, token), how, query)
     if not extended:
         return matched
+    if terms.other_script and postings.script_aliases:
+        _match_inside_scripts(postings, terms, n, matched)
     for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
         for query in queries:
             for token in postings.stem_matches("alias", query):
@@ -125,6 +128,44 @@ def match_aliases(
                     base = boost * STEM_FACTOR * idf(n, postings.alias_df(token))
                     matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
+
+
+def _match_inside_scripts(
+    postings: UserPostings, terms: QueryTerms, n: int, matched: Matched
+) -> None:
+    """Aliases written in Hangul, kana or Han found inside the turn's words: Japanese and
+    Chinese put no space between words, Korean joins particles to them ("保育園のお迎え",
+    "풋살이랑"). A Latin part of such an alias ("Pマーク") starts where a word starts."""
+    text = terms.cleaned.lower()
+    for token in postings.script_aliases:
+        if token in matched:
+            continue
+        needle = split_scripts(token)
+        at = text.find(needle)
+        while at >= 0 and not _bounded(text, at, needle):
+            at = text.find(needle, at + 1)
+        if at < 0:
+            continue
+        boost = BOOST_ALIAS_PHRASE if " " in needle else BOOST_ALIAS_WORD
+        base = boost * idf(n, postings.alias_df(token))
+        matched[token] = (base, "alias", token, "exact", token)
+
+
+def _katakana(ch: str) -> bool:
+    return "\u30a0" <= ch <= "\u30ff" or "\uff66" <= ch <= "\uff9f"
+
+
+def _bounded(text: str, at: int, needle: str) -> bool:
+    """Whether `needle` found at `at` stands as a word: a Latin end does not run on into
+    letters, a katakana end not into more katakana ("ベース" is no word of "データベース")."""
+    before = text[at - 1] if at > 0 else " "
+    after = text[at + len(needle)] if at + len(needle) < len(text) else " "
+    for ch, edge in ((before, needle[0]), (after, needle[-1])):
+        if edge.isascii() and edge.isalnum() and ch.isalnum():
+            return False
+        if _katakana(edge) and _katakana(ch):
+            return False
+    return True
 
 
 def _another_word(query: str, token: str) -> bool:

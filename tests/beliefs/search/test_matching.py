@@ -326,3 +326,18 @@ def test_everyday_words_are_frequent_dictionary_words_or_their_plurals() -> None
         "database",
     ]
     assert [w for w in ("jenkins", "django", "kafka", "circleci") if is_common(w)] == []
+
+
+def test_an_alias_in_another_script_is_found_inside_unspaced_words() -> None:
+    daycare = belief("d", "daycare_pickup", ["保育園", "daycare"], content="Pickup is at 18:00.")
+    band = belief("b", "city_pop_band", ["ベース", "bass"], content="She plays bass.")
+    futsal = belief("f", "futsal_wednesdays", ["futsal", "풋살"], content="Futsal on Wednesdays.")
+    mark = belief("p", "privacy_mark", ["Pマーク"], content="Renewal audit every two years.")
+    index = index_of(daycare, band, futsal, mark, filler=10)
+    assert matches(index, "保育園のお迎えが18時なんだけど") == {"d": [("保育園", "exact", None)]}
+    assert matches(index, "ベースの弦っていつ張り替える?") == {"b": [("ベース", "exact", None)]}
+    assert matches(index, "수요일 저녁은 풋살이랑 겹치나") == {"f": [("풋살", "exact", None)]}
+    assert matches(index, "Pマークの更新審査の準備") == {"p": [("pマーク", "exact", None)]}
+    # a katakana word inside a longer one is another word; a Latin letter must start a word
+    assert matches(index, "データベースの正規化を説明して") == {}
+    assert matches(index, "GDPマークの話") == {}
