@@ -14,9 +14,11 @@ words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once p
 thousand words that the belief writes in lower case only is its topic ("exceptions",
 "rotation", "secret"): typed in another form than the belief's ("where do we keep secrets?")
 it counts alone; typed as the belief writes it, it needs corroboration like any other
-everyday word ("the train's late again", "a starter template", "tire rotation"), or a topic
-or name of another belief of the same scope in the turn ("does the protagonist's viewpoint
-hold?"). Corroboration is one of:
+everyday word ("train and test error", "a starter template", "tire rotation"), a word
+pointing at the user's own one before it ("write a bio for the band", "which clients"), a
+turn too short to say another sense ("set up nightly backups"), or a topic or name of
+another belief of the same scope in the turn ("does the protagonist's viewpoint hold?").
+Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
   word's other sense is an English word, written in lower case ("rewrite it in Go"); a name
@@ -62,6 +64,13 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 WRITTEN = "written as a name"
 OTHER_CLAUSE = "another clause"
 RUN = "its own name's words"
+POINTED = "the user's own"
+# A turn of this many telling words or fewer has no room to say another sense: "set up
+# nightly backups" is about the user's backups.
+SHORT = 3
+# Words before a topic that point at the user's own one: "write a bio for the band", "which
+# clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
+_OWN = frozenset(["the", "our", "my", "which"])
 SIBLING = "a belief of its scope named too"
 
 
@@ -113,6 +122,12 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
             if near != word and _telling(near):
                 out.setdefault(stem(near), near)
     return out
+
+
+def _pointed_at(terms: QueryTerms, word: str) -> bool:
+    """Whether `word` follows one of the words that point at the user's own thing (`_OWN`)."""
+    seq = terms.sequence
+    return any(w == word and i > 0 and seq[i - 1] in _OWN for i, w in enumerate(seq))
 
 
 def in_names(terms: QueryTerms) -> frozenset[str]:
@@ -177,12 +192,15 @@ def may_be_topic(token: str) -> bool:
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_inflected", "_mates", "_near", "_token", "_topic", "written")
+    __slots__ = ("_inflected", "_mates", "_near", "_pointed", "_token", "_topic", "written")
 
     def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
+        self._pointed = self._topic and (
+            _pointed_at(terms, query_word) or len(telling_words(terms)) <= SHORT
+        )
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
@@ -200,7 +218,8 @@ class Witness:
         None when nothing in the turn but perhaps another clause corroborates it."""
         if self._mates:  # written in a name of several words: is it the belief's?
             return RUN if self._mates <= domain_words(doc) else None
-        if self._topic and self._inflected and self._token not in proper_words(doc):
+        topic = self._topic and self._token not in proper_words(doc)
+        if topic and self._inflected:
             return ""
         if self.written:
             return WRITTEN
@@ -209,4 +228,4 @@ class Witness:
             for near_stem, near_word in self._near.items():
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
-        return None
+        return POINTED if topic and self._pointed else None

@@ -96,17 +96,27 @@ def test_a_lowercase_everyday_alias_needs_the_belief_s_world_unless_inflected() 
     train = belief("t", "commute_train", ["train"], scope=["domain:personal"])
     index = index_of(errors, train, filler=10)
     # alone, an everyday word is no name: "train and test error", "the train's late again"
-    assert matches(index, "what's the difference between train and test error?") == {}
+    assert (
+        matches(index, "train vs test error again? a master's student asked me and I blanked") == {}
+    )
     # a word of the belief's own text beside it, or a topic of another belief of its scope
     assert matches(index, "should I throw exceptions or return them?") == {
         "e": [("exceptions", "exact", "domain word 'return'")]
     }
     pipeline = belief("p", "ci_pipeline", ["pipeline"], scope=["domain:code"])
     index = index_of(errors, pipeline, filler=10)
-    assert matches(index, "the pipeline swallows exceptions") == {
+    assert matches(
+        index, "is it normal a pipeline swallows exceptions when jobs retry overnight"
+    ) == {
         "e": [("exceptions", "exact", "a belief of its scope named too")],
         "p": [("pipeline", "exact", "a belief of its scope named too")],
     }
+    # a word pointing at the user's own one, or a turn too short for another sense
+    assert matches(index, "write a bio for the pipeline") == {
+        "p": [("pipeline", "exact", "the user's own")]
+    }
+    assert matches(index, "a starter pipeline template for a chrome extension with vite") == {}
+    assert matches(index, "pipeline broken") == {"p": [("pipeline", "exact", "the user's own")]}
     # an inflected form is the user asking about the thing: "where do we keep secrets?"
     secret = belief("s", "secrets_vault", ["Vault", "secret"], content="Kept in Vault.")
     index = index_of(secret, filler=10)
@@ -129,7 +139,10 @@ def test_a_lowercase_alias_counts_with_the_belief_s_words() -> None:
         content="No deploys from Thursday noon until the weekly cut on Monday.",
     )
     index = index_of(oncall, freeze, filler=10)
-    assert matches(index, "when should I do the tire rotation on my car") == {}
+    assert (
+        matches(index, "when should I do the tire rotation on my car, dealer says every 10k km")
+        == {}
+    )
     assert matches(index, "how does the weekly rotation work") == {
         "o": [("rotation", "exact", "domain word 'weekly'")]
     }
