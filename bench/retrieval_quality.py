@@ -121,10 +121,21 @@ def by_kind(specs: Specs, results: list[object], into: dict[tuple[str, str], lis
         tally_[1] += 1
 
 
-def pinned_only(specs: Specs, results: list[object]) -> int:
-    """Failed cases whose one fault is a pinned belief expected in the relevant layer: the
-    pinned layer carries it into every prompt, so the turn has it, but the judge (as the public
-    suite's) reads `shouldOnlyInclude` from the relevant layer alone."""
+def questions_of(beliefs: list[Path]) -> set[str]:
+    """The ids of the open questions among the beliefs files."""
+    return {
+        str(b["_id"])
+        for path in beliefs
+        for b in json.loads(path.read_text())
+        if isinstance(b, dict) and b.get("type") == "open_question"
+    }
+
+
+def unreachable_only(specs: Specs, results: list[object], questions: set[str]) -> int:
+    """Failed cases whose one fault is a belief the relevant layer never holds, expected in it:
+    a pinned one (the pinned layer carries it into every prompt, so the turn has it) or an open
+    question (never returned by search; pinned ones have their own layer). The judge, as the
+    public suite's, reads `shouldOnlyInclude` from the relevant layer alone."""
     by_id = {r.case_id: r for r in results}  # type: ignore[attr-defined]
     count = 0
     for spec in specs:
@@ -132,10 +143,10 @@ def pinned_only(specs: Specs, results: list[object]) -> int:
         want_spec = (spec.get("expect") or {}).get("relevantBeliefs") or {}  # type: ignore[union-attr]
         if result.passed or "shouldOnlyInclude" not in want_spec:
             continue
-        pinned = {b.id for b in result.context.pinned}
+        never = {b.id for b in result.context.pinned} | questions
         want = set(want_spec["shouldOnlyInclude"])
         got = {h.belief.id for h in result.context.relevant}
-        count += bool(want & pinned) and got == want - pinned
+        count += bool(want & never) and got == want - never
     return count
 
 
@@ -164,7 +175,7 @@ def main() -> None:
     print(f"{'corpus':<11} {'split':<11} " + " ".join(f"{m[:22]:>22}" for m in modes))
     print(f"{'':<23}" + " ".join(f"{'P / R / passed':>22}" for _ in modes))
     kinds: dict[str, dict[str, dict[tuple[str, str], list[int]]]] = {}
-    carried: dict[tuple[str, str], int] = {}  # (split, mode) -> failed only for a pinned belief
+    carried: dict[tuple[str, str], int] = {}  # (split, mode) -> failed only for `unreachable_only`
     for name, split, beliefs, cases, sessions, personas in suites:
         cells = []
         for mode in modes:
@@ -175,14 +186,15 @@ def main() -> None:
             )
             if split != "public":
                 by_kind(specs, results, kinds.setdefault(split, {}).setdefault(mode, {}))
-                carried[split, mode] = carried.get((split, mode), 0) + pinned_only(specs, results)
+                failed_only = unreachable_only(specs, results, questions_of(beliefs))
+                carried[split, mode] = carried.get((split, mode), 0) + failed_only
             failed = [r.case_id for r in results if not r.passed]  # type: ignore[attr-defined]
             if args.failed and failed and mode != "reference":
                 print(f"  {mode} failed: {', '.join(failed)}")
         print(f"{name:<11} {split:<11} " + " ".join(f"{c:>22}" for c in cells))
     if any(carried.values()):
-        print("\nfailed only by expecting a pinned belief in the relevant layer (the pinned")
-        print("layer carries it into every prompt): " + "; ".join(
+        print("\nfailed only by expecting in the relevant layer a pinned belief (the pinned layer")
+        print("carries it) or an open question (never searched): " + "; ".join(
             f"{split} {mode} {n}" for (split, mode), n in carried.items() if n
         ))  # fmt: skip
     for split, per_mode in kinds.items():
