@@ -103,7 +103,11 @@ def clean_query(text: str) -> str:
         text = _PATH.sub(" ", text)
     text = _LONG_HEX.sub(" ", text)
     text = split_scripts(text)
-    words = [w for w in text.split() if _PLAIN_NUMBER.match(w) or not _BARE_NUMBER.match(w)]
+    words = [
+        w
+        for w in text.split()
+        if _PLAIN_NUMBER.match(w.rstrip(_TRAIL_PUNCT)) or not _BARE_NUMBER.match(w)
+    ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
 
 

@@ -30,6 +30,14 @@ def test_cleaning_removes_code_paths_urls_markup_hex_and_numbers() -> None:
         assert gone not in cleaned, gone
     assert "Redis" in cleaned and "bold" in cleaned
     assert " 45 " in cleaned  # a plain number is a term: an alias may be one ("27001")
+    # so is one that ends a sentence or a clause
+    assert (
+        parse_query("jump from Grade 6 straight to Grade 8. sensible?")
+        .phrases_of(2)
+        .count("grade 8")
+        == 1
+    )
+    assert "27001" in parse_query("is ISO 27001, clause 9.2 in scope").words
 
 
 def test_stack_trace_lines_are_removed() -> None:
