@@ -270,6 +270,9 @@ def parse_query(text: str) -> QueryTerms:
     in_code, code_phrases = code_terms(text)
     seen = set(words)
     words += [w for w in in_code if w not in seen]
+    seen.update(in_code)
+    parts = [p for w in words if "-" in w for p in w.split("-") if len(p) > 1 and p.isalpha()]
+    words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
     return QueryTerms(
         cleaned=cleaned,
         words=tuple(dict.fromkeys(words)),

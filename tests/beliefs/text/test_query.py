@@ -94,3 +94,9 @@ def test_names_of_several_capitalised_words_are_runs() -> None:
     assert name_runs("email Mark about Brightwater's March balance and the CI") == ()
     assert name_runs("EVERYTHING IN CAPITALS SAYS NOTHING") == ()
     assert parse_query("a trip on the California Zephyr").runs == (("california", "zephyr"),)
+
+
+def test_a_hyphenated_word_is_also_its_parts() -> None:
+    terms = parse_query("with dagster-dbt, how do I surface BaFin-Anforderungen?")
+    assert {"dagster-dbt", "dagster", "dbt", "bafin", "anforderungen"} <= set(terms.words)
+    assert "e" not in parse_query("an e-mail from ERC-20 holders").words  # one letter, a number
