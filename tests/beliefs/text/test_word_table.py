@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import string
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -70,6 +72,36 @@ def test_dictionary_holds_exactly_the_lower_case_entries_of_web2_and_gcide() -> 
     listed = sorted(entries)
     for word in [*listed, *_sample_spellings(listed, 3), *_sample_spellings(_english_words(), 4)]:
         assert (word in table) == (word in expected), word
+
+
+def test_the_lexicon_answers_as_wordfreq_and_english_words_do() -> None:
+    entries = get_english_words_set(["web2", "gcide"], alpha=True, lower=False)
+    dictionary = frozenset(w for w in entries if w.islower())
+    words = [*ODD_SPELLINGS, "the", "rust", "jenkins", "flask", "chispa", "tomás", "elle", "que"]
+    for word in words:
+        assert lexicon.zipf(word) == wordfreq.zipf_frequency(word, "en"), word
+        elsewhere = 0.0
+        if word.isalpha():
+            langs = lexicon.OTHER_LANGUAGES
+            elsewhere = max(wordfreq.zipf_frequency(word, lang, "small") for lang in langs)
+        assert lexicon.zipf_elsewhere(word) == elsewhere, word
+        assert lexicon.in_dictionary(word) == (word in dictionary), word
+
+
+def test_warming_loads_every_list_without_wordfreqs_own_dicts() -> None:
+    code = (
+        "import wordfreq\n"
+        "from beliefs.text import lexicon\n"
+        "lexicon.warm()\n"
+        "print(lexicon._frequencies.cache_info().currsize,"
+        " lexicon._dictionary.cache_info().currsize,"
+        " wordfreq.get_frequency_dict.cache_info().currsize,"
+        " wordfreq.get_frequency_list.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split() == [str(1 + len(lexicon.OTHER_LANGUAGES)), "1", "0", "0"]
 
 
 def test_a_word_given_twice_keeps_its_last_value_as_a_dict_would() -> None:
