@@ -16,6 +16,7 @@ import operator
 import pickle
 from array import array
 from collections.abc import Iterable, Sequence
+from functools import cache
 from importlib import resources
 from itertools import accumulate, islice
 
@@ -23,8 +24,6 @@ from itertools import accumulate, islice
 # 800 (once per 10^8 words). They do not fit one: the English list uses 564 distinct bins.
 _VALUE_TYPE = "H"
 _NO_VALUES: array[int] = array(_VALUE_TYPE)
-# a lone surrogate, which no list holds, still gets bytes to compare
-_encode = operator.methodcaller("encode", "utf-8", "surrogatepass")
 
 
 class WordTable:
@@ -36,12 +35,12 @@ class WordTable:
         """`words` in any order, `values` in step with them; of a word given twice the last
         value counts (as when a dict is filled in that order)."""
         if values is None:
-            ordered = sorted(map(_encode, set(words)))
+            ordered = sorted(map(str.encode, set(words)))
             self._values = _NO_VALUES
         else:
             if len(values) != len(words):
                 raise ValueError(f"{len(words)} words but {len(values)} values")
-            encoded = list(map(_encode, words))
+            encoded = list(map(str.encode, words))
             # stable: a repeated word's copies keep their given order, the last one last
             order = sorted(range(len(encoded)), key=encoded.__getitem__)
             ordered = list(map(encoded.__getitem__, order))
@@ -79,11 +78,11 @@ class WordTable:
         return len(self._blob) + sum(a.itemsize * len(a) for a in arrays)
 
     def _find(self, word: str) -> int:
-        key = _encode(word)
+        key = word.encode("utf-8", "surrogatepass")  # a lone surrogate: in no list
         blob, starts = self._blob, self._starts
         low, high = 0, len(starts) - 1
         while low < high:
-            middle = (low + high) // 2
+            middle = (low + high) >> 1
             probe = blob[starts[middle] : starts[middle + 1]]
             if probe < key:
                 low = middle + 1
@@ -110,27 +109,45 @@ def zipf_frequency(table: WordTable, word: str, lang: str) -> float:
     """What wordfreq's `zipf_frequency(word, lang, wordlist)` answers, `table` being that list
     (`frequency_table`): the same tokens, bins and arithmetic, so the same float. For languages
     wordfreq splits into words by its regular expression (not Chinese, Japanese or Korean)."""
-    from wordfreq import cB_to_freq, freq_to_zipf, zipf_to_freq
+    if word.isascii() and word.isalpha() and word.islower():
+        # wordfreq's tokenizer keeps a word of a to z whole, and it has no digits: skip its ~5 µs
+        index = table.value(word)
+        return _zipf_of(()) if index is None else _zipf_of_bin(index)
+    from wordfreq import cB_to_freq
     from wordfreq.numbers import digit_freq, smash_numbers
     from wordfreq.tokens import lossy_tokenize
 
-    floor = zipf_to_freq(0.0)  # wordfreq's answer for a word it does not know
-    if word.isascii() and word.isalpha() and word.islower():
-        tokens = [word]  # what wordfreq's tokenizer makes of a to z only, without its ~5 µs
-    else:
-        tokens = lossy_tokenize(word, lang)
-    if not tokens:
-        return round(freq_to_zipf(floor), 2)
-    # a phrase is as rare as the harmonic sum of its words' frequencies
-    inverse_sum = 0.0
-    for token in tokens:
+    frequencies = []
+    for token in lossy_tokenize(word, lang):
         smashed = smash_numbers(token)  # runs of digits read as zeros: "2024" is "0000"
         index = table.value(smashed)
         if index is None:
-            return round(freq_to_zipf(floor), 2)
+            return _zipf_of(())
         frequency = cB_to_freq(-index)
         if smashed != token:
             frequency *= digit_freq(token)
+        frequencies.append(frequency)
+    return _zipf_of(frequencies)
+
+
+@cache
+def _zipf_of_bin(index: int) -> float:
+    from wordfreq import cB_to_freq
+
+    return _zipf_of((cB_to_freq(-index),))
+
+
+def _zipf_of(frequencies: Sequence[float]) -> float:
+    """The Zipf value of the tokens' frequencies (none: an unknown word), as wordfreq reckons
+    it."""
+    from wordfreq import freq_to_zipf, zipf_to_freq
+
+    floor = zipf_to_freq(0.0)  # wordfreq's frequency for a word it does not know
+    if not frequencies:
+        return round(freq_to_zipf(floor), 2)
+    # a phrase is as rare as the harmonic sum of its words' frequencies
+    inverse_sum = 0.0
+    for frequency in frequencies:
         inverse_sum += 1.0 / frequency
     frequency = max(1.0 / inverse_sum, floor)
     # three significant digits, as wordfreq keeps
