@@ -120,8 +120,9 @@ def _corroborate(
                 found[bid, token] = why
                 confirmed.setdefault(bid, set()).add(word)
     topics: list[tuple[str, str, str]] = []
+    reached = _reached_by(walks, {bid for bid, _, _ in pending}) if pending else {}
     for bid, token, word in pending:
-        if _other_word(walks, bid, word) or confirmed.get(bid, set()) - {word}:
+        if _besides(reached.get(bid), word) or _besides(confirmed.get(bid), word):
             found[bid, token] = OTHER_CLAUSE
         elif topic(docs[bid], token):
             topics.append((bid, token, word))
@@ -130,10 +131,20 @@ def _corroborate(
         for bid, _, word in topics:  # two topics of one scope: the turn is in that world
             for scope in docs[bid].belief.scope:
                 siblings.setdefault(scope, set()).add(word)
+        seen: dict[tuple[tuple[str, ...], str], bool] = {}  # (scopes, word) -> a sibling
         for bid, token, word in topics:
-            if any(w != word for s in docs[bid].belief.scope for w in siblings.get(s, ())):
+            scopes = docs[bid].belief.scope
+            sibling = seen.get((scopes, word))
+            if sibling is None:
+                sibling = seen[scopes, word] = any(_besides(siblings.get(s), word) for s in scopes)
+            if sibling:
                 found[bid, token] = SIBLING
     return found
+
+
+def _besides(words: set[str] | None, word: str) -> bool:
+    """Whether `words` holds a word other than `word`."""
+    return words is not None and (len(words) > 1 or (bool(words) and word not in words))
 
 
 def _reached_scopes(
@@ -176,13 +187,17 @@ def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: 
     return walks
 
 
-def _other_word(walks: list[Walk], bid: str, word: str) -> bool:
-    """Whether another word of the turn than `word` reached `bid` by a clause that counts
-    ungated ("Tomás" matching an alias exactly and another by one edit is still one word)."""
-    return any(
-        gate is None and any(q != word for q in queries) and any(bid in ids for _, ids in groups)
-        for _, groups, gate, queries in walks
-    )
+def _reached_by(walks: list[Walk], among: set[str]) -> dict[str, set[str]]:
+    """For the beliefs of `among`, the turn's words that reached each by a clause that counts
+    ungated ("Tomás" matching one alias exactly and another by one edit is still one word)."""
+    out: dict[str, set[str]] = {}
+    for _, groups, gate, queries in walks:
+        if gate is not None:
+            continue
+        for _, ids in groups:
+            for bid in among.intersection(ids):
+                out.setdefault(bid, set()).update(queries)
+    return out
 
 
 def _essential(walks: list[Walk], floor: float) -> set[str] | None:
