@@ -3,19 +3,17 @@ word lists) load after the app answers, not on the import of the app."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.child_python import run_python
 
 HEAVY = ("mcp", "litellm", "wordfreq")
 
 
 def test_importing_the_app_leaves_the_heavy_libraries_for_later() -> None:
     code = f"import sys, proxy.app\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert out.stdout.strip() == ""
+    out = run_python(code)
+    assert out.strip() == ""
 
 
 def test_a_server_on_a_duckdb_store_loads_no_postgres_driver_nor_mcp_sdk(tmp_path: Path) -> None:
@@ -31,7 +29,5 @@ def test_a_server_on_a_duckdb_store_loads_no_postgres_driver_nor_mcp_sdk(tmp_pat
         "    assert client.get('/api/beliefs').status_code == 200\n"
         "    print(','.join(m for m in ('psycopg', 'mcp') if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert out.stdout.strip() == "", out.stdout
+    out = run_python(code)
+    assert out.strip() == "", out

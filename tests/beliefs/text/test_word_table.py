@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 import string
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +18,7 @@ from beliefs.text.word_table import (
     lower_case_entries,
     zipf_frequency,
 )
+from tests.child_python import run_python
 
 ODD_SPELLINGS = (
     *("", " ", "  the  ", "the cat", "-", "'", "...", "e-mail", "a.b", "ab\x00c", "the\n"),
@@ -98,10 +97,8 @@ def test_warming_loads_every_list_without_wordfreqs_own_dicts() -> None:
         " wordfreq.get_frequency_dict.cache_info().currsize,"
         " wordfreq.get_frequency_list.cache_info().currsize)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert out.stdout.split() == [str(1 + len(lexicon.OTHER_LANGUAGES)), "1", "0", "0"]
+    out = run_python(code)
+    assert out.split() == [str(1 + len(lexicon.OTHER_LANGUAGES)), "1", "0", "0"]
 
 
 def test_a_word_given_twice_keeps_its_last_value_as_a_dict_would() -> None:
