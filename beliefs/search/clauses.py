@@ -110,7 +110,7 @@ def match_aliases(
             if found is None:
                 found = _alias_matches(postings, query, cache)
             for token, edits in found:
-                if edits and extended and _another_word(query, token):
+                if edits and extended and (_another_word(query, token) or _short(query, token)):
                     continue
                 df = postings.alias_df(token)
                 base = boost * idf(n, df) * similarity(query, token, edits)
@@ -166,6 +166,15 @@ def _bounded(text: str, at: int, needle: str) -> bool:
         if _katakana(edge) and _katakana(ch):
             return False
     return True
+
+
+SHORT_TYPO = 4  # an alias this short one edit from a word is another word, save a plural
+
+
+def _short(query: str, token: str) -> bool:
+    """Whether a one-edit match is to an alias too short to tell a typo from another word
+    ("wala" for "waba", "sls" for "slo"); its plural ("okrs" for "okr") is still the word."""
+    return len(token) <= SHORT_TYPO and query != token + "s" and token != query + "s"
 
 
 def _another_word(query: str, token: str) -> bool:

@@ -85,6 +85,16 @@ def test_an_everyday_word_an_edit_from_an_alias_is_no_typo() -> None:
     assert matches(index, "Falko alerts on exec") == {"f": [("falko~falco", "fuzzy", None)]}
 
 
+def test_a_short_word_an_edit_from_an_alias_is_another_word_save_a_plural() -> None:
+    index = index_of(
+        belief("s", "slo_playback", ["SLO"], content="Playback start SLO is 99.5%."),
+        belief("o", "quarterly_okrs", ["okr"], content="Team OKRs are set each quarter."),
+        filler=10,
+    )
+    assert matches(index, "target only the edge boxes with a grain in top.sls") == {}
+    assert "o" in matches(index, "draft the team okrs for Q3")
+
+
 def test_a_lowercase_everyday_alias_needs_the_belief_s_world_unless_inflected() -> None:
     errors = belief(
         "e",
