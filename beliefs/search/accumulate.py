@@ -27,7 +27,8 @@ from beliefs.search.hits import Clause, Match
 from beliefs.search.kind_words import NameWords
 from beliefs.text.query import QueryTerms
 
-Corroborated = dict[tuple[str, str], str]  # (belief id, token) -> why the common word counts
+# (belief id, token) -> why the everyday word counts ("" for an inflected topic: nothing needed)
+Corroborated = dict[tuple[str, str], str]
 
 
 # One clause's postings to walk: (token, (rate, ids) groups, for a gated one its query word,
@@ -85,7 +86,7 @@ def accumulate(
             for bid in ids if among is None else among.intersection(ids):
                 if (bid, token) in corroborated:
                     scores[bid] = get(bid, 0.0) + rate
-    return scores, {key: why for key, why in corroborated.items() if why}
+    return scores, corroborated
 
 
 def _corroborate(
@@ -95,11 +96,13 @@ def _corroborate(
     among: set[str] | None,
     deadline: Deadline | None,
 ) -> Corroborated:
-    """Which gated clauses count, and why ("" for a belief's topic, which needs nothing).
+    """Which gated clauses count, and why ("" for an inflected topic, which needs nothing).
 
-    First each clause on its own evidence (its topic, its written form, the belief's words in
-    the turn); then a clause that has none counts when another word of the turn reached the
-    same belief by a clause that counts ("figure" with "Prism" written as a name).
+    First each clause on its own evidence (`Witness.own_reason`); then a clause that has none
+    counts when another word of the turn reached the same belief by a clause that counts
+    ("figure" with "Prism" written as a name); then a topic typed as the belief writes it
+    counts when a belief of its scope was named too, by a clause that counts or by its own
+    topic ("does the protagonist's viewpoint hold?").
     """
     docs = postings.docs
     found: Corroborated = {}
@@ -234,9 +237,7 @@ def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: Matches) -> 
     """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
     if not m.extended or (doc.belief.id, token) in m.corroborated:
         return True
-    if not needs_sense(token, how, query, m.named):
-        return True
-    return query != token and query not in m.named and topic(doc, token)  # an inflected topic
+    return not needs_sense(token, how, query, m.named)
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,7 @@ def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:
     if doc.canonical in m.canonical:
         base, fld, label, how, query = m.canonical[doc.canonical]
         if _counts(doc, doc.canonical, how, query, m):
-            why = m.corroborated.get((bid, doc.canonical))
+            why = m.corroborated.get((bid, doc.canonical)) or None
             out.append(Clause(fld, label, base, how, why))
     for base, label, _ in m.names.get(doc.canonical, ()):
         out.append(Clause("canonical_name", label, base, "name_word"))
@@ -270,7 +271,7 @@ def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:
         if token in m.aliases:
             base, _, label, how, query = m.aliases[token]
             if _counts(doc, token, how, query, m):
-                why = m.corroborated.get((bid, token))
+                why = m.corroborated.get((bid, token)) or None
                 out.append(Clause(fld, label, base * norm, how, why))
     out.sort(key=lambda c: -c.score)
     return out

@@ -124,10 +124,14 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
     return out
 
 
-def _pointed_at(terms: QueryTerms, word: str) -> bool:
-    """Whether `word` follows one of the words that point at the user's own thing (`_OWN`)."""
+def follows(terms: QueryTerms, word: str, pointers: frozenset[str], within: int) -> bool:
+    """Whether `word` stands somewhere in the turn with one of `pointers` among the `within`
+    words before it ("the band", "which test framework")."""
     seq = terms.sequence
-    return any(w == word and i > 0 and seq[i - 1] in _OWN for i, w in enumerate(seq))
+    return any(
+        w == word and any(p in pointers for p in seq[max(0, i - within) : i])
+        for i, w in enumerate(seq)
+    )
 
 
 def in_names(terms: QueryTerms) -> frozenset[str]:
@@ -198,14 +202,12 @@ class Witness:
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        self._pointed = self._topic and (
-            _pointed_at(terms, query_word) or len(telling_words(terms)) <= SHORT
-        )
+        turn = telling_words(terms)
+        self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or len(turn) <= SHORT)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = neighbours(terms, query_word)
-        turn = telling_words(terms)
         if is_general(query_word):  # "make sure the tests pass" is no make target: for one of
             # the commonest words only a word no dictionary lists ties it from afar
             turn = {s: w for s, w in turn.items() if not is_common(w)}

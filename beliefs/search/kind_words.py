@@ -18,7 +18,7 @@ from beliefs.index.bm25 import TF_NORM_ONE, idf, label
 from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
 from beliefs.index.user_postings import MAX_NAME_WORD_NAMES, UserPostings
-from beliefs.search.corroboration import proper_words
+from beliefs.search.corroboration import follows, proper_words
 from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import QueryTerms
 
@@ -172,8 +172,5 @@ def _points_at_one(terms: QueryTerms, word: str, name_word: str) -> bool:
     bar")."""
     if word.endswith("ing") and not name_word.endswith("ing"):
         return True
-    seq = terms.sequence
-    return any(
-        w == word and (i == 0 or any(d in DETERMINERS for d in seq[max(0, i - 2) : i]))
-        for i, w in enumerate(seq)
-    )
+    opens = bool(terms.sequence) and terms.sequence[0] == word
+    return opens or follows(terms, word, DETERMINERS, 2)
