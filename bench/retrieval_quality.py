@@ -178,6 +178,7 @@ def main() -> None:
     carried: dict[tuple[str, str], int] = {}  # (split, mode) -> failed only for `unreachable_only`
     for name, split, beliefs, cases, sessions, personas in suites:
         cells = []
+        questions = questions_of(beliefs) if split != "public" else set()
         for mode in modes:
             specs, results = run(beliefs, cases, sessions, personas, mode, encoder)
             t = tally(specs, results)
@@ -186,7 +187,7 @@ def main() -> None:
             )
             if split != "public":
                 by_kind(specs, results, kinds.setdefault(split, {}).setdefault(mode, {}))
-                failed_only = unreachable_only(specs, results, questions_of(beliefs))
+                failed_only = unreachable_only(specs, results, questions)
                 carried[split, mode] = carried.get((split, mode), 0) + failed_only
             failed = [r.case_id for r in results if not r.passed]  # type: ignore[attr-defined]
             if args.failed and failed and mode != "reference":
