@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from functools import lru_cache
+from itertools import pairwise
 
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label
 from beliefs.index.indexed_doc import FUZZY_PREFIX
@@ -42,6 +43,7 @@ DETERMINERS = frozenset(
         "whose",
     ]
 )
+QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 
 # canonical token -> its name words the turn holds: (score, label, query word)
 NameWords = dict[str, list[tuple[float, str, str]]]
@@ -64,11 +66,13 @@ def match_kind_words(
     the turn, in a canonical name whose other words hold the name (a rare word, or one the
     belief writes as a name), and not written as a name by the belief itself. Per word, what
     it reaches is kept until the index changes (`cache`). A descriptive name (no one name at
-    its end) counts only when the turn holds two of its words ("which key does a payment call
-    need?" and `payment_idempotency_key`).
+    its end) counts only when the turn writes two of its words side by side ("my game engine"
+    of `game_engine_godot`; not "a merge conflict in dbt_project.yml" of
+    `dbt_incremental_merge_strategy`), or asks which one of the kind it holds ("which key does a
+    payment call need?" of `payment_idempotency_key`).
     """
     found: NameWords = {}
-    turn = {stem(w) for w in terms.content}
+    pairs: set[tuple[str, str]] | None = None  # worked out for the first name reached
     for word in dict.fromkeys(terms.content):
         if word in consumed or word in terms.marked:  # `log` in code is no kind of thing
             continue
@@ -79,10 +83,40 @@ def match_kind_words(
         for token, (name_word, shaped) in hits.items():
             if token in canonical:
                 continue
-            two = sum(stem(w) in turn for w in set(token.split(" "))) >= 2
+            if pairs is None:
+                pairs = _adjacent_stems(terms)
+            two = _two_together(token, pairs) or _asked_for(token, terms)
             if two or (shaped and _points_at_one(terms, word, name_word)):
                 found.setdefault(token, []).append((base, label(word, name_word), word))
     return found
+
+
+def _adjacent_stems(terms: QueryTerms) -> set[tuple[str, str]]:
+    """The stems of each two words the turn writes side by side (stop words left out), in
+    either order, and of each identifier's neighbouring words."""
+    pairs: set[tuple[str, str]] = set()
+    runs = [terms.sequence, *(p.split(" ") for p in terms.code_phrases)]
+    for run in runs:
+        stems = [stem(w) for w in run]
+        for a, b in pairwise(stems):
+            pairs.update(((a, b), (b, a)))
+    return pairs
+
+
+def _two_together(token: str, pairs: set[tuple[str, str]]) -> bool:
+    """Whether the turn writes two words of the name side by side ("my game engine" of
+    `game_engine_godot`), not apart ("a merge conflict in dbt_project.yml")."""
+    stems = {stem(w) for w in token.split(" ")}
+    return any((a, b) in pairs for a in stems for b in stems if a != b)
+
+
+def _asked_for(token: str, terms: QueryTerms) -> bool:
+    """Whether the turn asks which one of the kind it holds and names it by two of its words
+    ("which key does a payment call need?" of `payment_idempotency_key`)."""
+    stems = {stem(w) for w in token.split(" ")}
+    seq = terms.sequence
+    asked = {stem(w) for before, w in pairwise(seq) if before in QUESTIONS} & stems
+    return bool(asked) and len(stems & {stem(w) for w in terms.content}) >= 2
 
 
 def _kind_word(postings: UserPostings, word: str, n: int) -> KindWord:
@@ -155,8 +189,8 @@ def _kind_then_name(postings: UserPostings, canonical: str, word: str) -> bool:
     words = canonical.split(" ")
     while len(words) > 2 and words[-1].isdigit():  # a version or year after the name
         words.pop()
-    if len(words) < 2 or word not in words[:-1]:
-        return False
+    if len(words) < 2 or word not in words[:-1] or is_general(words[-1]):
+        return False  # "Form 17" of `seller_disclosure_form_17`: too frequent a word to name
     named = _named_by(postings, canonical)
     docs = [postings.docs[bid] for bid in postings.canonical_ids(canonical)]
     aliased = {token for doc in docs for token in doc.aliases[: doc.alias_count]}

@@ -286,6 +286,24 @@ def test_a_kind_word_needs_a_name_after_it() -> None:
     assert set(matches(index, "is the max pool size per pod too low?")) == {"pool"}  # two words
 
 
+def test_two_words_of_a_descriptive_name_stand_side_by_side_or_are_asked_for() -> None:
+    merge = belief("m", "dbt_incremental_merge_strategy", ["incremental strategy"])
+    key = belief("k", "payment_idempotency_key", ["idempotency key", "idempotency"])
+    index = index_of(merge, key, filler=10)
+    assert matches(index, "there's a merge conflict in dbt_project.yml after the rebase") == {}
+    assert set(matches(index, "should the incremental merge dedupe first?")) == {"m"}
+    assert set(matches(index, "which key does a payment call need?")) == {"k"}
+    assert matches(index, "the key to the payment office is lost") == {}
+
+
+def test_a_name_too_frequent_to_name_anything_makes_no_kind_word() -> None:
+    content = "The NWMLS Form 17 seller disclosure is collected at listing signing."
+    form = belief("f", "seller_disclosure_form_17", ["Form 17"], content=content)
+    index = index_of(form, filler=10)
+    assert matches(index, "sellers of the rambler want to rent furniture for staging") == {}
+    assert set(matches(index, "did the buyer's agent get form 17?")) == {"f"}
+
+
 def test_a_word_of_the_canonical_name_anywhere_in_the_turn_corroborates() -> None:
     content = "Environments are handled by uv; avoids Poetry because of its speed."
     tooling = belief("py", "python_tooling", ["uv", "python tooling", "poetry"], content=content)
