@@ -86,17 +86,35 @@ def start_proxy(
     return process, base + "/v1"
 
 
-async def phase(load: Load, pid: int, requests: int, workers: int) -> float:
-    """The proxy's CPU µs per request over `requests` calls from `workers` clients."""
+def thread_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) of each of a process's threads by thread id, the event
+    loop's (the main thread's) as "loop" (the OS knows no Python thread names)."""
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        name = "loop" if task.name == str(pid) else f"thread {task.name}"
+        out[name] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+async def phase(load: Load, pid: int, requests: int, workers: int) -> dict[str, float]:
+    """The proxy's CPU µs per request over `requests` calls from `workers` clients: in all
+    ("") and per thread (threads that ended meanwhile count in all only)."""
     counter = iter(range(requests))
 
     async def worker() -> None:
         for i in counter:
             await load.call(i)
 
-    before = cpu_seconds(pid)
+    before, threads = cpu_seconds(pid), thread_seconds(pid)
     await asyncio.gather(*(worker() for _ in range(workers)))
-    return (cpu_seconds(pid) - before) / requests * 1e6
+    after = thread_seconds(pid)
+    used = {n: (t - threads.get(n, 0.0)) / requests * 1e6 for n, t in after.items()}
+    return {"": (cpu_seconds(pid) - before) / requests * 1e6, **used}
 
 
 async def measure(
@@ -105,6 +123,7 @@ async def measure(
     queries = make_queries(500)
     connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=2)
     results: dict[tuple[str, str], list[float]] = {}
+    threads: dict[tuple[str, str, str], list[float]] = {}
     async with aiohttp.ClientSession(connector=connector) as session:
         loads = {
             (name, mode): Load(session, base, queries, headers)
@@ -124,9 +143,16 @@ async def measure(
                     pid, base = proxies[name]
                     count = args.requests if mode == "memory" else args.requests * 4
                     used = await phase(loads[name, mode], pid, count, args.workers)
-                    results.setdefault((name, mode), []).append(used)
+                    results.setdefault((name, mode), []).append(used.pop(""))
+                    for thread, value in used.items():
+                        threads.setdefault((name, mode, thread), []).append(value)
                     await drain(session, base)
             print(f"round {round_ + 1}/{args.rounds} done", flush=True)
+    if args.threads:
+        print(f"\n{'tree':8} {'mode':10} {'thread':24} {'median':>8}  µs CPU / request")
+        for (name, mode, thread), values in sorted(threads.items()):
+            if statistics.median(values) >= 20:
+                print(f"{name:8} {mode:10} {thread:24} {statistics.median(values):8.0f}")
     return results
 
 
@@ -154,6 +180,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--modes", default="incognito,memory")
     parser.add_argument("--profile", help="write this tree's proxy cProfile stats here")
+    parser.add_argument("--threads", action="store_true", help="also print CPU per thread")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
