@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "tests" / "beliefs"
 TRAINING = ("blindspots", "heldout", "heldout-c", "heldout-d", "heldout-e", "heldout-f")
-DEVELOPMENT = ("heldout-g", "heldout-h", "heldout-n")
+DEVELOPMENT = ("heldout-g", "heldout-h", "heldout-n", "heldout-z", "heldout-za")
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,13 @@ _OTHER_SCRIPT = re.compile(rf"[{_CJK}]")
 # A token of code: an identifier, dotted or pathed name (`a.b_c`, `src/app.py`, `Foo::bar`)
 _CODE_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|/|::|-)[A-Za-z0-9_]+)*")
 _SEPARATORS = re.compile(r"[/._:\-]+")
+_SEGMENTS = re.compile(r"/|::")  # a path's or a qualified name's segments
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _FENCED = re.compile(r"(```|~~~)(.*?)(\1|\Z)", re.DOTALL)
 _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
 _PROSE_IDENTIFIER = re.compile(
-    r"(?<![\w/.])[A-Za-z_][A-Za-z0-9]*(?:(?:_|\.|/|::)[A-Za-z0-9]+)+(?:/)?"
+    r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
 )
 
@@ -56,6 +57,11 @@ def identifier_words(token: str) -> tuple[str, ...]:
             out[piece.lower()] = None
             out.update(dict.fromkeys(a.lower() + b.lower() for a, b in itertools.pairwise(humps)))
         out.update(dict.fromkeys(h.lower() for h in humps))
+    for segment in _SEGMENTS.split(whole):  # "values-prod.yaml" of a path, and "values-prod"
+        if segment != whole and any(ch in segment for ch in "._-"):
+            out[segment] = None
+            if "." in segment.strip("."):
+                out[segment.rsplit(".", 1)[0]] = None
     return tuple(w for w in out if len(w) > 1 and not w.isdigit())
 
 

@@ -30,6 +30,13 @@ def test_identifiers_and_paths_are_read_into_their_words() -> None:
     assert {"helm", "values", "helm/values.yaml"} <= terms.coded
 
 
+def test_a_path_gives_each_segment_and_file_name_whole() -> None:
+    words = parse_query("put it in platform-charts/merchant-webhooks/values-prod.yaml?").words
+    assert {"platform-charts", "values-prod.yaml", "values-prod", "webhooks", "prod"} <= set(words)
+    assert "indexer.proto" in identifier_words("proto/lynx/indexer/v1/indexer.proto")
+    assert "well-known" not in parse_query("a well-known trick").coded  # prose, not a path
+
+
 def test_latin_and_other_scripts_inside_a_word_are_split() -> None:
     assert split_scripts("BigQueryのスロット") == "BigQuery のスロット"
     assert "bigquery" in parse_query("BigQueryのスロット使用量").words
