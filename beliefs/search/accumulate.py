@@ -20,6 +20,7 @@ from beliefs.search.corroboration import (
     Witness,
     in_names,
     needs_sense,
+    telling_words,
     topic,
 )
 from beliefs.search.deadline import Deadline, passed
@@ -108,12 +109,15 @@ def _corroborate(
     found: Corroborated = {}
     confirmed: dict[str, set[str]] = {}  # belief -> the turn's words whose clause counts
     pending: list[tuple[str, str, str]] = []
+    telling: dict[str, str] | None = None
     for token, groups, word, _ in walks:
         if word is None:
             continue
         if passed(deadline):
             break
-        witness = Witness(terms, word, token)
+        if telling is None:
+            telling = telling_words(terms)
+        witness = Witness(terms, word, token, telling)
         for _, ids in groups:
             for bid in ids if among is None else among.intersection(ids):
                 why = witness.own_reason(docs[bid])

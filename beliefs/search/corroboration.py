@@ -198,11 +198,14 @@ class Witness:
 
     __slots__ = ("_inflected", "_mates", "_near", "_pointed", "_token", "_topic", "written")
 
-    def __init__(self, terms: QueryTerms, query_word: str, token: str) -> None:
+    def __init__(
+        self, terms: QueryTerms, query_word: str, token: str, telling: dict[str, str]
+    ) -> None:
+        """`telling`: the turn's `telling_words`, worked out once for all its words."""
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        turn = telling_words(terms)
+        turn = telling
         self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or len(turn) <= SHORT)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
