@@ -1,9 +1,9 @@
 """The retrieval corpora under tests/beliefs and the split each belongs to.
 
 Training: the blind-spot suite and held-out A to F (the relevance model is fitted on these).
-Development: held-out G, H and N (choices are checked on these; N became one once its failures
-were read to shape the kind-word rule). Test: every
-other `heldout-*` directory (I, J, K and any added later): never fitted or tuned on.
+Development: held-out G, H, N, Z and ZA (choices are checked on these; N, Z and ZA became ones
+once their first figures were taken and their failures read). Test: every other `heldout-*`
+directory (I, J, K and any added later): never fitted or tuned on.
 """
 
 from __future__ import annotations
