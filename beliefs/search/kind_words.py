@@ -47,9 +47,12 @@ QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?
 
 # canonical token -> its name words the turn holds: (score, label, query word)
 NameWords = dict[str, list[tuple[float, str, str]]]
+# How a canonical name holds its kind word: "<kind words> <name>" (`message_queue_kafka`), a
+# descriptive name (`payment_idempotency_key`), or "<modifier> <kind>" (`primary_database`)
+NAMED, DESCRIBED, MODIFIED = "named", "described", "modified"
 # a query word's clause score, and per canonical name it reaches: the name's word it is a form
-# of and whether the name reads "<kind words> <name>"
-KindWord = tuple[float, dict[str, tuple[str, bool]]]
+# of and how the name holds it
+KindWord = tuple[float, dict[str, tuple[str, str]]]
 
 
 def match_kind_words(
@@ -80,13 +83,17 @@ def match_kind_words(
         if known is None:
             known = cache[word] = _kind_word(postings, word, n)
         base, hits = known
-        for token, (name_word, shaped) in hits.items():
+        for token, (name_word, shape) in hits.items():
             if token in canonical:
+                continue
+            if shape == MODIFIED:  # only asked for: "which database should the service use?"
+                if follows(terms, word, QUESTIONS, 1):
+                    found.setdefault(token, []).append((base, label(word, name_word), word))
                 continue
             if pairs is None:
                 pairs = _adjacent_stems(terms)
             two = _two_together(token, pairs) or _asked_for(token, terms)
-            if two or (shaped and _points_at_one(terms, word, name_word)):
+            if two or (shape == NAMED and _points_at_one(terms, word, name_word)):
                 found.setdefault(token, []).append((base, label(word, name_word), word))
     return found
 
@@ -131,13 +138,17 @@ def _kind_word(postings: UserPostings, word: str, n: int) -> KindWord:
     for token in tokens:
         name_word = _name_word(token, word)
         if (
-            name_word
-            and (is_common(name_word) or in_dictionary(name_word))
-            and not is_general(name_word)
-            and (_names_a_kind(token, name_word) or _names_a_name(postings, token, name_word))
-            and not _written_as_name(postings, token, name_word)
+            not name_word
+            or not (is_common(name_word) or in_dictionary(name_word))
+            or is_general(name_word)
+            or _written_as_name(postings, token, name_word)
         ):
-            hits[token] = (name_word, _kind_then_name(postings, token, name_word))
+            continue
+        if _names_a_kind(token, name_word) or _names_a_name(postings, token, name_word):
+            named = _kind_then_name(postings, token, name_word)
+            hits[token] = (name_word, NAMED if named else DESCRIBED)
+        elif token.endswith(" " + name_word):
+            hits[token] = (name_word, MODIFIED)
     df = sum(len(postings.canonical_ids(t)) for t in hits)
     if df > MAX_KIND_NAMES:
         return 0.0, {}

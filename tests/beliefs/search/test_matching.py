@@ -296,6 +296,17 @@ def test_two_words_of_a_descriptive_name_stand_side_by_side_or_are_asked_for() -
     assert matches(index, "the key to the payment office is lost") == {}
 
 
+def test_the_kind_word_ending_a_modified_name_counts_when_asked_for() -> None:
+    content = "The team's primary database is PostgreSQL 16."
+    index = index_of(
+        belief("db", "primary_database", ["postgres", "pg"], content=content), filler=10
+    )
+    assert matches(index, "which database should the new ledger service use?") == {
+        "db": [("database", "name_word", None)]
+    }
+    assert matches(index, "the database is slow today") == {}  # not asked which one
+
+
 def test_a_name_too_frequent_to_name_anything_makes_no_kind_word() -> None:
     content = "The NWMLS Form 17 seller disclosure is collected at listing signing."
     form = belief("f", "seller_disclosure_form_17", ["Form 17"], content=content)
