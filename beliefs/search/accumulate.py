@@ -7,7 +7,7 @@ corroboration off, as the reference's scoring.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Container
 from dataclasses import dataclass
 
 from beliefs.index.bm25 import K1, B, length_norms
@@ -17,8 +17,10 @@ from beliefs.search.clauses import Matched
 from beliefs.search.corroboration import (
     OTHER_CLAUSE,
     SIBLING,
+    WRITTEN,
     Witness,
     in_names,
+    may_be_topic,
     needs_sense,
     telling_words,
     topic,
@@ -27,6 +29,8 @@ from beliefs.search.deadline import Deadline, passed
 from beliefs.search.hits import Clause, Match
 from beliefs.search.kind_words import NameWords
 from beliefs.text.query import QueryTerms
+
+MAX_SENSE_CHECKS = 256  # beliefs whose sense check one everyday word's clause may ask for
 
 # (belief id, token) -> why the everyday word counts ("" for an inflected topic: nothing needed)
 Corroborated = dict[tuple[str, str], str]
@@ -79,7 +83,7 @@ def accumulate(
                 continue
             for bid in ids:
                 scores[bid] = get(bid, 0.0) + rate
-    corroborated = _corroborate(postings, terms, walks, among, deadline)
+    corroborated = _corroborate(postings, terms, walks, among, deadline, scores)
     for token, groups, gate, _ in walks:
         if gate is None:
             continue
@@ -96,6 +100,7 @@ def _corroborate(
     walks: list[Walk],
     among: set[str] | None,
     deadline: Deadline | None,
+    scored: Container[str] = (),
 ) -> Corroborated:
     """Which gated clauses count, and why ("" for an inflected topic, which needs nothing).
 
@@ -104,6 +109,11 @@ def _corroborate(
     ("figure" with "Prism" written as a name); then a topic typed as the belief writes it
     counts when a belief of its scope was named too, by a clause that counts or by its own
     topic ("does the protagonist's viewpoint hold?").
+
+    An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
+    by itself: written as a name it counts for all of them at once, otherwise its sense is
+    checked only for the beliefs a clause that counts found (`scored`), not for each of its
+    thousands (a million beliefs' "django").
     """
     docs = postings.docs
     found: Corroborated = {}
@@ -119,7 +129,15 @@ def _corroborate(
             telling = telling_words(terms)
         witness = Witness(terms, word, token, telling)
         for _, ids in groups:
-            for bid in ids if among is None else among.intersection(ids):
+            chosen = ids if among is None else among.intersection(ids)
+            if len(chosen) > MAX_SENSE_CHECKS:
+                if witness.everywhere():
+                    for bid in chosen:
+                        found[bid, token] = WRITTEN
+                        confirmed.setdefault(bid, set()).add(word)
+                    continue
+                chosen = [bid for bid in chosen if bid in scored]
+            for bid in chosen:
                 why = witness.own_reason(docs[bid])
                 if why is None:
                     pending.append((bid, token, word))
@@ -128,13 +146,19 @@ def _corroborate(
                 confirmed.setdefault(bid, set()).add(word)
     topics: list[tuple[str, str, str]] = []
     reached = _reached_by(walks, {bid for bid, _, _ in pending}) if pending else {}
+    maybe: dict[str, bool] = {}  # token -> whether it may be a topic at all
     for bid, token, word in pending:
         if _besides(reached.get(bid), word) or _besides(confirmed.get(bid), word):
             found[bid, token] = OTHER_CLAUSE
-        elif topic(docs[bid], token):
+            continue
+        can = maybe.get(token)
+        if can is None:
+            can = maybe[token] = may_be_topic(token)
+        if can and topic(docs[bid], token):
             topics.append((bid, token, word))
     if topics:
-        siblings = _reached_scopes(postings, walks, confirmed)
+        wanted = {scope for bid, _, _ in topics for scope in docs[bid].belief.scope}
+        siblings = _reached_scopes(postings, walks, confirmed, wanted)
         for bid, _, word in topics:  # two topics of one scope: the turn is in that world
             for scope in docs[bid].belief.scope:
                 siblings.setdefault(scope, set()).add(word)
@@ -155,21 +179,32 @@ def _besides(words: set[str] | None, word: str) -> bool:
 
 
 def _reached_scopes(
-    postings: UserPostings, walks: list[Walk], confirmed: dict[str, set[str]]
+    postings: UserPostings, walks: list[Walk], confirmed: dict[str, set[str]], wanted: set[str]
 ) -> dict[str, set[str]]:
-    """Each scope -> the turn's words that reached a belief of it by a clause that counts."""
+    """Each scope of `wanted` -> the turn's words that reached a belief of it by a clause that
+    counts. A clause's postings are read only until each wanted scope has its words: a common
+    word's thousands of beliefs are not all looked at."""
     docs = postings.docs
     out: dict[str, set[str]] = {}
     for _, groups, gate, queries in walks:
         if gate is not None:
             continue
+        words = set(queries)
+        missing = {scope for scope in wanted if not words <= out.get(scope, set())}
         for _, ids in groups:
+            if not missing:
+                break
             for bid in ids:
-                for scope in docs[bid].belief.scope:
-                    out.setdefault(scope, set()).update(queries)
-    for bid, words in confirmed.items():
-        for scope in docs[bid].belief.scope:
-            out.setdefault(scope, set()).update(words)
+                found = missing.intersection(docs[bid].belief.scope)
+                if found:
+                    for scope in found:
+                        out.setdefault(scope, set()).update(words)
+                    missing -= found
+                    if not missing:
+                        break
+    for bid, reached in confirmed.items():
+        for scope in wanted.intersection(docs[bid].belief.scope):
+            out.setdefault(scope, set()).update(reached)
     return out
 
 

@@ -196,7 +196,16 @@ def may_be_topic(token: str) -> bool:
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
-    __slots__ = ("_inflected", "_mates", "_near", "_pointed", "_token", "_topic", "written")
+    __slots__ = (
+        "_inflected",
+        "_mates",
+        "_near",
+        "_near_stems",
+        "_pointed",
+        "_token",
+        "_topic",
+        "written",
+    )
 
     def __init__(
         self, terms: QueryTerms, query_word: str, token: str, telling: dict[str, str]
@@ -216,7 +225,13 @@ class Witness:
             turn = {s: w for s, w in turn.items() if not is_common(w)}
         near.update(turn)
         self._near = {s: w for s, w in near.items() if s not in own}
+        self._near_stems = frozenset(self._near)
         self._mates = run_mates(terms, query_word)
+
+    def everywhere(self) -> bool:
+        """Whether the word counts for every belief it reached whatever the belief: written as
+        a name, outside a name of several words."""
+        return self.written and not self._mates
 
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for an inflected topic), or
@@ -228,9 +243,8 @@ class Witness:
             return ""
         if self.written:
             return WRITTEN
-        if self._near:
-            domain = domain_words(doc)
-            for near_stem, near_word in self._near.items():
+        if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
+            for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
         return POINTED if topic and self._pointed else None

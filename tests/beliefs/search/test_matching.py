@@ -315,6 +315,15 @@ def test_a_name_too_frequent_to_name_anything_makes_no_kind_word() -> None:
     assert set(matches(index, "did the buyer's agent get form 17?")) == {"f"}
 
 
+def test_an_everyday_word_hundreds_of_beliefs_hold_is_checked_only_where_named_otherwise() -> None:
+    content = "A Spark batch job."
+    many = [belief(f"b{i}", f"batch_{i}_zq", ["spark"], content=content) for i in range(300)]
+    etl = belief("etl", "etl_pipeline", ["spark", "nightly etl"], content=content)
+    index = index_of(*many, etl, filler=5000)  # a rare word among them all
+    assert set(matches(index, "the nightly etl spark batch failed")) == {"etl"}
+    assert len(matches(index, "the nightly run of Spark failed")) == 301  # written as a name
+
+
 def test_a_word_of_the_canonical_name_anywhere_in_the_turn_corroborates() -> None:
     content = "Environments are handled by uv; avoids Poetry because of its speed."
     tooling = belief("py", "python_tooling", ["uv", "python tooling", "poetry"], content=content)
