@@ -37,6 +37,7 @@ Corroboration is one of:
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.hits import Match
@@ -68,6 +69,43 @@ POINTED = "the user's own"
 # A turn of this many telling words or fewer has no room to say another sense: "set up
 # nightly backups" is about the user's backups.
 SHORT = 3
+# Who someone is to the user: "my sister Priya" is no colleague Priya
+KINSHIP = frozenset(
+    [
+        "sister",
+        "brother",
+        "niece",
+        "nephew",
+        "cousin",
+        "aunt",
+        "auntie",
+        "uncle",
+        "mum",
+        "mom",
+        "mother",
+        "dad",
+        "father",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "partner",
+        "boyfriend",
+        "girlfriend",
+        "friend",
+        "neighbour",
+        "neighbor",
+        "grandma",
+        "grandmother",
+        "grandpa",
+        "grandfather",
+        "grandson",
+        "granddaughter",
+        "stepson",
+        "stepdaughter",
+    ]
+)
+KIN = "its kinship word"
 # Words before a topic that point at the user's own one: "write a bio for the band", "which
 # clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
 _OWN = frozenset(["the", "our", "my", "which"])
@@ -135,8 +173,18 @@ def follows(terms: QueryTerms, word: str, pointers: frozenset[str], within: int)
 
 
 def in_names(terms: QueryTerms) -> frozenset[str]:
-    """The turn's words written inside a name of several words (`QueryTerms.runs`)."""
-    return frozenset(w for run in terms.runs for w in run)
+    """The turn's words written inside a name of several words (`QueryTerms.runs`), and those
+    a word of kinship names ("my sister Priya"): both say which one is meant."""
+    seq = terms.sequence
+    kin = (w for before, w in pairwise(seq) if before in KINSHIP)
+    return frozenset([*(w for run in terms.runs for w in run), *kin])
+
+
+def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
+    """Stems of the words of kinship right before `word` ("sister" for "my sister Priya"): a
+    belief about another Priya does not say "sister"."""
+    seq = terms.sequence
+    return frozenset(stem(b) for b, w in pairwise(seq) if w == word and b in KINSHIP)
 
 
 def run_mates(terms: QueryTerms, word: str) -> frozenset[str]:
@@ -198,6 +246,7 @@ class Witness:
 
     __slots__ = (
         "_inflected",
+        "_kin",
         "_mates",
         "_near",
         "_near_stems",
@@ -227,15 +276,18 @@ class Witness:
         self._near = {s: w for s, w in near.items() if s not in own}
         self._near_stems = frozenset(self._near)
         self._mates = run_mates(terms, query_word)
+        self._kin = kin_of(terms, query_word)
 
     def everywhere(self) -> bool:
         """Whether the word counts for every belief it reached whatever the belief: written as
         a name, outside a name of several words."""
-        return self.written and not self._mates
+        return self.written and not self._mates and not self._kin
 
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for an inflected topic), or
         None when nothing in the turn but perhaps another clause corroborates it."""
+        if self._kin:  # "my sister Priya": is the belief's Priya a sister?
+            return KIN if self._kin <= domain_words(doc) else None
         if self._mates:  # written in a name of several words: is it the belief's?
             return RUN if self._mates <= domain_words(doc) else None
         topic = self._topic and self._token not in proper_words(doc)

@@ -193,6 +193,15 @@ def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     assert "s" in matches(index, "errors are not reaching Sentry since the deploy")
 
 
+def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -> None:
+    reviewer = belief("p", "priya_gateway_owner", ["Priya"], content="Priya reviews the gateway.")
+    partner = belief("s", "partner_sanna", ["Sanna"], content="Sanna is his partner.")
+    index = index_of(reviewer, partner, filler=10)
+    assert matches(index, "my sister Priya turns 30, draft a toast") == {}
+    assert set(matches(index, "Priya wants the PR split in two")) == {"p"}
+    assert ("sanna", "exact", "its kinship word") in matches(index, "my partner Sanna is ill")["s"]
+
+
 def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
     dog = belief("d", "dog_estrella", ["Estrella"], content="Has a rescue dog named Estrella.")
     zustand = belief("z", "state_zustand", ["Zustand"], content="Client state lives in Zustand.")
