@@ -65,6 +65,7 @@ _PATH = re.compile(
 _LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
 _PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2": a term, an alias may be one
+_NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can start with
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
 _POSSESSIVE_ENDS = ("'s", "’s")
@@ -106,7 +107,9 @@ def clean_query(text: str) -> str:
     words = [
         w
         for w in text.split()
-        if _PLAIN_NUMBER.match(w.rstrip(_TRAIL_PUNCT)) or not _BARE_NUMBER.match(w)
+        if w[0] not in _NUMBER_STARTS  # most words: no number can start there
+        or _PLAIN_NUMBER.match(w.rstrip(_TRAIL_PUNCT))
+        or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
 
@@ -123,8 +126,16 @@ def written_words(text: str) -> list[tuple[str, bool]]:
     or past a word's first letter ("TS", "GitHub"). A text written all in capitals marks
     nothing: its capitals say nothing about any one word.
     """
+    return read_text(text)[0]
+
+
+def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...], ...]]:
+    """`written_words` and `name_runs` of `text`, read in one pass over its words."""
     shouting = text.upper() == text
     out: list[tuple[str, bool]] = []
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    titled = 0
     sentence_start = True
     for raw in text.split():
         word, inner, first, ends = _read_word(raw)
@@ -132,7 +143,19 @@ def written_words(text: str) -> list[tuple[str, bool]]:
         sentence_start = ends
         if word:
             out.append((word, not shouting and (inner or (first and not starts))))
-    return out
+        if shouting:
+            continue
+        in_name = bool(word) and first and not starts and word not in _CALENDAR
+        if in_name:
+            run.append(word)
+            titled += not inner
+        if not in_name or raw[-1] in _RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
+            if len(run) > 1 and titled:
+                runs.append(tuple(run))
+            run, titled = [], 0
+    if len(run) > 1 and titled:
+        runs.append(tuple(run))
+    return out, tuple(runs)
 
 
 @lru_cache(maxsize=65_536)
@@ -166,26 +189,7 @@ def name_runs(text: str) -> tuple[tuple[str, ...], ...]:
     starts: one name of several words ("Gary Lineker", "Tesla's Sentry Mode", "the
     California Zephyr"). An all-capital word ("AQA") joins a run but does not start one
     alone; a text written all in capitals has none."""
-    if text.upper() == text:
-        return ()
-    runs: list[tuple[str, ...]] = []
-    run: list[str] = []
-    titled = 0
-    sentence_start = True
-    for raw in text.split():
-        word, inner, first, ends = _read_word(raw)
-        in_name = bool(word) and first and not sentence_start and word not in _CALENDAR
-        sentence_start = ends
-        if in_name:
-            run.append(word)
-            titled += not inner
-        if not in_name or raw[-1] in _RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
-            if len(run) > 1 and titled:
-                runs.append(tuple(run))
-            run, titled = [], 0
-    if len(run) > 1 and titled:
-        runs.append(tuple(run))
-    return tuple(runs)
+    return read_text(text)[1]
 
 
 _CODE_SPAN_WORDS = 3  # a longer span is code, not a name
@@ -262,7 +266,7 @@ class QueryTerms:
 
 def parse_query(text: str) -> QueryTerms:
     cleaned = clean_query(text)
-    written = written_words(cleaned)
+    written, runs = read_text(cleaned)
     coded = code_words(text)
     words = [w for w, _ in written]
     marked = {w for w, named in written if named} | set(coded)
@@ -282,5 +286,5 @@ def parse_query(text: str) -> QueryTerms:
         coded=frozenset(in_code),
         code_phrases=tuple(code_phrases),
         other_script=has_other_script(text),
-        runs=name_runs(cleaned),
+        runs=runs,
     )
