@@ -289,7 +289,8 @@ class Matches:
     names: NameWords
     corroborated: Corroborated
     extended: bool = True
-    named: frozenset[str] = frozenset()  # the turn's words inside names of several words
+    # the turn's words inside a name of several words or after a word of kinship (`in_names`)
+    named: frozenset[str] = frozenset()
 
 
 def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:

@@ -218,7 +218,8 @@ def capital_tells(word: str) -> bool:
 def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = frozenset()) -> bool:
     """Whether a matched one-word name needs corroboration: it has another sense, a turn's
     word with one reached it by an edit ("raw" for the alias "raws"), or the turn writes it
-    inside a name of several words (`in_names`: "Gary Lineker", "the California Zephyr")."""
+    inside a name of several words or after a word of kinship (`in_names`: "Gary Lineker",
+    "the California Zephyr", "my sister Priya")."""
     if " " in token:
         return False
     return (
@@ -257,13 +258,12 @@ class Witness:
     )
 
     def __init__(
-        self, terms: QueryTerms, query_word: str, token: str, telling: dict[str, str]
+        self, terms: QueryTerms, query_word: str, token: str, turn: dict[str, str]
     ) -> None:
-        """`telling`: the turn's `telling_words`, worked out once for all its words."""
+        """`turn`: the turn's `telling_words`, worked out once for all its words."""
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        turn = telling
         self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or len(turn) <= SHORT)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))

@@ -99,8 +99,9 @@ def match_kind_words(
 
 
 def _adjacent_stems(terms: QueryTerms) -> set[tuple[str, str]]:
-    """The stems of each two words the turn writes side by side (stop words left out), in
-    either order, and of each identifier's neighbouring words."""
+    """The stems of each two words the turn writes side by side (stop words included: "the
+    key to the payment office" sets "key" and "payment" apart), in either order, and of each
+    identifier's neighbouring words."""
     pairs: set[tuple[str, str]] = set()
     runs = [terms.sequence, *(p.split(" ") for p in terms.code_phrases)]
     for run in runs:
