@@ -22,6 +22,7 @@ from beliefs.search.corroboration import (
     in_names,
     may_be_topic,
     needs_sense,
+    short_code,
     telling_words,
     topic,
 )
@@ -154,7 +155,7 @@ def _corroborate(
         can = maybe.get(token)
         if can is None:
             can = maybe[token] = may_be_topic(token)
-        if can and topic(docs[bid], token):
+        if (can and topic(docs[bid], token)) or short_code(token):
             topics.append((bid, token, word))
     if topics:
         wanted = {scope for bid, _, _ in topics for scope in docs[bid].belief.scope}

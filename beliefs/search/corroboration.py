@@ -1,23 +1,24 @@
 """The sense check: when a name that is also an everyday word counts as naming the belief.
 
-"let's go with the second approach" must not pull in the Go services belief, nor "tire
-rotation" the on-call rotation, "my nephew Tomás" the second shooter Tomás or "obsessed with
-Loki" the Grafana Loki belief; "rewrite it in Go", "which go version" and "can Tomás cover
-the wedding" must. A one-word name, whichever field it matched (alias, canonical name,
-rejected alternative), counts only with corroboration when it has a sense besides the
-belief's (`lexicon.has_other_sense`): an everyday English word, or a word at least once per
-million words in English or once per hundred thousand in another language though no English
-dictionary lists it (a first name, a place, a figure, a word of another language; a code
-with a digit, "q1" or "s3", has none); so does a one-edit match from such a word ("raw" for
-the alias "raws", "primer" for "primers"), and a word written inside a name of several
-words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once per ten
-thousand words that the belief writes in lower case only is its topic ("exceptions",
-"rotation", "secret"): typed in another form than the belief's ("where do we keep secrets?")
-it counts alone; typed as the belief writes it, it needs corroboration like any other
-everyday word ("train and test error", "a starter template", "tire rotation"), a word
-pointing at the user's own one before it ("write a bio for the band", "which clients"), a
-turn too short to say another sense ("set up nightly backups"), or a topic or name of
-another belief of the same scope in the turn ("does the protagonist's viewpoint hold?").
+"let's go with the second approach" must not pull in the Go services belief, nor "tire rotation" the
+on-call rotation, "my nephew Tomás" the second shooter Tomás or "obsessed with Loki" the Grafana
+Loki belief; "rewrite it in Go", "which go version" and "can Tomás cover the wedding" must. A
+one-word name, whichever field it matched (alias, canonical name, rejected alternative), counts only
+with corroboration when it has a sense besides the belief's (`lexicon.has_other_sense`): an everyday
+English word, or a word at least once per million words in English or once per hundred thousand in
+another language though no English dictionary lists it (a first name, a place, a figure, a word of
+another language; a code with a digit, "q1" or "s3", has none); so does a code of two or three
+letters that is no word ("uv", "gcs", "tf": the UV index, a coma scale), which many things share, a
+one-edit match from such a word ("raw" for the alias "raws", "primer" for "primers"), and a word
+written inside a name of several words ("Gary Lineker", "Tesla's Sentry Mode"). An English word
+rarer than once per ten thousand words that the belief writes in lower case only is its topic
+("exceptions", "rotation", "secret"): typed in another form than the belief's ("where do we keep
+secrets?") it counts alone; typed as the belief writes it, it needs corroboration like any other
+everyday word ("train and test error", "a starter template", "tire rotation"), a word pointing at
+the user's own one before it ("write a bio for the band", "which clients"), a turn too short to say
+another sense ("set up nightly backups"), or a topic or name of another belief of the same scope in
+the turn ("does the protagonist's viewpoint hold?"); so does a code of two or three letters ("uv
+lock fails", "Dagster fails every dbt test").
 Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
@@ -223,8 +224,17 @@ def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = f
     if " " in token:
         return False
     return (
-        has_other_sense(token) or (how == "fuzzy" and has_other_sense(query)) or query in in_names
+        has_other_sense(token)
+        or (how == "fuzzy" and has_other_sense(query))
+        or query in in_names
+        or short_code(token)
     )
+
+
+def short_code(token: str) -> bool:
+    """A code of two or three letters that is no word ("uv", "gcs", "tf"): many things share
+    it."""
+    return len(token) <= 3 and token.isascii() and token.isalpha() and not has_other_sense(token)
 
 
 def topic(doc: IndexedDoc, token: str) -> bool:
@@ -252,6 +262,7 @@ class Witness:
         "_near",
         "_near_stems",
         "_pointed",
+        "_short",
         "_token",
         "_topic",
         "written",
@@ -265,6 +276,7 @@ class Witness:
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
         self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or len(turn) <= SHORT)
+        self._short = short_code(token) and len(turn) <= SHORT
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
@@ -299,4 +311,4 @@ class Witness:
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
-        return POINTED if topic and self._pointed else None
+        return POINTED if (topic and self._pointed) or self._short else None

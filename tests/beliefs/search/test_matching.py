@@ -193,6 +193,24 @@ def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     assert "s" in matches(index, "errors are not reaching Sentry since the deploy")
 
 
+def test_a_code_of_two_or_three_letters_needs_the_belief_s_world() -> None:
+    uv = belief("u", "python_packaging_uv", ["uv"], content="Python projects are managed with uv.")
+    dbt = belief("d", "transforms_dbt", ["dbt"], content="Warehouse models are built with dbt.")
+    dagster = belief("g", "orchestrator_dagster", ["Dagster"], content="Dagster runs the jobs.")
+    index = index_of(uv, dbt, dagster, filler=10)
+    # "UV" is many things: a sunburn index is no package manager
+    assert matches(index, "the UV index is 9 tomorrow, which sunscreen for a toddler?") == {}
+    assert ("uv", "exact", "domain word 'projects'") in matches(
+        index, "uv keeps resolving an old version for our projects"
+    )["u"]
+    assert matches(index, "run `uv sync` again") == {"u": [("uv", "exact", "written as a name")]}
+    assert matches(index, "uv lock fails") == {"u": [("uv", "exact", "the user's own")]}
+    # a belief of its scope named too says which world the turn is in
+    assert ("dbt", "exact", "a belief of its scope named too") in matches(
+        index, "Dagster marks every dbt test as failed after the upgrade"
+    )["d"]
+
+
 def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -> None:
     reviewer = belief("p", "priya_gateway_owner", ["Priya"], content="Priya reviews the gateway.")
     partner = belief("s", "partner_sanna", ["Sanna"], content="Sanna is his partner.")
