@@ -128,7 +128,8 @@ def _corroborate(
             break
         if telling is None:
             telling = telling_words(terms)
-        witness = Witness(terms, word, token, telling)
+        name = token.removesuffix(KIND)
+        witness = Witness(terms, word, name, telling, kind=name != token)
         for _, ids in groups:
             chosen = ids if among is None else among.intersection(ids)
             if len(chosen) > MAX_SENSE_CHECKS:
@@ -220,14 +221,28 @@ def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: 
         walks.append((token, [(base, postings.canonical_ids(token))], gate, (query,)))
     for token, words in names.items():
         ids = postings.canonical_ids(token)
-        walks.append(
-            (token, [(sum(b for b, _, _ in words), ids)], None, tuple(q for *_, q in words))
-        )
+        queries = tuple(q for _, _, q in words)
+        gate = queries[0] if gated and kind_gated(queries) else None
+        walks.append((kind_key(token), [(sum(b for b, _, _ in words), ids)], gate, queries))
     for token, (base, _, _, how, query) in aliases.items():
         gate = query if gated and needs_sense(token, how, query, named) else None
         groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
         walks.append((token, groups, gate, (query,)))
     return walks
+
+
+KIND = "\x1f"  # marks a kind word's clause apart from a match of the whole canonical name
+
+
+def kind_key(canonical: str) -> str:
+    """The key a canonical name's kind-word clause is walked and corroborated under."""
+    return canonical + KIND
+
+
+def kind_gated(words: Collection[str]) -> bool:
+    """Whether a kind-word clause needs the belief's world in the turn: it holds one word of the
+    name ("our queues", "the gas safety man"), not two ("what file format")."""
+    return len(set(words)) == 1
 
 
 def _reached_by(walks: list[Walk], among: set[str]) -> dict[str, set[str]]:
@@ -303,8 +318,13 @@ def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:
         if _counts(doc, doc.canonical, how, query, m):
             why = m.corroborated.get((bid, doc.canonical)) or None
             out.append(Clause(fld, label, base, how, why))
-    for base, label, _ in m.names.get(doc.canonical, ()):
-        out.append(Clause("canonical_name", label, base, "name_word"))
+    words = m.names.get(doc.canonical, ())
+    if words:
+        key = (bid, kind_key(doc.canonical))
+        if not m.extended or key in m.corroborated or not kind_gated([q for _, _, q in words]):
+            why = m.corroborated.get(key) or None
+            for base, label, _ in words:
+                out.append(Clause("canonical_name", label, base, "name_word", why))
     dl = len(doc.aliases)
     norm = 1.0 / (1.0 + K1 * (1.0 - B + B * dl / m.avg_alias_len))
     for i, token in enumerate(doc.aliases):

@@ -18,7 +18,9 @@ everyday word ("train and test error", "a starter template", "tire rotation"), a
 the user's own one before it ("write a bio for the band", "which clients"), a turn too short to say
 another sense ("set up nightly backups"), or a topic or name of another belief of the same scope in
 the turn ("does the protagonist's viewpoint hold?"); so does a code of two or three letters ("uv
-lock fails", "Dagster fails every dbt test").
+lock fails", "Dagster fails every dbt test"). The kind word of a canonical name (`kind_words`:
+"database" of `database_postgres`), one word of the name alone, needs corroboration too, or a
+question asking which one ("which database do we use?"), or a turn too short to say another sense.
 Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
@@ -111,6 +113,8 @@ KIN = "its kinship word"
 # clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
 _OWN = frozenset(["the", "our", "my", "which"])
 SIBLING = "a belief of its scope named too"
+QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
+ASKED = "asked which one"
 
 
 def _telling(word: str) -> bool:
@@ -256,6 +260,7 @@ class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
     __slots__ = (
+        "_asked",
         "_inflected",
         "_kin",
         "_mates",
@@ -269,14 +274,21 @@ class Witness:
     )
 
     def __init__(
-        self, terms: QueryTerms, query_word: str, token: str, turn: dict[str, str]
+        self,
+        terms: QueryTerms,
+        query_word: str,
+        token: str,
+        turn: dict[str, str],
+        kind: bool = False,
     ) -> None:
-        """`turn`: the turn's `telling_words`, worked out once for all its words."""
+        """`turn`: the turn's `telling_words`, worked out once for all its words. `kind`: the
+        word is the kind word of `token`, a canonical name of several words (`kind_words`)."""
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
         self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or len(turn) <= SHORT)
-        self._short = short_code(token) and len(turn) <= SHORT
+        self._short = (kind or short_code(token)) and len(turn) <= SHORT
+        self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
@@ -307,6 +319,8 @@ class Witness:
             return ""
         if self.written:
             return WRITTEN
+        if self._asked:
+            return ASKED
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:

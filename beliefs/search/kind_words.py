@@ -6,7 +6,11 @@ kind of thing and the rest of the name names the thing itself: the name reads "<
 at its end (`db_pool_max_conns`, `wedding_packages_pricing`) has no kind word: "a rooftop pool"
 is no turn about the connection pool. And the turn must speak of the user's one thing of that
 kind (`_points_at_one`): "which database", "our queues", not "two client calls" or "a bullet
-journal".
+journal". One word of the name, pointed at so, still needs the belief's world in the turn, as
+an everyday word does (`beliefs.search.corroboration`): the question asking which one ("which
+database"), a word of the belief's own text, another clause of the belief, or a turn too short
+to say another sense. "one of my clients left biscuits for the team" is no turn about the
+client galleries.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from beliefs.index.bm25 import TF_NORM_ONE, idf, label
 from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
 from beliefs.index.user_postings import MAX_NAME_WORD_NAMES, UserPostings
-from beliefs.search.corroboration import follows, proper_words
+from beliefs.search.corroboration import QUESTIONS, follows, proper_words
 from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import QueryTerms
 
@@ -43,7 +47,6 @@ DETERMINERS = frozenset(
         "whose",
     ]
 )
-QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 
 # canonical token -> its name words the turn holds: (score, label, query word)
 NameWords = dict[str, list[tuple[float, str, str]]]

@@ -248,32 +248,39 @@ def test_a_kind_word_of_a_canonical_name_matches_alone() -> None:
         belief("m", "authorship_mode", []),
         filler=10,
     )
-    assert matches(index, "which database do we use?") == {"db": [("database", "name_word", None)]}
+    assert matches(index, "which database do we use?") == {
+        "db": [("database", "name_word", "asked which one")]
+    }
     assert matches(index, "strict mode") == {}  # no rare word names the thing in authorship_mode
 
 
 def test_a_kind_word_matches_beside_an_everyday_word_the_belief_writes_as_a_name() -> None:
-    crash = belief("c", "crash_reporting_sentry", ["Sentry"], content="Crashes go to Sentry.")
+    crash = belief("c", "crash_reporting_sentry", ["Sentry"], content="App crashes go to Sentry.")
     guard = belief("g", "crash_barrier_sentry", ["sentry"], content="A sentry stands guard.")
     index = index_of(crash, guard, filler=10)
     assert matches(index, "the app keeps crashing on launch") == {
-        "c": [("crashing~crash", "name_word", None)]
+        "c": [("crashing~crash", "name_word", "domain word 'app'")]
     }  # "sentry" is an everyday word: only the belief writing it as a name makes it one
     assert matches(index, "stop `crash` from paging") == {}  # in code, no kind of thing
 
 
 def test_a_kind_word_speaks_of_the_user_s_one_thing_not_of_any_such_thing() -> None:
-    gallery = belief(
-        "g", "client_gallery_pixieset", ["Pixieset"], content="Galleries go out on Pixieset."
-    )
+    content = "Galleries go out on Pixieset, watermarked."
+    gallery = belief("g", "client_gallery_pixieset", ["Pixieset"], content=content)
     index = index_of(gallery, filler=10)
     assert matches(index, "such a full day, two client calls and a shoot") == {}
     assert matches(index, "how do I send the client proofs?") == {
-        "g": [("client", "name_word", None)]
+        "g": [("client", "name_word", "the user's own")]
     }
     assert matches(index, "client wants the raw files") == {
-        "g": [("client", "name_word", None)]
-    }  # the turn opens with it
+        "g": [("client", "name_word", "the user's own")]
+    }  # the turn opens with it, and is too short to say another sense
+    # one word of the name in a longer turn needs the belief's world there too
+    turn = "one of my clients left shortbread biscuits for the photographers after the reception"
+    assert matches(index, turn) == {}
+    assert matches(index, "one of my clients hates the watermark on her photos, can I drop it") == {
+        "g": [("clients~client", "name_word", "domain word 'watermark'")]
+    }
 
 
 def test_a_kind_word_may_be_a_dictionary_word_or_a_form_of_a_plural_one() -> None:
@@ -284,10 +291,10 @@ def test_a_kind_word_may_be_a_dictionary_word_or_a_form_of_a_plural_one() -> Non
         filler=10,
     )
     assert matches(index, "which orchestrator are we on?") == {
-        "p": [("orchestrator", "name_word", None)]
+        "p": [("orchestrator", "name_word", "asked which one")]
     }
     assert matches(index, "which charting library?") == {
-        "c": [("charting~charts", "name_word", None)]
+        "c": [("charting~charts", "name_word", "asked which one")]
     }
     assert matches(index, "where do we keep API keys?") == {}  # "api": no dictionary word
 
@@ -296,7 +303,9 @@ def test_a_number_in_a_canonical_name_does_not_match_alone() -> None:
     index = index_of(belief("pg", "database_postgres_2024", ["pg", "postgres"]), filler=10)
     assert "2024" not in index.user("u1").name_words  # never looked up: not held
     assert matches(index, "the 2024 roadmap is done") == {}
-    assert matches(index, "which database?") == {"pg": [("database", "name_word", None)]}
+    assert matches(index, "which database?") == {
+        "pg": [("database", "name_word", "asked which one")]
+    }
 
 
 def test_a_kind_word_needs_a_name_after_it() -> None:
@@ -329,7 +338,7 @@ def test_the_kind_word_ending_a_modified_name_counts_when_asked_for() -> None:
         belief("db", "primary_database", ["postgres", "pg"], content=content), filler=10
     )
     assert matches(index, "which database should the new ledger service use?") == {
-        "db": [("database", "name_word", None)]
+        "db": [("database", "name_word", "asked which one")]
     }
     assert matches(index, "the database is slow today") == {}  # not asked which one
 
