@@ -17,7 +17,6 @@ from beliefs.search.clauses import Matched
 from beliefs.search.corroboration import (
     OTHER_CLAUSE,
     SIBLING,
-    WRITTEN,
     Witness,
     in_names,
     may_be_topic,
@@ -112,15 +111,19 @@ def _corroborate(
     topic ("does the protagonist's viewpoint hold?").
 
     An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
-    by itself: written as a name it counts for all of them at once, otherwise its sense is
-    checked only for the beliefs a clause that counts found (`scored`), not for each of its
-    thousands (a million beliefs' "django").
+    by itself: written as a name (or a kind word asked for, in a turn too short for another
+    sense) it counts for all of them at once, otherwise its sense is checked only for the
+    beliefs a clause that counts found (`scored`), not for each of its thousands (a million
+    beliefs' "django"). So is a kind word's clause once the turn's kind words have had
+    MAX_SENSE_CHECKS checks: many kind words, each reaching a few names held by hundreds of
+    beliefs, cost no more than one such word.
     """
     docs = postings.docs
     found: Corroborated = {}
     confirmed: dict[str, set[str]] = {}  # belief -> the turn's words whose clause counts
     pending: list[tuple[str, str, str]] = []
     telling: dict[str, str] | None = None
+    checks = 0  # beliefs a kind word's sense was checked for one by one
     for token, groups, word, _ in walks:
         if word is None:
             continue
@@ -129,16 +132,20 @@ def _corroborate(
         if telling is None:
             telling = telling_words(terms)
         name = token.removesuffix(KIND)
-        witness = Witness(terms, word, name, telling, kind=name != token)
+        kind = name != token
+        witness = Witness(terms, word, name, telling, kind=kind)
         for _, ids in groups:
             chosen = ids if among is None else among.intersection(ids)
-            if len(chosen) > MAX_SENSE_CHECKS:
-                if witness.everywhere():
+            if len(chosen) > MAX_SENSE_CHECKS or (kind and checks >= MAX_SENSE_CHECKS):
+                why = witness.everywhere()
+                if why is not None:
                     for bid in chosen:
-                        found[bid, token] = WRITTEN
+                        found[bid, token] = why
                         confirmed.setdefault(bid, set()).add(word)
                     continue
                 chosen = [bid for bid in chosen if bid in scored]
+            if kind:
+                checks += len(chosen)
             for bid in chosen:
                 why = witness.own_reason(docs[bid])
                 if why is None:

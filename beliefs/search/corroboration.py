@@ -302,10 +302,18 @@ class Witness:
         self._mates = run_mates(terms, query_word)
         self._kin = kin_of(terms, query_word)
 
-    def everywhere(self) -> bool:
-        """Whether the word counts for every belief it reached whatever the belief: written as
-        a name, outside a name of several words."""
-        return self.written and not self._mates and not self._kin
+    def everywhere(self) -> str | None:
+        """Why the word counts for every belief it reached whatever the belief, if it does:
+        outside a name of several words and not after a word of kinship, written as a name, or
+        a kind word asked for, or a kind word or short code in a turn too short for another
+        sense."""
+        if self._mates or self._kin:
+            return None
+        if self.written:
+            return WRITTEN
+        if self._asked:
+            return ASKED
+        return POINTED if self._short else None
 
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for an inflected topic), or
