@@ -188,10 +188,11 @@ async def health(session: aiohttp.ClientSession, gateway: str) -> dict[str, Any]
 
 
 async def drained(session: aiohttp.ClientSession, gateway: str) -> None:
-    """Until the gateway has written every record and job it queued (they count too)."""
+    """Until the gateway has written every record and job it queued (they count too); asked ten
+    times a second, as `/healthz` asks the store twice (about 1.3 ms of the gateway's CPU)."""
     deadline = time.monotonic() + 300
     while (await health(session, gateway))["pending_writes"] and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
 
 
 async def ready(client: Client, gateway: str, pid: int) -> None:
