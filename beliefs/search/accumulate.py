@@ -111,12 +111,12 @@ def _corroborate(
     topic ("does the protagonist's viewpoint hold?").
 
     An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
-    by itself: written as a name (or a kind word asked for, in a turn too short for another
-    sense) it counts for all of them at once, otherwise its sense is checked only for the
-    beliefs a clause that counts found (`scored`), not for each of its thousands (a million
-    beliefs' "django"). So is a kind word's clause once the turn's kind words have had
-    MAX_SENSE_CHECKS checks: many kind words, each reaching a few names held by hundreds of
-    beliefs, cost no more than one such word.
+    by itself: written as a name (or, for a kind word, asked for; for a kind word or a short
+    code, in a turn too short for another sense) it counts for all of them at once, otherwise
+    its sense is checked only for the beliefs a clause that counts found (`scored`), not for
+    each of its thousands (a million beliefs' "django"). So is a kind word's clause once the
+    turn's kind words have had MAX_SENSE_CHECKS checks: many kind words, each reaching a few
+    names held by hundreds of beliefs, cost no more than one such word.
     """
     docs = postings.docs
     found: Corroborated = {}
