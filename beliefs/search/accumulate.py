@@ -106,9 +106,9 @@ def _corroborate(
 
     First each clause on its own evidence (`Witness.own_reason`); then a clause that has none
     counts when another word of the turn reached the same belief by a clause that counts
-    ("figure" with "Prism" written as a name); then a topic typed as the belief writes it
-    counts when a belief of its scope was named too, by a clause that counts or by its own
-    topic ("does the protagonist's viewpoint hold?").
+    ("figure" with "Prism" written as a name); then a topic typed as the belief writes it, or a
+    short code, counts when a belief of its scope was named too, by a clause that counts or by
+    its own topic ("does the protagonist's viewpoint hold?", "Dagster fails every dbt test").
 
     An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
     by itself: written as a name (or, for a kind word, asked for; for a kind word or a short
