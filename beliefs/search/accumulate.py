@@ -108,7 +108,7 @@ def _corroborate(
     counts when another word of the turn reached the same belief by a clause that counts
     ("figure" with "Prism" written as a name); then a topic typed as the belief writes it, or a
     short code, counts when a belief of its scope was named too, by a clause that counts or by
-    its own topic ("does the protagonist's viewpoint hold?", "Dagster fails every dbt test").
+    its own topic ("does the protagonist's viewpoint hold?", "Dagster fails every DBT test").
 
     An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
     by itself: written as a name (or, for a kind word, asked for; for a kind word or a short
@@ -166,20 +166,33 @@ def _corroborate(
         if (can and topic(docs[bid], token)) or short_code(token):
             topics.append((bid, token, word))
     if topics:
-        wanted = {scope for bid, _, _ in topics for scope in docs[bid].belief.scope}
-        siblings = _reached_scopes(postings, walks, confirmed, wanted)
-        for bid, _, word in topics:  # two topics of one scope: the turn is in that world
-            for scope in docs[bid].belief.scope:
-                siblings.setdefault(scope, set()).add(word)
-        seen: dict[tuple[tuple[str, ...], str], bool] = {}  # (scopes, word) -> a sibling
-        for bid, token, word in topics:
-            scopes = docs[bid].belief.scope
-            sibling = seen.get((scopes, word))
-            if sibling is None:
-                sibling = seen[scopes, word] = any(_besides(siblings.get(s), word) for s in scopes)
-            if sibling:
-                found[bid, token] = SIBLING
+        _siblings(postings, walks, confirmed, topics, found)
     return found
+
+
+def _siblings(
+    postings: UserPostings,
+    walks: list[Walk],
+    confirmed: dict[str, set[str]],
+    topics: list[tuple[str, str, str]],
+    found: Corroborated,
+) -> None:
+    """Each pending topic or short code (belief, token, word) counts, into `found`, when a
+    belief of its scope was named too by another word of the turn."""
+    docs = postings.docs
+    wanted = {scope for bid, _, _ in topics for scope in docs[bid].belief.scope}
+    siblings = _reached_scopes(postings, walks, confirmed, wanted)
+    for bid, _, word in topics:  # two topics of one scope: the turn is in that world
+        for scope in docs[bid].belief.scope:
+            siblings.setdefault(scope, set()).add(word)
+    seen: dict[tuple[tuple[str, ...], str], bool] = {}  # (scopes, word) -> a sibling
+    for bid, token, word in topics:
+        scopes = docs[bid].belief.scope
+        sibling = seen.get((scopes, word))
+        if sibling is None:
+            sibling = seen[scopes, word] = any(_besides(siblings.get(s), word) for s in scopes)
+        if sibling:
+            found[bid, token] = SIBLING
 
 
 def _besides(words: set[str] | None, word: str) -> bool:

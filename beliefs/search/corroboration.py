@@ -8,19 +8,20 @@ with corroboration when it has a sense besides the belief's (`lexicon.has_other_
 English word, or a word at least once per million words in English or once per hundred thousand in
 another language though no English dictionary lists it (a first name, a place, a figure, a word of
 another language; a code with a digit, "q1" or "s3", has none); so does a code of two or three
-letters that is no word ("uv", "gcs", "tf": the UV index, a coma scale), which many things share, a
-one-edit match from such a word ("raw" for the alias "raws", "primer" for "primers"), and a word
-written inside a name of several words ("Gary Lineker", "Tesla's Sentry Mode"). An English word
-rarer than once per ten thousand words that the belief writes in lower case only is its topic
-("exceptions", "rotation", "secret"): typed in another form than the belief's ("where do we keep
-secrets?") it counts alone; typed as the belief writes it, it needs corroboration like any other
-everyday word ("train and test error", "a starter template", "tire rotation"), a word pointing at
-the user's own one before it ("write a bio for the band", "which clients"), a turn too short to say
-another sense ("set up nightly backups"), or a topic or name of another belief of the same scope in
-the turn ("does the protagonist's viewpoint hold?"); so does a code of two or three letters ("uv
-lock fails", "Dagster fails every dbt test"). The kind word of a canonical name (`kind_words`:
-"database" of `database_postgres`), one word of the name alone, needs corroboration too, or a
-question asking which one ("which database do we use?"), or a turn too short to say another sense.
+letters that is no word, written in capitals ("UV", "GCS": the UV index, a coma scale), which many
+fields share (typed in lower case, "uv", "pg", it is the user's own tool's name), a one-edit match
+from such a word ("raw" for the alias "raws", "primer" for "primers"), and a word written inside a
+name of several words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once per
+ten thousand words that the belief writes in lower case only is its topic ("exceptions", "rotation",
+"secret"): typed in another form than the belief's ("where do we keep secrets?") it counts alone;
+typed as the belief writes it, it needs corroboration like any other everyday word ("train and test
+error", "a starter template", "tire rotation"), a word pointing at the user's own one before it
+("write a bio for the band", "which clients"), a turn too short to say another sense ("set up
+nightly backups"), or a topic or name of another belief of the same scope in the turn ("does the
+protagonist's viewpoint hold?"); so does such a code ("UV lock fails", "Dagster fails every DBT
+test"). The kind word of a canonical name (`kind_words`: "database" of `database_postgres`), one
+word of the name alone, needs corroboration too, or a question asking which one ("which database do
+we use?"), or a turn too short to say another sense.
 Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
@@ -178,11 +179,28 @@ def follows(terms: QueryTerms, word: str, pointers: frozenset[str], within: int)
 
 
 def in_names(terms: QueryTerms) -> frozenset[str]:
-    """The turn's words written inside a name of several words (`QueryTerms.runs`), and those
-    a word of kinship names ("my sister Priya"): both say which one is meant."""
+    """The turn's words whose sense must be checked however rare: those written inside a name
+    of several words (`QueryTerms.runs`) or named by a word of kinship ("my sister Priya"),
+    both saying which one is meant, and codes of two or three letters written only in
+    capitals (`capital_codes`)."""
     seq = terms.sequence
     kin = (w for before, w in pairwise(seq) if before in KINSHIP)
-    return frozenset([*(w for run in terms.runs for w in run), *kin])
+    return frozenset([*(w for run in terms.runs for w in run), *kin, *capital_codes(terms)])
+
+
+def capital_codes(terms: QueryTerms) -> list[str]:
+    """The turn's codes of two or three letters (`short_code`) it writes with a capital
+    wherever it writes them: an acronym ("the UV index", "GCS 14", "my PD plan") is shared by
+    many fields, where a tool's short name typed in lower case ("uv lock fails", "pg is slow")
+    is the user's own."""
+    out = []
+    for word in terms.words:
+        if not short_code(word):
+            continue
+        forms = re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", terms.cleaned, re.IGNORECASE)
+        if forms and all(form != word for form in forms):
+            out.append(word)
+    return out
 
 
 def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
@@ -228,10 +246,7 @@ def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = f
     if " " in token:
         return False
     return (
-        has_other_sense(token)
-        or (how == "fuzzy" and has_other_sense(query))
-        or query in in_names
-        or short_code(token)
+        has_other_sense(token) or (how == "fuzzy" and has_other_sense(query)) or query in in_names
     )
 
 

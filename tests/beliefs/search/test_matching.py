@@ -193,7 +193,7 @@ def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     assert "s" in matches(index, "errors are not reaching Sentry since the deploy")
 
 
-def test_a_code_of_two_or_three_letters_needs_the_belief_s_world() -> None:
+def test_a_code_of_two_or_three_letters_in_capitals_needs_the_belief_s_world() -> None:
     uv = belief("u", "python_packaging_uv", ["uv"], content="Python projects are managed with uv.")
     dbt = belief("d", "transforms_dbt", ["dbt"], content="Warehouse models are built with dbt.")
     dagster = belief("g", "orchestrator_dagster", ["Dagster"], content="Dagster runs the jobs.")
@@ -201,14 +201,18 @@ def test_a_code_of_two_or_three_letters_needs_the_belief_s_world() -> None:
     # "UV" is many things: a sunburn index is no package manager
     assert matches(index, "the UV index is 9 tomorrow, which sunscreen for a toddler?") == {}
     assert ("uv", "exact", "domain word 'projects'") in matches(
-        index, "uv keeps resolving an old version for our projects"
+        index, "UV keeps resolving an old version for our projects"
     )["u"]
-    assert matches(index, "run `uv sync` again") == {"u": [("uv", "exact", "written as a name")]}
-    assert matches(index, "uv lock fails") == {"u": [("uv", "exact", "the user's own")]}
+    assert matches(index, "UV lock fails") == {"u": [("uv", "exact", "the user's own")]}
     # a belief of its scope named too says which world the turn is in
     assert ("dbt", "exact", "a belief of its scope named too") in matches(
-        index, "Dagster marks every dbt test as failed after the upgrade"
+        index, "Dagster marks every DBT test as failed after the upgrade, no idea why yet"
     )["d"]
+    # typed in lower case, it is the user's own tool's short name
+    assert matches(index, "uv keeps resolving an old version, no idea why yet") == {
+        "u": [("uv", "exact", None)]
+    }
+    assert matches(index, "run `uv sync` again") == {"u": [("uv", "exact", None)]}
 
 
 def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -> None:
