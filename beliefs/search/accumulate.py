@@ -51,6 +51,7 @@ def accumulate(
     floor: float = 0.0,
     deadline: Deadline | None = None,
     sense: bool = True,
+    named: frozenset[str] | None = None,
 ) -> tuple[dict[str, float], Corroborated]:
     """Each matched belief's score, summed clause by clause in a fixed order; clauses of an
     everyday name (gated) count last, and only where corroborated.
@@ -62,9 +63,11 @@ def accumulate(
 
     Past `deadline`, no further clause's postings are read (the first always is): the scores
     are those of the clauses read by then. `sense` False: no clause is gated (a deliberate
-    search for a word, not a turn to read).
+    search for a word, not a turn to read). `named`: the turn's `in_names` when the caller has
+    worked them out (its hits' clauses need them too).
     """
-    named = in_names(terms) if extended and sense else frozenset()
+    if named is None:
+        named = in_names(terms) if extended and sense else frozenset()
     walks = _walks(postings, canonical, aliases, names, extended and sense, named)
     among = _essential(walks, floor)
     scores: dict[str, float] = {}

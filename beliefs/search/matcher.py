@@ -201,8 +201,10 @@ def _by_rules(
         floor = ask.min_score
     else:
         floor = 0.0 if ask.max_weight is None else ask.min_score / max(ask.max_weight, 1e-9)
+    gated = extended and ask.sense
+    named = in_names(terms) if gated else frozenset()
     scores, corroborated = accumulate(
-        postings, terms, canonical, aliases, names, extended, floor, ask.deadline, ask.sense
+        postings, terms, canonical, aliases, names, extended, floor, ask.deadline, ask.sense, named
     )
     docs = postings.docs
     taken = _taker(docs, ask, known)
@@ -218,8 +220,6 @@ def _by_rules(
         best = list(
             islice(((s, b) for s, b in ranked(scores, min_score, limit) if taken(b)), limit)
         )
-    gated = extended and ask.sense
-    named = in_names(terms) if gated else frozenset()
     matches = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, gated, named)
     # (-rounded score, id): best first, ties to the most recently reinforced
     chosen = [(-round(score, 9), bid, docs[bid], score) for score, bid in best]
