@@ -328,7 +328,8 @@ class Matches:
     names: NameWords
     corroborated: Corroborated
     extended: bool = True
-    # the turn's words inside a name of several words or after a word of kinship (`in_names`)
+    # the turn's words inside a name of several words, after a word of kinship, or codes of two
+    # or three letters written in capitals (`in_names`)
     named: frozenset[str] = frozenset()
 
 

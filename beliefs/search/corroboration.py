@@ -241,8 +241,8 @@ def capital_tells(word: str) -> bool:
 def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = frozenset()) -> bool:
     """Whether a matched one-word name needs corroboration: it has another sense, a turn's
     word with one reached it by an edit ("raw" for the alias "raws"), or the turn writes it
-    inside a name of several words or after a word of kinship (`in_names`: "Gary Lineker",
-    "the California Zephyr", "my sister Priya")."""
+    inside a name of several words, after a word of kinship or as a code in capitals
+    (`in_names`: "Gary Lineker", "the California Zephyr", "my sister Priya", "the UV index")."""
     if " " in token:
         return False
     return (
