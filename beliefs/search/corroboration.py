@@ -73,6 +73,9 @@ POINTED = "the user's own"
 # A turn of this many telling words or fewer has no room to say another sense: "set up
 # nightly backups" is about the user's backups.
 SHORT = 3
+# Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
+# them is a run of several (about two characters a word).
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Who someone is to the user: "my sister Priya" is no colleague Priya
 KINSHIP = frozenset(
     [
@@ -238,6 +241,16 @@ def capital_tells(word: str) -> bool:
     return english(word)
 
 
+def turn_length(turn: dict[str, str]) -> int:
+    """How many words the turn's telling words (`telling_words`) hold: a run of kana or Han
+    counts a word for every two characters ("公司要做 CI 视觉识别手册" is no three-word turn)."""
+    length = 0
+    for word in turn.values():
+        unspaced = 0 if word.isascii() else len(_UNSPACED.findall(word))
+        length += max(1, (unspaced + 1) // 2)
+    return length
+
+
 def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = frozenset()) -> bool:
     """Whether a matched one-word name needs corroboration: it has another sense, a turn's
     word with one reached it by an edit ("raw" for the alias "raws"), or the turn writes it
@@ -301,8 +314,9 @@ class Witness:
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or len(turn) <= SHORT)
-        self._short = (kind or short_code(token)) and len(turn) <= SHORT
+        short = turn_length(turn) <= SHORT
+        self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or short)
+        self._short = (kind or short_code(token)) and short
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))

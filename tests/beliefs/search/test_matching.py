@@ -215,6 +215,14 @@ def test_a_code_of_two_or_three_letters_in_capitals_needs_the_belief_s_world() -
     assert matches(index, "run `uv sync` again") == {"u": [("uv", "exact", None)]}
 
 
+def test_a_turn_in_kana_or_han_is_long_for_as_many_words_as_it_holds() -> None:
+    ci = belief("c", "ci_codemagic", ["CI"], content="Builds run on Codemagic CI.")
+    index = index_of(ci, filler=10)
+    # Chinese writes no space between words: this is no three-word turn about the user's CI
+    assert matches(index, "公司要做 CI 视觉识别手册, 一般包括哪些内容?") == {}
+    assert matches(index, "CI 壊れた") == {"c": [("ci", "exact", "the user's own")]}
+
+
 def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -> None:
     reviewer = belief("p", "priya_gateway_owner", ["Priya"], content="Priya reviews the gateway.")
     partner = belief("s", "partner_sanna", ["Sanna"], content="Sanna is his partner.")
