@@ -51,7 +51,7 @@ _LIST_FN = re.compile(
 _UPSERT = re.compile(
     r"^\s*INSERT\s+OR\s+REPLACE\s+INTO\s+(?P<table>\w+)\s*\((?P<cols>[^)]*)\)", re.I | re.S
 )
-_INSERT_INTO = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
+_INSERT_INTO = re.compile(r"^\s*INSERT\s+(?:OR\s+REPLACE\s+)?INTO\s+(\w+)", re.I)
 _DOUBLE = re.compile(r"\bDOUBLE\b(?!\s+PRECISION)", re.I)
 _PLACEHOLDER = re.compile(r"\?|\$\d+")
 

@@ -8,9 +8,11 @@ thread (`journal_thread.py`), with the jobs of the other replies ending meanwhil
 like an injection record to share a later commit of the table; without one, the write skips
 the linger and everything queued meanwhile shares its commit.
 
-Injection records are not part of that promise: they wait (up to `record_linger_s`, or until
-`RECORD_BATCH` of them) to share a later commit, so a durable job's commit carries one
-statement fewer and the records of many requests go in one.
+Injection records and each turn's kept memory are not part of that promise: they wait (up to
+`record_linger_s`, or until `RECORD_BATCH` writes wait) to share a later commit, so a durable
+job's commit carries fewer statements and the rows of many requests go in one: a DuckDB commit
+costs a few milliseconds of CPU, shared by a few requests at `LINGER_S` and by tens at
+`record_linger_s`.
 
 A write the store refuses (a full disk, an unwritable directory) is kept in memory and tried
 again with backoff; `health()` then reports degraded with the reason. Only when more than
@@ -45,7 +47,7 @@ MAX_KEPT = 10_000  # refused writes kept for another try before the oldest is dr
 RETRY_S = 0.5  # first wait before a refused write is tried again (doubling up to RETRY_MAX_S)
 RETRY_MAX_S = 10.0
 RECORD_LINGER_S = 0.25  # how long an injection record may wait for others before it is written
-RECORD_BATCH = 64  # held records written as soon as this many wait
+RECORD_BATCH = 256  # held writes (about three a request) written as soon as this many wait
 
 
 @dataclass(slots=True)
@@ -130,9 +132,10 @@ class StoreWriter:
             self._journal_thread = JournalThread(self._journal, self._journaled)
             self._journal_thread.start()
 
-    def submit(self, label: str, write: Write) -> None:
-        """Queue `write(store)`; never blocks the caller."""
-        self._queue.put_nowait(Item(label, write))
+    def submit(self, label: str, write: Write, *, hold: bool = False) -> None:
+        """Queue `write(store)`; never blocks the caller. `hold`: the write may wait, as an
+        injection record does, to share a later commit with the writes of other requests."""
+        self._queue.put_nowait(Item(label, write, hold=hold))
 
     def submit_record(self, record: InjectionRecord) -> None:
         """Queue an injection record; the records of a batch go in one statement."""
@@ -408,9 +411,9 @@ def _marker(item: Item) -> bool:
 
 
 def _holds(item: Item) -> bool:
-    """Whether the item may wait to share a later commit: an injection record, or a job
-    already safe in the journal."""
-    return item.record is not None or item.pending is not None
+    """Whether the item may wait to share a later commit: an injection record, a job already
+    safe in the journal, or a write submitted to be held."""
+    return item.hold or item.record is not None or item.pending is not None
 
 
 def _first_error(results: list[tuple[Item, str, bool]]) -> str:

@@ -33,12 +33,25 @@ log = logging.getLogger("tenure.proxy")
 TTL_S = 6 * 3600.0  # a loop left this long is over: its next request is searched afresh
 PRUNE_EVERY = 512  # kept turns written between deletions of the expired ones
 
-_SAVE_SQL = (
-    "INSERT OR REPLACE INTO turn_memory "
-    "(key, created_at, system_block, user_block, layers, persona, query, persona_version, "
-    "persona_carries) VALUES "
+_COLUMNS = (
+    ("key", "VARCHAR"),
+    ("created_at", "TIMESTAMPTZ"),
+    ("system_block", "VARCHAR"),
+    ("user_block", "VARCHAR"),
+    ("layers", "JSON"),
+    ("persona", "BOOLEAN"),
+    ("query", "VARCHAR"),
+    ("persona_version", "VARCHAR"),
+    ("persona_carries", "INTEGER"),
 )
-_ROW_MARKS = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_NAMES = tuple(name for name, _ in _COLUMNS)
+# The rows of a commit as one list-of-structs parameter: binding nine values a row in a VALUES
+# list cost more than the upsert itself.
+_SAVE_SQL = (
+    f"INSERT OR REPLACE INTO turn_memory ({', '.join(_NAMES)}) "
+    f"SELECT {', '.join(f'r.{name}' for name in _NAMES)} FROM "
+    f"(SELECT unnest(?::STRUCT({', '.join(f'{n} {t}' for n, t in _COLUMNS)})[]) AS r)"
+)
 SAVE_CHUNK = 256  # rows per statement: one statement per commit below that
 _LOAD_SQL = (
     "SELECT created_at, system_block, user_block, layers, persona, query, persona_version, "
@@ -99,7 +112,7 @@ class LoopMemories:
             if prune:
                 store.execute(_PRUNE_SQL, [now - timedelta(seconds=self._ttl)])
 
-        self._writer.submit("turn_memory", save)
+        self._writer.submit("turn_memory", save, hold=True)
 
     def _load(self, key: str) -> tuple[Any, ...] | None:
         row: tuple[Any, ...] | None = self._thread.store.execute(_LOAD_SQL, [key]).fetchone()
@@ -122,9 +135,8 @@ def save_rows(store: BeliefStore, rows: list[list[object]]) -> None:
         for row in {str(row[0]): row for row in rows}.values()
     ]
     for start in range(0, len(latest), SAVE_CHUNK):
-        chunk = latest[start : start + SAVE_CHUNK]
-        marks = ", ".join([_ROW_MARKS] * len(chunk))
-        store.execute(_SAVE_SQL + marks, [value for row in chunk for value in row])
+        chunk = [dict(zip(_NAMES, row, strict=True)) for row in latest[start : start + SAVE_CHUNK]]
+        store.execute(_SAVE_SQL, [chunk])
 
 
 def _layers(value: Any) -> dict[str, list[str]]:

@@ -31,6 +31,7 @@ class Item:
     built: list[Turn | None] | None = None  # the turn, once built (a kept job is not rebuilt)
     pending: PendingJob | None = None  # a journaled job, to be folded into the table
     segment: int = -1  # the journal segment holding `pending`
+    hold: bool = False  # may wait to share a later commit, as an injection record does
 
     def job_turn(self) -> Turn | None:
         if self.turn is None:
