@@ -57,11 +57,15 @@ def identifier_words(token: str) -> tuple[str, ...]:
             out[piece.lower()] = None
             out.update(dict.fromkeys(a.lower() + b.lower() for a, b in itertools.pairwise(humps)))
         out.update(dict.fromkeys(h.lower() for h in humps))
-    for segment in _SEGMENTS.split(whole):  # "values-prod.yaml" of a path, and "values-prod"
+    segments = _SEGMENTS.split(whole)
+    for segment in segments:  # "values-prod.yaml" of a path, and "values-prod"
         if segment != whole and any(ch in segment for ch in "._-"):
             out[segment] = None
             if "." in segment.strip("."):
                 out[segment.rsplit(".", 1)[0]] = None
+    if "/" in whole:  # the folders a file is in: "infra/modules/vpc" of ".../vpc/main.tf"
+        folders = whole.split("/")
+        out.update(dict.fromkeys("/".join(folders[:end]) for end in range(2, len(folders))))
     return tuple(w for w in out if len(w) > 1 and not w.isdigit())
 
 

@@ -37,6 +37,15 @@ def test_a_path_gives_each_segment_and_file_name_whole() -> None:
     assert "well-known" not in parse_query("a well-known trick").coded  # prose, not a path
 
 
+def test_a_file_s_path_names_the_folders_it_is_in() -> None:
+    vpc = belief("vpc", "vpc_cidr_allocation", ["infra/modules/vpc"], content="Prod VPC ranges.")
+    index = _index(vpc, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    assert _found(index, "add two subnets in infra/modules/vpc/main.tf please") == {"vpc"}
+    assert _found(index, "add two subnets in infra/modules/eks/main.tf please") == set()
+    # one folder is no path of folders: "src/app.py" gives no "src/" word
+    assert [w for w in identifier_words("src/app.py") if "/" in w] == ["src/app.py"]
+
+
 def test_latin_and_other_scripts_inside_a_word_are_split() -> None:
     assert split_scripts("BigQueryのスロット") == "BigQuery のスロット"
     assert "bigquery" in parse_query("BigQueryのスロット使用量").words
