@@ -2,7 +2,7 @@
 
 A validated pydantic `Belief` keeps its 32 fields in an instance dict of about 830 bytes; a
 record keeps its own values in slots, its few-valued and seldom-set fields in two tuples that
-equal records share and its two texts in one string (128 bytes in all), its lists as tuples
+equal records share and its two texts in one string (120 bytes in all), its lists as tuples
 (shared where equal: the empty ones, scope lists) and its few-valued strings interned.
 Records are read, never changed: a change is a new `Belief` written to the store, which the
 index then holds as a new record. Where a full model is needed (the API, a change to make)
@@ -11,6 +11,7 @@ index then holds as a new record. Where a full model is needed (the API, a chang
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -42,19 +43,19 @@ class BeliefRecord(Standing):
     """The fields of a stored belief (`change_log` aside), read-only by convention.
 
     Its own values each have a slot; the few-valued ones (`PROFILE`: user, kind, standing,
-    scope) are one tuple that equal records share, and the ones a live belief seldom sets
-    (`REST`) one tuple that is shared while they are all unset: each is read through a
-    property of the same name. Its two texts, read for the few beliefs a turn delivers or
-    weighs, are one string (`TEXTS`, see `_joined`), and its two name lists one tuple
-    (`names`), which the index's tokens share when the names are written as indexed.
+    scope, and how many of its names are aliases) are one tuple that equal records
+    share, and the ones a live belief seldom sets (`REST`) one tuple that is shared while they
+    are all unset: each is read through a property of the same name. Its two texts, read for
+    the few beliefs a turn delivers or weighs, are one string (`TEXTS`, see `_joined`), its two
+    name lists one tuple (`names`), which the index's tokens share when the names are written
+    as indexed, and its canonical name is held as the index reads it (`_spaced`).
     """
 
     __slots__ = (
-        "_aliases_end",
+        "_canonical",
         "_profile",
         "_rest",
         "_texts",
-        "canonical_name",
         "confidence",
         "created_at",
         "id",
@@ -67,7 +68,7 @@ class BeliefRecord(Standing):
     _profile: tuple[Any, ...]
     _rest: tuple[Any, ...]
     _texts: str | tuple[str, str]
-    _aliases_end: int
+    _canonical: str | tuple[str]
     names: tuple[str, ...]  # its aliases, then its rejected alternatives (the index's tokens)
     id: str
     user_id: str
@@ -119,10 +120,11 @@ class BeliefRecord(Standing):
         for setter, at in _OWN:
             setter(record, converted[at])
         record._texts = _joined(*map(converted.__getitem__, _TEXTS_AT))
+        record._canonical = _spaced(converted[_CANONICAL_AT])
         aliases, rejected = map(converted.__getitem__, _NAMES_AT)
         record.names = aliases + rejected if rejected else aliases
-        record._aliases_end = len(aliases)
-        record._profile = _shared_profile(tuple(map(converted.__getitem__, _PROFILE_AT)))
+        profile = (*map(converted.__getitem__, _PROFILE_AT), len(aliases))
+        record._profile = _shared_profile(profile)
         rest = tuple(map(converted.__getitem__, _REST_AT))
         record._rest = _NO_REST if rest == _NO_REST else rest
         return record
@@ -183,8 +185,9 @@ REST: tuple[str, ...] = (  # unset on almost every live belief
 )
 TEXTS = ("content", "why_it_matters")
 NAMES = ("aliases", "rejected_alternatives")
-OWN = tuple(f for f in FIELDS if f not in (*PROFILE, *REST, *TEXTS, *NAMES))
-_HELD = {"_profile", "_rest", "_texts", "names", "_aliases_end"}
+CANONICAL = ("canonical_name",)  # held as the index reads it (`_spaced`)
+OWN = tuple(f for f in FIELDS if f not in (*PROFILE, *REST, *TEXTS, *NAMES, *CANONICAL))
+_HELD = {"_profile", "_rest", "_texts", "names", "_canonical"}
 assert set(OWN) | _HELD == set(BeliefRecord.__slots__), "BeliefRecord's fields out of step"
 # Building the model as `model_construct` does, minus its per-field alias and default lookups:
 # valid only while the model has none of those to honour. Every field is set, so one fields
@@ -242,6 +245,32 @@ def _joined(content: str, why_it_matters: str) -> str | tuple[str, str]:
     return f"{content}\0{why_it_matters}"
 
 
+_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+
+
+def _spaced(canonical_name: str) -> str | tuple[str]:
+    """How a record holds its canonical name: a snake_case name ("ldap_proxy", "postgres") as
+    the index reads it ("ldap proxy"), so the index's token is that one string; any other name
+    as it is, or in a tuple when it holds a space (it is read back as written)."""
+    if _SNAKE.fullmatch(canonical_name):
+        return canonical_name.replace("_", " ")
+    return (canonical_name,) if " " in canonical_name else canonical_name
+
+
+def _canonical_name(record: BeliefRecord) -> str:
+    held = record._canonical
+    return held.replace(" ", "_") if type(held) is str else held[0]
+
+
+def spaced_name(record: BeliefRecord) -> str | None:
+    """The record's canonical name as the index reads it (`query.normalize_name`), when the
+    record holds it so (a snake_case name), else None."""
+    held = record._canonical
+    if type(held) is not str:
+        return None
+    return held if " " in held or _SNAKE.fullmatch(held) else None
+
+
 def _content(record: BeliefRecord) -> str:
     texts = record._texts
     if isinstance(texts, str):
@@ -257,12 +286,12 @@ def _why_it_matters(record: BeliefRecord) -> str:
 
 
 def _aliases(record: BeliefRecord) -> tuple[str, ...]:
-    names, end = record.names, record._aliases_end
+    names, end = record.names, record._profile[_ALIASES_END]
     return names if end == len(names) else names[:end]
 
 
 def _rejected_alternatives(record: BeliefRecord) -> tuple[str, ...]:
-    return record.names[record._aliases_end :]
+    return record.names[record._profile[_ALIASES_END] :]
 
 
 def _field(of: str, at: int) -> property:
@@ -304,14 +333,17 @@ _CONVERT: dict[str, Any] = {
 _CONVERTERS = tuple(_CONVERT.get(name) for name in FIELDS)
 _OWN = tuple((getattr(BeliefRecord, name).__set__, FIELDS.index(name)) for name in OWN)
 _PROFILE_AT = tuple(FIELDS.index(name) for name in PROFILE)
+_ALIASES_END = len(PROFILE)  # the profile's last item: how many of `names` are aliases
 _REST_AT = tuple(FIELDS.index(name) for name in REST)
 _TEXTS_AT = tuple(FIELDS.index(name) for name in TEXTS)
 _NAMES_AT = tuple(FIELDS.index(name) for name in NAMES)
+_CANONICAL_AT = FIELDS.index("canonical_name")
 _NO_REST: tuple[Any, ...] = ((), None, None, None, None, None, None)
 for _at, _name in enumerate(PROFILE):
     setattr(BeliefRecord, _name, _field("_profile", _at))
 for _at, _name in enumerate(REST):
     setattr(BeliefRecord, _name, _field("_rest", _at))
+BeliefRecord.canonical_name = property(_canonical_name)  # type: ignore[assignment]
 BeliefRecord.content = property(_content)  # type: ignore[assignment]
 BeliefRecord.why_it_matters = property(_why_it_matters)  # type: ignore[assignment]
 BeliefRecord.aliases = property(_aliases)  # type: ignore[assignment]

@@ -9,6 +9,7 @@ import pytest
 
 from beliefs.model.models import Belief
 from beliefs.model.record import (
+    CANONICAL,
     FIELDS,
     NAMES,
     OWN,
@@ -17,7 +18,9 @@ from beliefs.model.record import (
     TEXTS,
     BeliefRecord,
     as_belief,
+    spaced_name,
 )
+from beliefs.text.query import normalize_name
 from tests.beliefs.factory import T0, belief, index_of
 
 
@@ -67,7 +70,7 @@ def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> 
     full = _full()
     model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
     assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
-    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS, *NAMES))
+    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS, *NAMES, *CANONICAL))
 
 
 def test_records_share_their_few_valued_and_unset_fields() -> None:
@@ -79,7 +82,7 @@ def test_records_share_their_few_valued_and_unset_fields() -> None:
     assert (full.agent_id, full.rejected_alternatives) == ("coder", ("MySQL",))
     # a pointer for each own value, each shared tuple and the texts, past the object's and
     # the collector's headers (16 bytes each)
-    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 5) < 32 + 8 * len(FIELDS)
+    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 6) < 32 + 8 * len(FIELDS)
 
 
 def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:
@@ -116,3 +119,21 @@ def test_a_records_texts_read_back_as_written(content: str, why: str) -> None:
     record = BeliefRecord.of(full)
     assert (record.content, record.why_it_matters) == (content, why)
     assert record.to_belief() == full
+
+
+@pytest.mark.parametrize(
+    "name", ["main_database", "postgres", "x_1", "Postgres-DB", "My Thing", "a__b", "_x", "ca_fé"]
+)
+def test_a_records_canonical_name_reads_back_as_written(name: str) -> None:
+    full = _full().model_copy(update={"canonical_name": name})
+    record = BeliefRecord.of(full)
+    assert record.canonical_name == name and record.to_belief() == full
+    (doc,) = index_of(full).user("u1").docs.values()
+    assert doc.canonical == normalize_name(name)
+
+
+def test_a_snake_case_name_is_one_string_with_the_index_s_token() -> None:
+    index = index_of(_full())
+    (doc,) = index.user("u1").docs.values()
+    assert isinstance(doc.belief, BeliefRecord)
+    assert doc.canonical == "main database" and doc.canonical is spaced_name(doc.belief)
