@@ -56,7 +56,7 @@ def test_what_search_works_out_is_held_only_by_the_beliefs_it_weighed() -> None:
     index = index_of(belief("b-1", "main_database", ["postgres"]), belief("b-2", "cache"))
     one, two = (index.user("u1").docs[b] for b in ("b-1", "b-2"))
     assert (one.domain, one.proper, one.weighed_by, one.weight) == (None, None, None, 1.0)
-    assert one._worked_out is None and one == one and one != two
+    assert not one.worked_out and one == one and one != two
     rules = object()
     one.domain, one.weighed_by, one.weight = frozenset({"databas"}), rules, 2.5
     assert (one.domain, one.proper, one.weighed_by, one.weight) == (
@@ -65,4 +65,4 @@ def test_what_search_works_out_is_held_only_by_the_beliefs_it_weighed() -> None:
         rules,
         2.5,
     )
-    assert two._worked_out is None and two.weight == 1.0
+    assert not two.worked_out and two.weight == 1.0
