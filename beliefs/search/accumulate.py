@@ -22,6 +22,7 @@ from beliefs.search.corroboration import (
     may_be_topic,
     needs_sense,
     short_code,
+    short_turn,
     telling_words,
     topic,
 )
@@ -126,6 +127,7 @@ def _corroborate(
     confirmed: dict[str, set[str]] = {}  # belief -> the turn's words whose clause counts
     pending: list[tuple[str, str, str]] = []
     telling: dict[str, str] | None = None
+    short = False
     checks = 0  # beliefs a kind word's sense was checked for one by one
     for token, groups, word, _ in walks:
         if word is None:
@@ -134,9 +136,10 @@ def _corroborate(
             break
         if telling is None:
             telling = telling_words(terms)
+            short = short_turn(telling)
         name = token.removesuffix(KIND)
         kind = name != token
-        witness = Witness(terms, word, name, telling, kind=kind)
+        witness = Witness(terms, word, name, telling, short=short, kind=kind)
         for _, ids in groups:
             chosen = ids if among is None else among.intersection(ids)
             if len(chosen) > MAX_SENSE_CHECKS or (kind and checks >= MAX_SENSE_CHECKS):

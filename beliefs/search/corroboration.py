@@ -241,14 +241,15 @@ def capital_tells(word: str) -> bool:
     return english(word)
 
 
-def turn_length(turn: dict[str, str]) -> int:
-    """How many words the turn's telling words (`telling_words`) hold: a run of kana or Han
-    counts a word for every two characters ("公司要做 CI 视觉识别手册" is no three-word turn)."""
+def short_turn(turn: dict[str, str]) -> bool:
+    """Whether the turn's telling words (`telling_words`) are SHORT words or fewer, too few to
+    say another sense: a run of kana or Han counts a word for every two characters
+    ("公司要做 CI 视觉识别手册" is no three-word turn)."""
     length = 0
     for word in turn.values():
         unspaced = 0 if word.isascii() else len(_UNSPACED.findall(word))
         length += max(1, (unspaced + 1) // 2)
-    return length
+    return length <= SHORT
 
 
 def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = frozenset()) -> bool:
@@ -307,14 +308,16 @@ class Witness:
         query_word: str,
         token: str,
         turn: dict[str, str],
+        *,
+        short: bool,
         kind: bool = False,
     ) -> None:
-        """`turn`: the turn's `telling_words`, worked out once for all its words. `kind`: the
-        word is the kind word of `token`, a canonical name of several words (`kind_words`)."""
+        """`turn`: the turn's `telling_words`, and `short`: whether they are too few to say
+        another sense (`short_turn`), both worked out once for all its words. `kind`: the word
+        is the kind word of `token`, a canonical name of several words (`kind_words`)."""
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        short = turn_length(turn) <= SHORT
         self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or short)
         self._short = (kind or short_code(token)) and short
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)

@@ -57,8 +57,7 @@ def identifier_words(token: str) -> tuple[str, ...]:
             out[piece.lower()] = None
             out.update(dict.fromkeys(a.lower() + b.lower() for a, b in itertools.pairwise(humps)))
         out.update(dict.fromkeys(h.lower() for h in humps))
-    segments = _SEGMENTS.split(whole)
-    for segment in segments:  # "values-prod.yaml" of a path, and "values-prod"
+    for segment in _SEGMENTS.split(whole):  # "values-prod.yaml" of a path, and "values-prod"
         if segment != whole and any(ch in segment for ch in "._-"):
             out[segment] = None
             if "." in segment.strip("."):
