@@ -316,6 +316,11 @@ class UserPostings:
                 if token not in seen:
                     seen.add(token)
                     yield token
+            if len(words) == 2:  # one word, joined or hyphenated: "gluten free", "on call"
+                for token in (words[0] + words[1], words[0] + "-" + words[1]):
+                    if token in self.aliases and token not in seen:
+                        seen.add(token)
+                        yield token
             return
         probes = deletion_variants(term)
         for variant in (term, *probes):
@@ -343,8 +348,10 @@ def _take_stem(stems: dict[str, Members], token: str) -> None:
 
 def _fuzzy_keys(token: str) -> list[int | tuple[int, str, str]]:
     words = token.split(" ")
-    if len(words) > 1:
+    if len(words) > 2:
         return [(len(words), "first", words[0]), (len(words), "last", words[-1])]
+    if len(words) == 2:  # and written as one word: "steamdeck" for "steam deck"
+        return [(2, "first", words[0]), (2, "last", words[-1]), hash(words[0] + words[1])]
     return [hash(variant) for variant in deletion_variants(token)]
 
 

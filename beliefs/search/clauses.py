@@ -14,8 +14,8 @@ from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.hits import Match
 from beliefs.text.identifiers import split_scripts
-from beliefs.text.lexicon import is_common, stem
-from beliefs.text.query import MAX_NGRAM, QueryTerms
+from beliefs.text.lexicon import has_other_sense, in_dictionary, is_common, stem
+from beliefs.text.query import MAX_NGRAM, STOP_WORDS, QueryTerms
 
 MIN_SCORE = 3.0
 # BM25 needs a corpus: below this many beliefs the document count is floored, so a new
@@ -110,7 +110,7 @@ def match_aliases(
             if found is None:
                 found = _alias_matches(postings, query, cache)
             for token, edits in found:
-                if edits and extended and (_another_word(query, token) or _short(query, token)):
+                if edits and extended and _not_a_typo(query, token):
                     continue
                 df = postings.alias_df(token)
                 base = boost * idf(n, df) * similarity(query, token, edits)
@@ -175,6 +175,34 @@ def _short(query: str, token: str) -> bool:
     """Whether a one-edit match is to an alias too short to tell a typo from another word
     ("wala" for "waba", "sls" for "slo"); its plural ("okrs" for "okr") is still the word."""
     return len(token) <= SHORT_TYPO and query != token + "s" and token != query + "s"
+
+
+def _not_a_typo(query: str, token: str) -> bool:
+    """Whether a one-edit match is another word than the alias (`_another_word`, `_short`,
+    `_joined`, `_other_function_word`)."""
+    return (
+        _another_word(query, token)
+        or _short(query, token)
+        or _joined(query, token)
+        or _other_function_word(query, token)
+    )
+
+
+def _joined(query: str, token: str) -> bool:
+    """Whether the turn's word is a two-word alias written as one and a word of its own
+    ("molehill" for "mole hill"; "steamdeck" is no word, so it is the alias)."""
+    return " " in token and " " not in query and (in_dictionary(query) or has_other_sense(query))
+
+
+def _other_function_word(query: str, token: str) -> bool:
+    """Whether a phrase one edit from an alias phrase differs in a stop word ("them warehouse"
+    for "the warehouse"): another phrase, not a typo."""
+    if " " not in query:
+        return False
+    mine, theirs = query.split(" "), token.split(" ")
+    return len(mine) == len(theirs) and any(
+        a != b and (a in STOP_WORDS or b in STOP_WORDS) for a, b in zip(mine, theirs, strict=True)
+    )
 
 
 def _another_word(query: str, token: str) -> bool:

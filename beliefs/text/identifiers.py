@@ -62,6 +62,10 @@ def identifier_words(token: str) -> tuple[str, ...]:
             out[segment] = None
             if "." in segment.strip("."):
                 out[segment.rsplit(".", 1)[0]] = None
+    if "." in whole.strip("."):  # a file's kind: ".mscz" of "arrangements/skye_v3.mscz"
+        ext = whole.rsplit(".", 1)[1]
+        if 1 < len(ext) <= 5 and ext.isalnum() and not ext.isdigit():
+            out["." + ext] = None
     if "/" in whole:  # the folders a file is in: "infra/modules/vpc" of ".../vpc/main.tf"
         folders = whole.split("/")
         out.update(dict.fromkeys("/".join(folders[:end]) for end in range(2, len(folders))))

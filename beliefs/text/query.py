@@ -65,6 +65,8 @@ _PATH = re.compile(
 _LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
 _PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2": a term, an alias may be one
+# "10X3", "4x4": a class, a set or a car as often as a size; a term (an alias may be one)
+_TIMES_CODE = re.compile(r"^\d+[xX]\d+$")
 _NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can start with
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
@@ -109,6 +111,7 @@ def clean_query(text: str) -> str:
         for w in text.split()
         if w[0] not in _NUMBER_STARTS  # most words: no number can start there
         or _PLAIN_NUMBER.match(w.rstrip(_TRAIL_PUNCT))
+        or _TIMES_CODE.match(w.rstrip(_TRAIL_PUNCT))
         or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
@@ -167,7 +170,7 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
     word = stripped.lower()
-    if _PLAIN_NUMBER.match(word):
+    if _PLAIN_NUMBER.match(word) or _TIMES_CODE.match(word):
         return word, False, False, ends
     if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
         return "", False, False, ends
@@ -239,6 +242,9 @@ class QueryTerms:
     other_script: bool = False  # the turn holds Hangul, kana or Han
     # names of several capitalised words ("Gary Lineker", "Sentry Mode"), `name_runs`
     runs: tuple[tuple[str, ...], ...] = ()
+    # the turn's words in order with each hyphenated word's parts in its place ("the
+    # going-home sheet" -> the going home sheet), when it has one: phrases of its parts
+    spaced: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -248,12 +254,18 @@ class QueryTerms:
         """Distinct n-word phrases of the whole word sequence (for aliases), and identifiers'
         words as phrases."""
         found = dict.fromkeys(ngrams(self.sequence, n))
+        if self.spaced:
+            found.update(dict.fromkeys(ngrams(self.spaced, n)))
         found.update((p, None) for p in self.code_phrases if p.count(" ") == n - 1)
         return list(found)
 
     def canonical_phrases_of(self, n: int) -> list[str]:
         """Distinct n-word phrases of the stop-worded sequence (for canonical names)."""
-        return list(dict.fromkeys(ngrams(self.content, n)))
+        found = dict.fromkeys(ngrams(self.content, n))
+        if self.spaced:
+            content = [w for w in self.spaced if w not in STOP_WORDS]
+            found.update(dict.fromkeys(ngrams(content, n)))
+        return list(found)
 
     @property
     def phrases(self) -> tuple[str, ...]:
@@ -269,6 +281,7 @@ def parse_query(text: str) -> QueryTerms:
     written, runs = read_text(cleaned)
     coded = code_words(text)
     words = [w for w, _ in written]
+    spaced = _spaced(words) if "-" in cleaned else ()
     marked = {w for w, named in written if named} | set(coded)
     words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
     in_code, code_phrases = code_terms(text)
@@ -276,6 +289,8 @@ def parse_query(text: str) -> QueryTerms:
     words += [w for w in in_code if w not in seen]
     seen.update(in_code)
     parts = [p for w in words if "-" in w for p in w.split("-") if len(p) > 1 and p.isalpha()]
+    # a build's tags: "2.2.0+cu118", "torch+rocm"; not "c++"
+    parts += [p for w in words if "+" in w and "+" in w.strip("+") for p in w.split("+") if _tag(p)]
     words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
     return QueryTerms(
         cleaned=cleaned,
@@ -287,4 +302,22 @@ def parse_query(text: str) -> QueryTerms:
         code_phrases=tuple(code_phrases),
         other_script=has_other_script(text),
         runs=runs,
+        spaced=spaced,
     )
+
+
+def _tag(part: str) -> bool:
+    """Whether a part of a word joined by "+" is a name: letters, perhaps with digits."""
+    return len(part) > 1 and part.isalnum() and not part.isdigit()
+
+
+def _spaced(words: list[str]) -> tuple[str, ...]:
+    """`words` with each hyphenated word's parts in its place, or () when none has parts."""
+    out: list[str] = []
+    for word in words:
+        parts = word.split("-") if "-" in word else ()
+        if len(parts) > 1 and all(len(p) > 1 and p.isalpha() for p in parts):
+            out.extend(parts)
+        else:
+            out.append(word)
+    return tuple(out) if len(out) > len(words) else ()

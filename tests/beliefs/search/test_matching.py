@@ -450,3 +450,43 @@ def test_an_alias_in_another_script_is_found_inside_unspaced_words() -> None:
     # a katakana word inside a longer one is another word; a Latin letter must start a word
     assert matches(index, "データベースの正規化を説明して") == {}
     assert matches(index, "GDPマークの話") == {}
+
+
+def test_a_name_of_two_words_is_found_joined_hyphenated_or_spaced() -> None:
+    deck = belief("d", "target_steam_deck", ["Steam Deck"], content="The game ships on the Deck.")
+    gf = belief("g", "diet_coeliac", ["gluten-free"], content="Cook gluten-free for Sam.")
+    wiz = belief("w", "shift_app", ["ShiftWizard"], content="Shifts are traded in ShiftWizard.")
+    sheet = belief("s", "discharge_sheet", ["Going Home sheet"], content="Fill it in at discharge.")
+    moles = belief(
+        "m", "moles_method", rejected_alternatives=["mole hill"], content="Use n = m/Mr."
+    )
+    index = index_of(deck, gf, wiz, sheet, moles, filler=10)
+    assert matches(index, "does the steamdeck support mesh shaders") == {
+        "d": [("steamdeck~steam deck", "fuzzy", None)]
+    }
+    assert set(matches(index, "need gluten free mains for six")) == {"g"}
+    assert set(matches(index, "shift wizard won't let me post a trade")) == {"w"}
+    assert set(matches(index, "write the going-home sheet for her owner")) == {"s"}
+    # a word of its own is no name written as one word: the idiom is no belief's
+    assert matches(index, "a mountain out of a molehill") == {}
+
+
+def test_a_phrase_an_edit_away_in_a_stop_word_is_another_phrase() -> None:
+    wh = belief("w", "snowflake_warehouse", ["the warehouse"], content="TRANSFORM_WH runs dbt.")
+    index = index_of(wh, filler=10)
+    assert set(matches(index, "is the warehouse suspended?")) == {"w"}
+    assert matches(index, "keep them warehouse-agnostic, plain SQL") == {}
+
+
+def test_codes_in_builds_files_and_classes_are_terms() -> None:
+    cuda = belief("c", "cuda_pin", ["CUDA 12.1"], rejected_alternatives=["cu118"], content="x")
+    score = belief(
+        "m", "notation_musescore", ["MuseScore", ".mscz"], content="Scores in MuseScore."
+    )
+    group = belief("t", "class_10x3", ["10X3"], content="Year 10 set 3, chemistry.")
+    index = index_of(cuda, score, group, filler=10)
+    assert set(matches(index, "his env has torch 2.2.0+cu118 and hangs")) == {"c"}
+    assert set(matches(index, "opening choir/arrangements/skye_v3.mscz fails")) == {"m"}
+    assert set(matches(index, "10X3 struggled with ionic bonding today")) == {"t"}
+    assert "c++" in parse_query("rewrite it in c++").words  # no tag: nothing is split off
+    assert matches(index, "a 1920x1080 screen") == {}
