@@ -79,7 +79,7 @@ def examples(corpus: Corpus) -> list[Example]:
                 postings = index.user(case["userId"])
                 if not postings.docs:
                     continue
-                canonical, aliases, names = _matched(postings, terms, True)
+                canonical, aliases, names = _matched(postings, terms, True, parts=False)
                 prescores, _ = accumulate(postings, terms, canonical, aliases, names, False)
                 m = Matches.of(postings, terms, canonical, aliases, names)
                 docs = postings.docs

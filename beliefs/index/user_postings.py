@@ -8,6 +8,7 @@ probes, not scans.
 from __future__ import annotations
 
 import itertools
+import re
 from bisect import bisect_left, insort
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -67,6 +68,31 @@ def name_words(canonical: str) -> list[str]:
     )
 
 
+# Digits that say a year, an ordinal, a measure or a price, not which thing: "2026 fee
+# increase", "6th edition", "340g jar", "₹999 plan"
+_NOT_A_CODE = re.compile(
+    r"^(?:(?:19|20)\d\d|\d+(?:st|nd|rd|th|s)|[\d.,]+(?:mm|cm|km|kg|g|mg|ml|l|gb|mb|tb|k|m|s|h|x|px"
+    r"|hz|khz|mhz|ghz|w|kw|v|mah|kwh|p|%))$"
+)
+
+
+def code_parts(token: str) -> tuple[str, ...]:
+    """The words of an alias of several words that name it alone, though the turn writes them
+    apart from its other words: codes holding a digit, three characters or more, that are no
+    year, ordinal, measure or price ("842" of "ASC 842", "8606" of "Form 8606", "msg91" of
+    "MSG91 SMS"; not "2026" of "2026 fee increase" nor "340g" of "340g jar")."""
+    if " " not in token or not any(ch.isdigit() for ch in token):
+        return ()
+    return tuple(
+        w
+        for w in dict.fromkeys(token.split(" "))
+        if len(w) >= 3
+        and any(ch.isdigit() for ch in w)
+        and all(ch.isalnum() or ch in ".-" for ch in w)
+        and not _NOT_A_CODE.match(w)
+    )
+
+
 @dataclass
 class UserPostings:
     """Postings of one user's beliefs: BM25 statistics are per user.
@@ -100,6 +126,9 @@ class UserPostings:
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     # name word stem -> the canonical tokens holding it, or past NAME_WORD_HELD only how many
     name_words: dict[str, Members | int] = field(default_factory=dict)
+    # a code of an alias of several words ("842" of "ASC 842", "msg91" of "MSG91 SMS") -> the
+    # alias tokens holding it (`code_parts`)
+    parts: dict[str, Members] = field(default_factory=dict)
     stem_cache: dict[tuple[StemKind, str], tuple[str, ...]] = field(default_factory=dict)
     # The number of this user's last change (no other change has it; 0: none yet), and the
     # views worked out from this user's beliefs since: another user's writes leave them be.
@@ -141,6 +170,8 @@ class UserPostings:
                 _put_stem(self.alias_stems, token)
                 if not token.isascii() and has_other_script(token):
                     self.script_aliases.add(token)
+                for part in code_parts(token):
+                    put(self.parts, part, token)
                 self.aliases[token] = bid
             elif isinstance(posting, str):
                 if posting != bid:
@@ -196,6 +227,8 @@ class UserPostings:
                 _count(self.sizes, token, -1)
                 _take_stem(self.alias_stems, token)
                 self.script_aliases.discard(token)
+                for part in code_parts(token):
+                    take(self.parts, part, token)
                 for key in _fuzzy_keys(token):
                     if isinstance(key, int):
                         self.deletes.take(key, token)

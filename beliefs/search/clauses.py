@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label, similarity, within_one_edit
 from beliefs.index.indexed_doc import FUZZY_PREFIX
+from beliefs.index.postings import members
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.hits import Match
 from beliefs.text.identifiers import split_scripts
@@ -128,6 +129,22 @@ def match_aliases(
                     base = boost * STEM_FACTOR * idf(n, postings.alias_df(token))
                     matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
+
+
+def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
+    """Aliases of several words the turn names by a code of theirs alone (`code_parts`: "842"
+    for "ASC 842", "the 8606" for "Form 8606"), into `matched` where the whole alias is not:
+    a number is many things, so such a clause always needs the belief's world in the turn
+    (`beliefs.search.corroboration.needs_sense`)."""
+    parts = postings.parts
+    for word in terms.words:
+        held = parts.get(word)
+        if held is None:
+            continue
+        for token in members(held):
+            if token not in matched:
+                base = BOOST_ALIAS_WORD * idf(n, postings.alias_df(token))
+                matched[token] = (base, "alias", label(word, token), "part", word)
 
 
 def _match_inside_scripts(

@@ -21,7 +21,9 @@ nightly backups"), or a topic or name of another belief of the same scope in the
 protagonist's viewpoint hold?"); so does such a code ("UV lock fails", "Dagster fails every DBT
 test"). The kind word of a canonical name (`kind_words`: "database" of `database_postgres`), one
 word of the name alone, needs corroboration too, or a question asking which one ("which database do
-we use?"), or a turn too short to say another sense.
+we use?"), or a turn too short to say another sense. A code of an alias of several words
+written alone ("842" of "ASC 842", "8606" of "Form 8606") always needs corroboration: "UA 842
+out of SFO" is a flight.
 Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
@@ -257,6 +259,8 @@ def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = f
     word with one reached it by an edit ("raw" for the alias "raws"), or the turn writes it
     inside a name of several words, after a word of kinship or as a code in capitals
     (`in_names`: "Gary Lineker", "the California Zephyr", "my sister Priya", "the UV index")."""
+    if how == "part":  # "842" of "ASC 842": a number is many things
+        return True
     if " " in token:
         return False
     return (

@@ -8,7 +8,8 @@ from typing import Literal
 
 from beliefs.model.record import AnyBelief
 
-Match = Literal["exact", "fuzzy", "stemmed", "name_word", "semantic", "participant"]
+# "part": a code written alone of an alias of several words ("842" of "ASC 842")
+Match = Literal["exact", "fuzzy", "stemmed", "name_word", "part", "semantic", "participant"]
 
 
 @dataclass(frozen=True)

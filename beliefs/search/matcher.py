@@ -33,6 +33,7 @@ from beliefs.search.clauses import (
     consumed,
     match_aliases,
     match_canonical,
+    match_parts,
 )
 from beliefs.search.corroboration import in_names
 from beliefs.search.deadline import Deadline
@@ -125,15 +126,19 @@ def search(
 
 
 def _matched(
-    postings: UserPostings, terms: QueryTerms, extended: bool
+    postings: UserPostings, terms: QueryTerms, extended: bool, parts: bool = True
 ) -> tuple[Matched, Matched, NameWords]:
-    """The canonical names, aliases and kind words the turn matches (lock held)."""
+    """The canonical names, aliases and kind words the turn matches (lock held); `parts`: and,
+    when `extended`, aliases named by a code of theirs alone (the relevance model has no
+    feature for those)."""
     n = max(len(postings.docs), MIN_CORPUS)
     canonical = match_canonical(postings, terms, n, extended)
     derived = postings.derived  # views of this user's beliefs, emptied when they change
     cache = cast(TermMatches, derived.setdefault("alias-terms", {}))
     aliases = match_aliases(postings, terms, n, cache, extended)
     names: NameWords = {}
+    if extended and parts and postings.parts:
+        match_parts(postings, terms, n, aliases)
     if extended:
         kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))
         used = consumed(canonical, aliases)
@@ -168,7 +173,7 @@ def _by_model(
     postings: UserPostings, terms: QueryTerms, ask: _Ask, known: dict[str, bool]
 ) -> list[Hit]:
     """Candidates by name, kept and ranked by the relevance model (lock held)."""
-    canonical, aliases, names = _matched(postings, terms, True)
+    canonical, aliases, names = _matched(postings, terms, True, parts=False)
     prescores, _ = accumulate(
         postings, terms, canonical, aliases, names, False, deadline=ask.deadline
     )

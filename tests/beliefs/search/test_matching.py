@@ -490,3 +490,23 @@ def test_codes_in_builds_files_and_classes_are_terms() -> None:
     assert set(matches(index, "10X3 struggled with ionic bonding today")) == {"t"}
     assert "c++" in parse_query("rewrite it in c++").words  # no tag: nothing is split off
     assert matches(index, "a 1920x1080 screen") == {}
+
+
+def test_a_code_of_a_name_of_several_words_counts_alone_with_the_belief_s_world() -> None:
+    lease = belief(
+        "l",
+        "lease_discount_rate",
+        ["ASC 842", "Topic 842"],
+        content="Leases are discounted at the risk-free rate under ASC 842.",
+    )
+    fees = belief("f", "fee_rise", ["2026 fee increase"], content="Fees rise 4% in 2026.")
+    index = index_of(lease, fees, filler=10)
+    assert matches(index, "can they discount the lease at 7% under 842?") == {
+        "l": [
+            ("842~asc 842", "part", "domain word 'discount'"),
+            ("842~topic 842", "part", "domain word 'discount'"),
+        ]
+    }
+    assert matches(index, "I'm on UA 842 out of SFO tomorrow") == {}
+    # a year is no code: "2026" alone names nothing
+    assert matches(index, "what fees do we charge in 2026?") == {}
