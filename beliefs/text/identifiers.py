@@ -25,6 +25,8 @@ _SEPARATORS = re.compile(r"[/._:\-]+")
 _SEGMENTS = re.compile(r"/|::")  # a path's or a qualified name's segments
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _FENCED = re.compile(r"(```|~~~)(.*?)(\1|\Z)", re.DOTALL)
+_URL_REST = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s?#`'\"<>()\[\]]+)", re.IGNORECASE)
+_WORDS_OF = re.compile(r"[a-z]+|\d+")  # a snake_case name's words and numbers
 _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
 _PROSE_IDENTIFIER = re.compile(
@@ -80,6 +82,8 @@ def code_terms(text: str) -> tuple[list[str], list[str]]:
         sources += [m.group(2) for m in _FENCED.finditer(text)]
         sources += _INLINE.findall(_FENCED.sub(" ", text))
     sources += _PROSE_IDENTIFIER.findall(text)
+    if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
+        sources += _URL_REST.findall(text)
     words: dict[str, None] = {}
     phrases: dict[str, None] = {}
     for source in sources:
@@ -89,6 +93,10 @@ def code_terms(text: str) -> tuple[list[str], list[str]]:
                 phrase = " ".join(p for p in parts[1:] if p.isalpha())
                 if 1 < phrase.count(" ") + 1 <= 4:
                     phrases[phrase] = None
+                # with its numbers: "flash attention 2" of `flash_attention_2`
+                words_of = _WORDS_OF.findall(token.lower())
+                if len(words_of) > 2 and any(w.isdigit() for w in words_of) and len(words_of) <= 4:
+                    phrases[" ".join(words_of)] = None
             words.update(dict.fromkeys(parts))
             if len(words) >= MAX_CODE_TERMS:
                 return list(words)[:MAX_CODE_TERMS], list(phrases)

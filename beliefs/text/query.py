@@ -80,10 +80,11 @@ def _without_possessive(word: str) -> str:
 def normalize_name(value: str) -> str:
     """The single token a canonical name or alias is indexed as.
 
-    Underscores read as spaces, lower-cased, English possessive stripped, whitespace collapsed.
+    Underscores read as spaces, lower-cased, English possessive and call parentheses stripped,
+    whitespace collapsed.
     """
     text = value.replace("_", " ").lower()
-    words = [_without_possessive(w) for w in text.split()]
+    words = [_without_possessive(w).removesuffix("()") for w in text.split()]  # "DIVIDE()"
     return " ".join(w for w in words if w)
 
 

@@ -510,3 +510,18 @@ def test_a_code_of_a_name_of_several_words_counts_alone_with_the_belief_s_world(
     assert matches(index, "I'm on UA 842 out of SFO tomorrow") == {}
     # a year is no code: "2026" alone names nothing
     assert matches(index, "what fees do we charge in 2026?") == {}
+
+
+def test_urls_identifiers_with_numbers_and_calls_name_their_aliases() -> None:
+    landing = belief("l", "landing_bucket", ["tidepool-landing", "Snowpipe"], content="Raw files.")
+    fa2 = belief("f", "attention_impl", ["flash_attention_2", "FA2"], content="Use FA2 kernels.")
+    inc = belief("i", "dbt_incremental", ["is_incremental()"], content="Merge late events.")
+    index = index_of(landing, fa2, inc, filler=10)
+    assert set(
+        matches(index, "no files from s3://tidepool-landing/events/dt=2026-03-03/ today")
+    ) == {"l"}
+    assert set(matches(index, 'I pass attn_implementation="flash_attention_2" and it fails')) == {
+        "f"
+    }
+    assert set(matches(index, "I wrapped the where clause in {% if is_incremental() %}")) == {"i"}
+    assert matches(index, "the landing gear of the plane") == {}
