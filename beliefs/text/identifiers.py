@@ -32,6 +32,7 @@ _INLINE = re.compile(r"`([^`\n]*)`")
 _PROSE_IDENTIFIER = re.compile(
     r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
+    r"|(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()"  # a call: `=VLOOKUP(B2,...)`, `Instantiate(`
 )
 
 

@@ -71,6 +71,7 @@ _NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can 
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
 _POSSESSIVE_ENDS = ("'s", "’s")
+_NAME_EDGES = "\"'“”‘’«»,;!?"  # quotes and a list's commas around a name's words
 
 
 def _without_possessive(word: str) -> str:
@@ -84,7 +85,8 @@ def normalize_name(value: str) -> str:
     whitespace collapsed.
     """
     text = value.replace("_", " ").lower()
-    words = [_without_possessive(w).removesuffix("()") for w in text.split()]  # "DIVIDE()"
+    # "DIVIDE()", "'access to' wording", "Shine, Jesus, Shine": a turn's words keep none of it
+    words = [_without_possessive(w.strip(_NAME_EDGES)).removesuffix("()") for w in text.split()]
     return " ".join(w for w in words if w)
 
 

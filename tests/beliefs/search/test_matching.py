@@ -525,3 +525,12 @@ def test_urls_identifiers_with_numbers_and_calls_name_their_aliases() -> None:
     }
     assert set(matches(index, "I wrapped the where clause in {% if is_incremental() %}")) == {"i"}
     assert matches(index, "the landing gear of the plane") == {}
+
+
+def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
+    hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
+    lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])
+    index = index_of(hymn, lookups, filler=10)
+    assert set(matches(index, "they want 'Shine, Jesus, Shine' on Sunday")) == {"h"}
+    assert set(matches(index, "every rate comes from =VLOOKUP(B2,Tariffs!A:F,5,FALSE)")) == {"x"}
+    assert matches(index, "the sun will shine on Sunday (see above)") == {}
