@@ -292,6 +292,14 @@ def parse_query(text: str) -> QueryTerms:
     words += [w for w in in_code if w not in seen]
     seen.update(in_code)
     parts = [p for w in words if "-" in w for p in w.split("-") if len(p) > 1 and p.isalpha()]
+    # an elided article or a case ending: "l'API", "dell'agenzia", "Etsy'de", "TL'den"
+    parts += [
+        p
+        for w in words
+        if ("'" in w or "’" in w) and not w.endswith(_CONTRACTIONS)
+        for p in _ELIDED.split(w)
+        if _elided(p)
+    ]
     # a build's tags: "2.2.0+cu118", "torch+rocm"; not "c++"
     parts += [p for w in words if "+" in w and "+" in w.strip("+") for p in w.split("+") if _tag(p)]
     words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
@@ -307,6 +315,16 @@ def parse_query(text: str) -> QueryTerms:
         runs=runs,
         spaced=spaced,
     )
+
+
+_ELIDED = re.compile("['’]")
+# English contractions are no elision: "don't" holds no word "don"
+_CONTRACTIONS = tuple(f"{q}{end}" for q in "'’" for end in ("t", "s", "m", "re", "ve", "ll", "d"))
+
+
+def _elided(part: str) -> bool:
+    """Whether a part of a word split at its apostrophe is a word: two letters or more."""
+    return len(part) > 1 and part.isalnum()
 
 
 def _tag(part: str) -> bool:

@@ -100,3 +100,10 @@ def test_a_hyphenated_word_is_also_its_parts() -> None:
     terms = parse_query("with dagster-dbt, how do I surface BaFin-Anforderungen?")
     assert {"dagster-dbt", "dagster", "dbt", "bafin", "anforderungen"} <= set(terms.words)
     assert "e" not in parse_query("an e-mail from ERC-20 holders").words  # one letter, a number
+
+
+def test_an_elided_article_or_a_case_ending_leaves_the_name_a_word() -> None:
+    words = parse_query("l'API de Stripe, dell'agenzia, Etsy'de kaç TL'ye").words
+    assert {"api", "agenzia", "etsy"} <= set(words)
+    # an English contraction is no elision
+    assert "don" not in parse_query("don't worry, it's fine").words
