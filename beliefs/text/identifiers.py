@@ -32,8 +32,8 @@ _INLINE = re.compile(r"`([^`\n]*)`")
 _PROSE_IDENTIFIER = re.compile(
     r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
-    r"|(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()"  # a call: `=VLOOKUP(B2,...)`, `Instantiate(`
 )
+_CALL = re.compile(r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()")  # `=VLOOKUP(B2,...)`
 
 
 def split_scripts(text: str) -> str:
@@ -83,6 +83,8 @@ def code_terms(text: str) -> tuple[list[str], list[str]]:
         sources += [m.group(2) for m in _FENCED.finditer(text)]
         sources += _INLINE.findall(_FENCED.sub(" ", text))
     sources += _PROSE_IDENTIFIER.findall(text)
+    if "(" in text:  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`
+        sources += _CALL.findall(text)
     if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
         sources += _URL_REST.findall(text)
     words: dict[str, None] = {}

@@ -291,17 +291,7 @@ def parse_query(text: str) -> QueryTerms:
     seen = set(words)
     words += [w for w in in_code if w not in seen]
     seen.update(in_code)
-    parts = [p for w in words if "-" in w for p in w.split("-") if len(p) > 1 and p.isalpha()]
-    # an elided article or a case ending: "l'API", "dell'agenzia", "Etsy'de", "TL'den"
-    parts += [
-        p
-        for w in words
-        if ("'" in w or "’" in w) and not w.endswith(_CONTRACTIONS)
-        for p in _ELIDED.split(w)
-        if _elided(p)
-    ]
-    # a build's tags: "2.2.0+cu118", "torch+rocm"; not "c++"
-    parts += [p for w in words if "+" in w and "+" in w.strip("+") for p in w.split("+") if _tag(p)]
+    parts = _parts(words, text)
     words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
     return QueryTerms(
         cleaned=cleaned,
@@ -330,6 +320,27 @@ def _elided(part: str) -> bool:
 def _tag(part: str) -> bool:
     """Whether a part of a word joined by "+" is a name: letters, perhaps with digits."""
     return len(part) > 1 and part.isalnum() and not part.isdigit()
+
+
+def _parts(words: list[str], text: str) -> list[str]:
+    """The words inside the turn's joined words (each kind looked for only when the text holds
+    its joint): a hyphenated word's ("dagster-dbt", "BaFin-Auflagen"), one split at its
+    apostrophe, an elided article or a case ending ("l'API", "dell'agenzia", "Etsy'de"; not
+    "don't"), and a build's tags ("2.2.0+cu118"; not "c++")."""
+    parts: list[str] = []
+    if "-" in text:
+        parts += [p for w in words if "-" in w for p in w.split("-") if len(p) > 1 and p.isalpha()]
+    if "'" in text or "’" in text:
+        parts += [
+            p
+            for w in words
+            if ("'" in w or "’" in w) and not w.endswith(_CONTRACTIONS)
+            for p in _ELIDED.split(w)
+            if _elided(p)
+        ]
+    if "+" in text:
+        parts += [p for w in words if "+" in w.strip("+") for p in w.split("+") if _tag(p)]
+    return parts
 
 
 def _spaced(words: list[str]) -> tuple[str, ...]:
