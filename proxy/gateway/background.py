@@ -155,19 +155,24 @@ class StoreWriter:
         """
         return await asyncio.shield(self.commit_job_soon(turn))
 
-    def commit_job_soon(self, turn: Callable[[], Turn | None]) -> asyncio.Future[bool]:
-        """`commit_job` without the wait: the future it waits for (cancelling that future
-        would not unqueue the write; wait on it shielded). With a journal, `turn()` runs here,
-        on the loop: the reply waits for its row anyway, and the journal thread then needs the
+    def commit_job_soon(
+        self, turn: Callable[[], Turn | None], done: asyncio.Future[bool] | None = None
+    ) -> asyncio.Future[bool]:
+        """`commit_job` without the wait: the future it waits for, `done` when given (the
+        writer answers a future only while nobody else has: a caller may settle or cancel its
+        own, and the write stays queued all the same). With a journal, `turn()` runs here, on
+        the loop: the reply waits for its row anyway, and the journal thread then needs the
         GIL only around one write and one sync."""
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        if done is None:
+            done = asyncio.get_running_loop().create_future()
         item = self._job(Item("job", turn=turn, done=done))
         if self._journal_thread is None or not self._journal_row(item):
             self._queue.put_nowait(item)
             self._hurry.set()
         elif item.pending is None:  # no job (a tool call's reply, a message sent again)
             self._jobs_waiting.pop(id(item), None)
-            done.set_result(True)
+            if not done.done():
+                done.set_result(True)
         else:
             self._journal_thread.put(item)
         return done

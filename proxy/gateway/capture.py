@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -80,7 +81,7 @@ class TurnCapture:
         if self.durable_wait_s <= 0:
             self.writer.submit_job(job)
             return False
-        if await within(self.writer.commit_job_soon(job), self.durable_wait_s):
+        if await committed_within(self.writer, job, self.durable_wait_s):
             return True
         self.counters.turns_not_durable += 1
         log.warning(
@@ -91,35 +92,28 @@ class TurnCapture:
         return False
 
 
-async def within(done: asyncio.Future[bool], seconds: float) -> bool:
-    """`done`'s result, or False once `seconds` passed first; `done` itself is never
-    cancelled (the write stays queued). One timer and one future, where `asyncio.timeout`
-    and a shield would cost a timeout object, a timer, a second future and a task's
-    cancel-and-uncancel."""
-    if done.done():
-        return done.result()
+async def committed_within(
+    writer: StoreWriter, job: Callable[[], Turn | None], seconds: float
+) -> bool:
+    """Commit `job` and wait for the commit's answer, or False once `seconds` passed first.
+
+    The reply waits on the commit's own future, which the writer answers as soon as the append
+    is over: the reply's task goes on at the loop's next turn (a second future settled from
+    the first, or a shield, would cost the reply another turn of a busy loop). A time-out
+    settles that future False; a cancelled wait cancels it; the write stays queued either way
+    and is written when the store takes it."""
     loop = asyncio.get_running_loop()
-    waiter: asyncio.Future[bool] = loop.create_future()
-
-    def settle(result: bool | asyncio.Future[bool]) -> None:
-        if waiter.done():
-            return
-        if isinstance(result, bool):
-            waiter.set_result(result)
-        elif result.cancelled():
-            waiter.cancel()
-        elif (error := result.exception()) is not None:
-            waiter.set_exception(error)
-        else:
-            waiter.set_result(result.result())
-
-    timer = loop.call_later(seconds, settle, False)
-    done.add_done_callback(settle)
+    done: asyncio.Future[bool] = loop.create_future()
+    timer = loop.call_later(seconds, _expire, done)
     try:
-        return await waiter
+        return await writer.commit_job_soon(job, done)
     finally:
         timer.cancel()
-        done.remove_done_callback(settle)
+
+
+def _expire(done: asyncio.Future[bool]) -> None:
+    if not done.done():
+        done.set_result(False)
 
 
 def note_turn(

@@ -1,57 +1,99 @@
 """The wait a reply's end makes for its turn's commit: the commit's answer, or False once the
-wait is over, never cancelling the commit itself (the write stays queued)."""
+wait is over; neither a time-out nor a cancelled wait takes the write back (it stays queued and
+is written when the store takes it). A real store and journal; the store's thread is held
+busy to make a commit late."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from proxy.gateway.capture import within
+from beliefs.opening import open_store
+from beliefs.store.belief_store import BeliefStore
+from beliefs.store.thread import StoreThread
+from extractor.jobs import JobQueue
+from extractor.journal import JobJournal
+from extractor.turn import Turn
+from proxy.gateway.background import StoreWriter
+from proxy.gateway.capture import committed_within
+from proxy.gateway.counters import Counters
+from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 
 
-def test_the_commits_answer_when_it_comes_in_time() -> None:
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[bool] = loop.create_future()
-        loop.call_later(0.01, done.set_result, True)
-        assert await within(done, 5.0) is True
-        refused: asyncio.Future[bool] = loop.create_future()
-        loop.call_later(0.01, refused.set_result, False)
-        assert await within(refused, 5.0) is False
-        ready: asyncio.Future[bool] = loop.create_future()
-        ready.set_result(True)
-        assert await within(ready, 0.0) is True
-
-    asyncio.run(main())
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[BeliefStore]:
+    with open_store(tmp_path / "wait.duckdb") as store:
+        store.ensure_schema(GATEWAY_TABLES)
+        yield store
 
 
-def test_a_late_commit_gives_false_and_is_left_to_finish() -> None:
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[bool] = loop.create_future()
-        started = loop.time()
-        assert await within(done, 0.05) is False
-        assert loop.time() - started >= 0.05
-        assert not done.cancelled()
-        done.set_result(True)  # no callback of the finished wait is left to run
+def _turn(request_id: str) -> Turn:
+    return Turn(
+        request_id=request_id,
+        user_id="ana",
+        agent_id=None,
+        scopes=["domain:code"],
+        model="gpt-4o-mini",
+        user_message="we settled on tea for the offsite",
+        assistant_message="Noted.",
+    )
 
-    asyncio.run(main())
+
+def _jobs(store: BeliefStore) -> int:
+    row = store.execute("SELECT count(*) FROM jobs").fetchone()
+    return int(row[0]) if row else 0
 
 
-def test_a_failed_commit_raises_and_a_cancelled_wait_leaves_the_commit() -> None:
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        broken: asyncio.Future[bool] = loop.create_future()
-        loop.call_later(0.01, broken.set_exception, RuntimeError("store gone"))
-        with pytest.raises(RuntimeError, match="store gone"):
-            await within(broken, 5.0)
-        done: asyncio.Future[bool] = loop.create_future()
-        waiting = asyncio.create_task(within(done, 5.0))
-        await asyncio.sleep(0.01)
+def test_a_journaled_commit_answers_true(store: BeliefStore, tmp_path: Path) -> None:
+    thread, counters = StoreThread(store), Counters()
+    journal = JobJournal(tmp_path / "journal")
+
+    async def go() -> tuple[bool, bool, int]:
+        writer = StoreWriter(thread, counters, JobQueue(store), journal=journal)
+        writer.start()
+        answered = await committed_within(writer, lambda: _turn("j1"), 5.0)
+        nothing = await committed_within(writer, lambda: None, 5.0)  # no job: at once
+        appended = journal.unfolded
+        await writer.stop()
+        return answered, nothing, appended
+
+    try:
+        answered, nothing, appended = asyncio.run(go())
+    finally:
+        thread.close()
+    assert answered and nothing and appended == 1
+    assert _jobs(store) == 1  # folded into the table by the writer's stop
+
+
+def test_a_late_or_abandoned_commit_is_written_all_the_same(store: BeliefStore) -> None:
+    """Without a journal the job waits for the store's thread; held busy, the wait times out
+    (False), and a cancelled wait raises; both jobs are in the table once the thread is free."""
+    thread, counters = StoreThread(store), Counters()
+    free = threading.Event()
+
+    async def go() -> bool:
+        writer = StoreWriter(thread, counters, JobQueue(store), linger_s=0.0)
+        writer.start()
+        busy = thread.submit(lambda: free.wait(10))
+        late = await committed_within(writer, lambda: _turn("late"), 0.05)
+        waiting = asyncio.ensure_future(committed_within(writer, lambda: _turn("gone"), 5.0))
+        await asyncio.sleep(0)  # the wait has begun: its job is queued
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
-        assert not done.cancelled()
+        free.set()
+        await asyncio.wrap_future(busy)
+        await writer.flush()
+        await writer.stop()
+        return late
 
-    asyncio.run(main())
+    try:
+        late = asyncio.run(go())
+    finally:
+        thread.close()
+    assert late is False
+    assert _jobs(store) == 2
