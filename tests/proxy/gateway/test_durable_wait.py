@@ -7,40 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from extractor.jobs import JobQueue
 from extractor.journal import JobJournal
-from extractor.turn import Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.capture import committed_within
 from proxy.gateway.counters import Counters
-from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[BeliefStore]:
-    with open_store(tmp_path / "wait.duckdb") as store:
-        store.ensure_schema(GATEWAY_TABLES)
-        yield store
-
-
-def _turn(request_id: str) -> Turn:
-    return Turn(
-        request_id=request_id,
-        user_id="ana",
-        agent_id=None,
-        scopes=["domain:code"],
-        model="gpt-4o-mini",
-        user_message="we settled on tea for the offsite",
-        assistant_message="Noted.",
-    )
+from tests.extractor.test_journal_group import tagged_turn
 
 
 def _jobs(store: BeliefStore) -> int:
@@ -55,7 +33,7 @@ def test_a_journaled_commit_answers_true(store: BeliefStore, tmp_path: Path) -> 
     async def go() -> tuple[bool, bool, int]:
         writer = StoreWriter(thread, counters, JobQueue(store), journal=journal)
         writer.start()
-        answered = await committed_within(writer, lambda: _turn("j1"), 5.0)
+        answered = await committed_within(writer, lambda: tagged_turn("j1"), 5.0)
         nothing = await committed_within(writer, lambda: None, 5.0)  # no job: at once
         appended = journal.unfolded
         await writer.stop()
@@ -79,8 +57,8 @@ def test_a_late_or_abandoned_commit_is_written_all_the_same(store: BeliefStore) 
         writer = StoreWriter(thread, counters, JobQueue(store), linger_s=0.0)
         writer.start()
         busy = thread.submit(lambda: free.wait(10))
-        late = await committed_within(writer, lambda: _turn("late"), 0.05)
-        waiting = asyncio.ensure_future(committed_within(writer, lambda: _turn("gone"), 5.0))
+        late = await committed_within(writer, lambda: tagged_turn("late"), 0.05)
+        waiting = asyncio.ensure_future(committed_within(writer, lambda: tagged_turn("gone"), 5.0))
         await asyncio.sleep(0)  # the wait has begun: its job is queued
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):

@@ -8,12 +8,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from extractor.jobs import JobQueue
@@ -21,7 +18,6 @@ from extractor.journal import JobJournal, decode
 from extractor.turn import Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
-from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 from tests.extractor.test_journal_group import GatedSync, tagged_turn
 
 WAIT_S = 30.0  # a bound for waits that end within milliseconds when the code is right
@@ -29,13 +25,6 @@ WAIT_S = 30.0  # a bound for waits that end within milliseconds when the code is
 
 def _turn(tag: str) -> Callable[[], Turn | None]:
     return functools.partial(lambda t: t, tagged_turn(tag))
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[BeliefStore]:
-    with open_store(tmp_path / "turns.duckdb") as store:
-        store.ensure_schema(GATEWAY_TABLES)
-        yield store
 
 
 def _journaled(directory: Path) -> list[str]:

@@ -7,14 +7,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from beliefs.opening import open_store
 from beliefs.store.belief_store import BeliefStore
 from beliefs.store.thread import StoreThread
 from extractor.jobs import JobQueue
@@ -23,7 +19,6 @@ from extractor.turn import Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
 from proxy.gateway.injections import InjectionRecord, query_injections, save_records
-from proxy.gateway.tables import MIGRATIONS as GATEWAY_TABLES
 
 WHEN = datetime(2026, 3, 4, 5, 6, 7, 891234, tzinfo=UTC)
 KEY = "sk-" + "a1B2c3D4e5F6g7H8i9J0" * 2  # a secret both paths must redact
@@ -79,13 +74,6 @@ def _turns(tag: str) -> list[Turn]:
         ),
         Turn(request_id=f"{tag}-bare", user_id="bo", model="m", created_at=WHEN),
     ]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[BeliefStore]:
-    with open_store(tmp_path / "turns.duckdb") as store:
-        store.ensure_schema(GATEWAY_TABLES)
-        yield store
 
 
 def _injection_rows(store: BeliefStore, tag: str) -> list[tuple[Any, ...]]:
