@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from beliefs.model.frozen import FrozenDict, FrozenList
@@ -28,6 +28,7 @@ from beliefs.model.models import (
     SourceType,
     Standing,
     Subtype,
+    as_utc,
 )
 
 _EMPTY_DICT = FrozenDict()
@@ -56,18 +57,17 @@ class BeliefRecord(Standing):
         "_profile",
         "_rest",
         "_texts",
+        "_times",
         "confidence",
-        "created_at",
         "id",
-        "last_reinforced_at",
         "names",
         "provenance",
-        "updated_at",
     )
 
     _profile: tuple[Any, ...]
     _rest: tuple[Any, ...]
     _texts: str | tuple[str, str]
+    _times: int  # `TIMES` as one number (`_packed_times`)
     _canonical: str | tuple[str]
     names: tuple[str, ...]  # its aliases, then its rejected alternatives (the index's tokens)
     id: str
@@ -120,6 +120,8 @@ class BeliefRecord(Standing):
         for setter, at in _OWN:
             setter(record, converted[at])
         record._texts = _joined(*map(converted.__getitem__, _TEXTS_AT))
+        created, updated, reinforced = map(converted.__getitem__, _TIMES_AT)
+        record._times = _packed_times(created, updated, reinforced)
         record._canonical = _spaced(converted[_CANONICAL_AT])
         aliases, rejected = map(converted.__getitem__, _NAMES_AT)
         record.names = aliases + rejected if rejected else aliases
@@ -184,10 +186,11 @@ REST: tuple[str, ...] = (  # unset on almost every live belief
     "deleted_at",
 )
 TEXTS = ("content", "why_it_matters")
+TIMES = ("created_at", "updated_at", "last_reinforced_at")  # one number (`_packed_times`)
 NAMES = ("aliases", "rejected_alternatives")
 CANONICAL = ("canonical_name",)  # held as the index reads it (`_spaced`)
-OWN = tuple(f for f in FIELDS if f not in (*PROFILE, *REST, *TEXTS, *NAMES, *CANONICAL))
-_HELD = {"_profile", "_rest", "_texts", "names", "_canonical"}
+OWN = tuple(f for f in FIELDS if f not in (*PROFILE, *REST, *TEXTS, *TIMES, *NAMES, *CANONICAL))
+_HELD = {"_profile", "_rest", "_texts", "_times", "names", "_canonical"}
 assert set(OWN) | _HELD == set(BeliefRecord.__slots__), "BeliefRecord's fields out of step"
 # Building the model as `model_construct` does, minus its per-field alias and default lookups:
 # valid only while the model has none of those to honour. Every field is set, so one fields
@@ -246,6 +249,60 @@ def _joined(content: str, why_it_matters: str) -> str | tuple[str, str]:
 
 
 _SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_BITS = 64  # each of the three counts' field in the packed number
+_MASK = (1 << _BITS) - 1
+_NEVER = 1  # the reinforcement field of a belief never reinforced (0: at its creation)
+
+
+def _packed_times(created: datetime, updated: datetime, reinforced: datetime | None) -> int:
+    """The record's three times as one number: the creation in microseconds since the epoch,
+    the last reinforcement's distance from it (`_NEVER`: never reinforced) and the last
+    update's from that, each signed count folded to a natural number (`_fold`) in a field of
+    its own. Times that are equal (a belief never changed) add nothing: the number is then a
+    32-byte int, and at most 48 bytes, where each time held as itself is a 48-byte datetime
+    object. Read back as UTC datetimes (`_time`)."""
+    start = _micros(created)
+    if reinforced is None:
+        since, last = _NEVER, start
+    else:
+        last = _micros(reinforced)
+        since = _fold(last - start) + 1 if last != start else 0
+    return _fold(start) | since << _BITS | _fold(_micros(updated) - last) << 2 * _BITS
+
+
+def _micros(time: datetime) -> int:
+    return ((time if time.tzinfo is UTC else as_utc(time)) - _EPOCH) // _MICROSECOND
+
+
+def _fold(count: int) -> int:
+    return count << 1 if count >= 0 else ((-count) << 1) - 1
+
+
+def _unfold(folded: int) -> int:
+    return folded >> 1 if not folded & 1 else -((folded + 1) >> 1)
+
+
+def _unpacked(packed: int) -> tuple[int, int | None, int]:
+    """Created, reinforced (None: never) and updated, in microseconds since the epoch."""
+    start = _unfold(packed & _MASK)
+    since = (packed >> _BITS) & _MASK
+    reinforced = None if since == _NEVER else start + (_unfold(since - 1) if since else 0)
+    last = start if reinforced is None else reinforced
+    return start, reinforced, last + _unfold(packed >> 2 * _BITS)
+
+
+def _time(at: int) -> property:
+    """Time `at` (created, reinforced, updated) of the record's packed times, as an attribute."""
+
+    def read(record: BeliefRecord) -> datetime | None:
+        count = _unpacked(record._times)[at]
+        return None if count is None else _EPOCH + timedelta(microseconds=count)
+
+    return property(read)
 
 
 def _spaced(canonical_name: str) -> str | tuple[str]:
@@ -336,6 +393,7 @@ _PROFILE_AT = tuple(FIELDS.index(name) for name in PROFILE)
 _ALIASES_END = len(PROFILE)  # the profile's last item: how many of `names` are aliases
 _REST_AT = tuple(FIELDS.index(name) for name in REST)
 _TEXTS_AT = tuple(FIELDS.index(name) for name in TEXTS)
+_TIMES_AT = tuple(FIELDS.index(name) for name in TIMES)
 _NAMES_AT = tuple(FIELDS.index(name) for name in NAMES)
 _CANONICAL_AT = FIELDS.index("canonical_name")
 _NO_REST: tuple[Any, ...] = ((), None, None, None, None, None, None)
@@ -343,6 +401,8 @@ for _at, _name in enumerate(PROFILE):
     setattr(BeliefRecord, _name, _field("_profile", _at))
 for _at, _name in enumerate(REST):
     setattr(BeliefRecord, _name, _field("_rest", _at))
+for _at, _name in enumerate(("created_at", "last_reinforced_at", "updated_at")):
+    setattr(BeliefRecord, _name, _time(_at))
 BeliefRecord.canonical_name = property(_canonical_name)  # type: ignore[assignment]
 BeliefRecord.content = property(_content)  # type: ignore[assignment]
 BeliefRecord.why_it_matters = property(_why_it_matters)  # type: ignore[assignment]

@@ -16,6 +16,7 @@ from beliefs.model.record import (
     PROFILE,
     REST,
     TEXTS,
+    TIMES,
     BeliefRecord,
     as_belief,
     spaced_name,
@@ -70,7 +71,30 @@ def test_records_share_equal_small_values_and_cost_far_less_than_the_model() -> 
     full = _full()
     model = sys.getsizeof(full) + sys.getsizeof(full.__dict__)
     assert sys.getsizeof(BeliefRecord.of(full)) < model / 2
-    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS, *NAMES, *CANONICAL))
+    assert sorted(FIELDS) == sorted((*OWN, *PROFILE, *REST, *TEXTS, *TIMES, *NAMES, *CANONICAL))
+
+
+def test_a_record_s_times_come_back_to_the_microsecond_in_utc() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    made = datetime(2026, 3, 4, 5, 6, 7, 891234, tzinfo=timezone(timedelta(hours=2)))
+    full = belief("b-1", "x", created_at=made, updated_at=made, last_reinforced_at=None)
+    record = BeliefRecord.of(full)
+    assert record.created_at == made and record.created_at.tzinfo is UTC
+    assert record.updated_at.isoformat() == "2026-03-04T03:06:07.891234+00:00"
+    assert record.last_reinforced_at is None
+    old = datetime(1901, 1, 1, tzinfo=UTC)  # before the epoch, and updated before reinforced
+    then = datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
+    back = BeliefRecord.of(
+        belief(
+            "b-2", "y", created_at=then, updated_at=old, last_reinforced_at=old.replace(year=1950)
+        )
+    )
+    assert (back.created_at, back.updated_at, back.last_reinforced_at) == (
+        then,
+        old,
+        old.replace(year=1950),
+    )
 
 
 def test_records_share_their_few_valued_and_unset_fields() -> None:
@@ -80,9 +104,9 @@ def test_records_share_their_few_valued_and_unset_fields() -> None:
     full = BeliefRecord.of(_full())
     assert full._profile is not one._profile and full._rest is not one._rest
     assert (full.agent_id, full.rejected_alternatives) == ("coder", ("MySQL",))
-    # a pointer for each own value, each shared tuple and the texts, past the object's and
-    # the collector's headers (16 bytes each)
-    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 5) < 32 + 8 * len(FIELDS)
+    # a pointer for each own value, each shared tuple, the names, the texts and the times,
+    # past the object's and the collector's headers (16 bytes each)
+    assert sys.getsizeof(full) <= 32 + 8 * (len(OWN) + 6) < 32 + 8 * len(FIELDS)
 
 
 def test_the_index_hands_out_new_models_and_keeps_its_records() -> None:

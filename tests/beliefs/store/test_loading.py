@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,7 @@ def test_a_loaded_index_finds_aliases_one_edit_away_before_and_after_writes(
         assert loaded == built
 
 
-def test_loaded_beliefs_written_at_one_time_share_that_time(tmp_path: Path) -> None:
+def test_loaded_beliefs_keep_their_times_packed(tmp_path: Path) -> None:
     same = [belief(f"b-{i}", f"name_{i}", [f"alias {i}"]) for i in range(3)]
     later = belief("b-later", "later_name", ["later"], updated_at=T0.replace(hour=5))
     with open_store(tmp_path / "t.duckdb") as store:
@@ -104,5 +105,8 @@ def test_loaded_beliefs_written_at_one_time_share_that_time(tmp_path: Path) -> N
         records = {bid: store.index.record(bid) for bid in ("b-0", "b-1", "b-2", "b-later")}
     held = [r for r in records.values() if r is not None]
     assert len(held) == 4 and all(r.created_at == T0 for r in held)
-    assert len({id(r.created_at) for r in held}) == 1  # one object for the one time
-    assert len({id(r.updated_at) for r in held}) == 2 and held[3].updated_at.hour == 5
+    assert [r.updated_at.hour for r in held] == [T0.hour, T0.hour, T0.hour, 5]
+    # a record's three times are one number, no bigger than one datetime object; times that
+    # are all one (a belief never changed) are a small one
+    assert all(sys.getsizeof(r._times) <= sys.getsizeof(T0) for r in held)
+    assert sys.getsizeof(held[0]._times) < sys.getsizeof(T0)
