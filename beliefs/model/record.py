@@ -248,9 +248,6 @@ def _joined(content: str, why_it_matters: str) -> str | tuple[str, str]:
     return f"{content}\0{why_it_matters}"
 
 
-_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
-
-
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 _BITS = 64  # each of the three counts' field in the packed number
@@ -286,23 +283,27 @@ def _unfold(folded: int) -> int:
     return folded >> 1 if not folded & 1 else -((folded + 1) >> 1)
 
 
-def _unpacked(packed: int) -> tuple[int, int | None, int]:
-    """Created, reinforced (None: never) and updated, in microseconds since the epoch."""
+def _unpacked(packed: int) -> tuple[int, int, int | None]:
+    """The `TIMES` (created, updated, reinforced: None if never) in microseconds since the
+    epoch."""
     start = _unfold(packed & _MASK)
     since = (packed >> _BITS) & _MASK
     reinforced = None if since == _NEVER else start + (_unfold(since - 1) if since else 0)
     last = start if reinforced is None else reinforced
-    return start, reinforced, last + _unfold(packed >> 2 * _BITS)
+    return start, last + _unfold(packed >> 2 * _BITS), reinforced
 
 
 def _time(at: int) -> property:
-    """Time `at` (created, reinforced, updated) of the record's packed times, as an attribute."""
+    """Time `at` of the record's packed `TIMES`, read as an attribute."""
 
     def read(record: BeliefRecord) -> datetime | None:
         count = _unpacked(record._times)[at]
         return None if count is None else _EPOCH + timedelta(microseconds=count)
 
     return property(read)
+
+
+_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 
 
 def _spaced(canonical_name: str) -> str | tuple[str]:
@@ -401,7 +402,7 @@ for _at, _name in enumerate(PROFILE):
     setattr(BeliefRecord, _name, _field("_profile", _at))
 for _at, _name in enumerate(REST):
     setattr(BeliefRecord, _name, _field("_rest", _at))
-for _at, _name in enumerate(("created_at", "last_reinforced_at", "updated_at")):
+for _at, _name in enumerate(TIMES):
     setattr(BeliefRecord, _name, _time(_at))
 BeliefRecord.canonical_name = property(_canonical_name)  # type: ignore[assignment]
 BeliefRecord.content = property(_content)  # type: ignore[assignment]

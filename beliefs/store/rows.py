@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from beliefs.model.models import Belief, HistoryEvent, as_utc
-from beliefs.model.record import FIELDS, BeliefRecord
+from beliefs.model.record import FIELDS, TIMES, BeliefRecord
 
 BELIEF_COLUMNS: tuple[str, ...] = FIELDS  # a row's columns are the record's fields, in order
 _JSON_COLUMNS = frozenset({"provenance"})
@@ -79,22 +79,24 @@ def belief_from_row(row: Sequence[Any], change_log: list[HistoryEvent] | None = 
     return Belief.model_validate(data)
 
 
-_TRUSTED_TIME_COLUMNS = frozenset(c for c in BELIEF_COLUMNS if c.endswith("_at"))
+# The times a record holds as objects (`expires_at`, `deleted_at`...): equal ones shared. Its
+# creation, update and reinforcement it packs into one number (`record.TIMES`), from any zone.
+_SHARED_TIME_COLUMNS = frozenset(c for c in BELIEF_COLUMNS if c.endswith("_at") and c not in TIMES)
 
 
 def record_from_row(
     row: Sequence[Any], times: dict[datetime, datetime] | None = None
 ) -> BeliefRecord:
     """The record of a row this store wrote (so already valid): decoded without validation,
-    and equal times are one object: a row's, or all those of the rows given one `times` (rows
-    written by one change share their times)."""
+    and the equal times it holds as objects are one object: a row's, or all those of the rows
+    given one `times` (rows written by one change share their times)."""
     values: list[Any] = []
     if times is None:
         times = {}
     for column, value in zip(BELIEF_COLUMNS, row, strict=True):
         if value is None:
             pass
-        elif column in _TRUSTED_TIME_COLUMNS:
+        elif column in _SHARED_TIME_COLUMNS:
             utc = as_utc(value)
             value = times.setdefault(utc, utc)
         elif column in _JSON_COLUMNS:
