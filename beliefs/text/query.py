@@ -317,6 +317,11 @@ def _elided(part: str) -> bool:
     return len(part) > 1 and part.isalnum()
 
 
+def _hyphen_part(part: str) -> bool:
+    """Whether a part of a hyphenated word is a word: two letters or more, letters only."""
+    return len(part) > 1 and part.isalpha()
+
+
 def _tag(part: str) -> bool:
     """Whether a part of a word joined by "+" is a name: letters, perhaps with digits."""
     return len(part) > 1 and part.isalnum() and not part.isdigit()
@@ -329,7 +334,7 @@ def _parts(words: list[str], text: str) -> list[str]:
     "don't"), and a build's tags ("2.2.0+cu118"; not "c++")."""
     parts: list[str] = []
     if "-" in text:
-        parts += [p for w in words if "-" in w for p in w.split("-") if len(p) > 1 and p.isalpha()]
+        parts += [p for w in words if "-" in w for p in w.split("-") if _hyphen_part(p)]
     if "'" in text or "’" in text:
         parts += [
             p
@@ -348,7 +353,7 @@ def _spaced(words: list[str]) -> tuple[str, ...]:
     out: list[str] = []
     for word in words:
         parts = word.split("-") if "-" in word else ()
-        if len(parts) > 1 and all(len(p) > 1 and p.isalpha() for p in parts):
+        if len(parts) > 1 and all(map(_hyphen_part, parts)):
             out.extend(parts)
         else:
             out.append(word)
