@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -83,7 +85,18 @@ def start_proxy(
     process = subprocess.Popen(command, cwd=tree, env=proxy_env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     wait_healthy(f"{base}/healthz", process)  # type: ignore[arg-type]
+    wait_loaded(f"{base}/healthz", process)
     return process, base + "/v1"
+
+
+def wait_loaded(url: str, process: subprocess.Popen[bytes]) -> None:
+    """Until the index holds the store: before that a memory request searches nothing (and
+    under `--profile` loading takes several times longer than the warm-up)."""
+    deadline = time.monotonic() + 600
+    while json.loads(urllib.request.urlopen(url, timeout=5).read()).get("loading"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"{url}: the index did not load")
+        time.sleep(0.1)
 
 
 def thread_seconds(pid: int) -> dict[str, float]:
