@@ -104,6 +104,8 @@ class StoreWriter:
         self._jobs_waiting: dict[int, float] = {}
         # Journaled jobs let go of from memory past max_kept: segment -> {job id: created}.
         self._journal_only: dict[int, dict[str, float]] = {}
+        # The commits' futures answered True whose replies have not gone on yet (`ended`).
+        self._answered: set[asyncio.Future[bool]] = set()
 
     @property
     def pending(self) -> int:
@@ -224,6 +226,28 @@ class StoreWriter:
         if self._journal_thread is not None:
             await self._journal_thread.idle()
 
+    @property
+    def ends_due(self) -> bool:
+        """Whether a reply's end is due on the loop: its job's append is over, and the journal
+        thread's word of it, or the reply's task, waits in the loop's queue."""
+        thread = self._journal_thread
+        return bool(self._answered) or (thread is not None and thread.telling)
+
+    def ended(self, done: asyncio.Future[bool]) -> None:
+        """The reply that waited on `done` went on (or gave up waiting)."""
+        self._answered.discard(done)
+
+    async def ends_first(self) -> None:
+        """Let the replies whose end is due go first: work that holds the loop for long (a
+        search) calls this before it starts. A due reply's next step is already in the loop's
+        queue, so going to the back of it once, or twice when the journal thread's word must
+        first wake the reply, lets it run first; never more, so nothing waits on a stream of
+        replies."""
+        for _ in range(2):
+            if not self.ends_due:
+                return
+            await asyncio.sleep(0)
+
     def _journaled(self, items: list[Item], segment: int, error: Exception | None) -> None:
         """On the loop, once per append: let the replies end, and let the jobs wait to share a
         table commit; when the journal's disk refused, commit them through the store."""
@@ -247,6 +271,7 @@ class StoreWriter:
             item.segment = segment
             if item.done is not None and not item.done.done():
                 item.done.set_result(True)
+                self._answered.add(item.done)
             self._queue.put_nowait(item)
 
     async def _drain(self) -> None:

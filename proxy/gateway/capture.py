@@ -109,6 +109,7 @@ async def committed_within(
         return await writer.commit_job_soon(job, done)
     finally:
         timer.cancel()
+        writer.ended(done)
 
 
 def _expire(done: asyncio.Future[bool]) -> None:

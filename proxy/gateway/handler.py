@@ -103,6 +103,7 @@ class ChatHandler:
         memory: Memory | None = None
         if not (identity.incognito or identity.no_inject or not state.inject):
             query = user_words(turn.words)  # the user's words, not the harness around them
+            await self.gw.writer.ends_first()  # a search holds the loop: due reply ends first
             memory = await turn_memory(
                 self.gw.memory, self.gw.loops, identity, turn, query, request.model
             )

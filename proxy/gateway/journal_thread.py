@@ -9,7 +9,9 @@ thread is the journal's lock (held there only while folded jobs are forgotten), 
 end waits for one append, never behind the store's writes.
 
 What the wait still costs under load is the loop: the thread's word and then the reply's task
-each wait their turn behind the other requests' ready work (see docs/benchmarks.md).
+each wait their turn behind the other requests' ready work. A search lets them go first
+(`StoreWriter.ends_first`, which reads `telling`); the sockets' reads still come before them
+(see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -38,10 +40,20 @@ class JournalThread:
         self._thread = threading.Thread(target=self._run, name="tenure-journal", daemon=True)
         self._waiting = 0  # handed over, the loop not yet told of their append
         self._settled = asyncio.Event()
+        # Appends the loop is to be told of: each side counts its own (one writer each), so
+        # the loop reads without a lock whether a word of this thread is on its way.
+        self._sent = 0  # this thread's
+        self._told = 0  # the loop's
 
     @property
     def waiting(self) -> int:
         return self._waiting
+
+    @property
+    def telling(self) -> bool:
+        """Whether an append is over and the loop not yet told (its word is in the loop's
+        queue, or about to be)."""
+        return self._sent != self._told
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -80,6 +92,7 @@ class JournalThread:
                     segment = self._journal.append(rows)
                 except Exception as exc:  # a refusing disk, or anything: the store takes them
                     error = exc
+                self._sent += 1
                 try:
                     self._loop.call_soon_threadsafe(self._tell, items, segment, error)
                 except RuntimeError:  # the loop is closed: nobody waits for them any more
@@ -89,6 +102,7 @@ class JournalThread:
 
     def _tell(self, items: list[Item], segment: int, error: Exception | None) -> None:
         """On the loop: the batch's append is over."""
+        self._told += 1
         self._waiting -= len(items)
         if not self._waiting:
             self._settled.set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,45 @@ def test_a_late_or_abandoned_commit_is_written_all_the_same(store: BeliefStore) 
         thread.close()
     assert late is False
     assert _jobs(store) == 2
+
+
+def test_a_due_reply_end_goes_before_a_search(store: BeliefStore, tmp_path: Path) -> None:
+    """Once a reply's job is appended, work that asks `ends_first` (a search) starts only
+    after that reply went on; work that does not ask runs in queue order, before it."""
+    thread, counters = StoreThread(store), Counters()
+    journal = JobJournal(tmp_path / "journal")
+
+    async def go() -> list[str]:
+        writer = StoreWriter(thread, counters, JobQueue(store), journal=journal)
+        writer.start()
+        order: list[str] = []
+
+        async def reply() -> None:
+            assert await committed_within(writer, lambda: tagged_turn("r1"), 10.0)
+            order.append("reply")
+
+        async def search() -> None:
+            await writer.ends_first()
+            order.append("search")
+
+        async def plain() -> None:
+            order.append("plain")
+
+        ending = asyncio.ensure_future(reply())
+        await asyncio.sleep(0)  # the reply waits: its job is with the journal thread
+        deadline = time.monotonic() + 10
+        while not writer.ends_due:  # the loop held, as a search holds it, until the append
+            assert time.monotonic() < deadline, "the journal never appended the job"
+            time.sleep(0.001)
+        await asyncio.gather(
+            ending, asyncio.ensure_future(plain()), asyncio.ensure_future(search())
+        )
+        assert not writer.ends_due
+        await writer.stop()
+        return order
+
+    try:
+        order = asyncio.run(go())
+    finally:
+        thread.close()
+    assert order == ["plain", "reply", "search"]
