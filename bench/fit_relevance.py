@@ -17,6 +17,7 @@ import json
 import math
 import sys
 import tempfile
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -137,13 +138,15 @@ def report(name: str, z: np.ndarray, y: np.ndarray, cut: float) -> None:
     )
 
 
-def write(weights: np.ndarray, cut: float, l2: float, beta: float, count: int) -> None:
+def write(
+    weights: np.ndarray, cut: float, l2: float, beta: float, count: int, names: list[str]
+) -> None:
     lines = [
         '"""Frozen weights of the relevance model (`beliefs.search.relevance`).',
         "",
         f"Fitted by `python bench/fit_relevance.py --l2 {l2} --beta {beta} --write`",
         f"on {datetime.now(UTC):%Y-%m-%d}, from {count} candidates of the training corpora",
-        "(blind-spot, held-out A to F). Do not edit by hand: fit again.",
+        *textwrap.wrap(f"({', '.join(names)}). Do not edit by hand: fit again.", 96),
         '"""',
         "",
         "WEIGHTS = {",
@@ -163,9 +166,11 @@ def main() -> None:
     args = parser.parse_args()
     train: list[Example] = []
     dev: list[Example] = []
+    names: list[str] = []
     for corpus in corpora():
         if corpus.split == "training":
             train += examples(corpus)
+            names.append(corpus.name)
         elif corpus.split == "development":
             dev += examples(corpus)
     x = np.array([f for f, _ in train])
@@ -180,7 +185,7 @@ def main() -> None:
         print(f"  {name:<24} {value:+.3f}")
     print(f"  threshold {cut:+.3f}")
     if args.write:
-        write(w, cut, args.l2, args.beta, len(train))
+        write(w, cut, args.l2, args.beta, len(train), names)
 
 
 if __name__ == "__main__":
