@@ -196,13 +196,34 @@ def _short(query: str, token: str) -> bool:
 
 def _not_a_typo(query: str, token: str) -> bool:
     """Whether a one-edit match is another word than the alias (`_another_word`, `_short`,
-    `_joined`, `_other_function_word`)."""
+    `_joined`, `_other_function_word`); in a phrase, the word the edit is in is asked whether it
+    is an everyday word of another stem or another short code ("the jcn" is not "the SCN")."""
+    if " " in query and " " in token:
+        pair = _edited_word(query, token)
+        if pair is not None and (_another_word(*pair) or _other_code(*pair)):
+            return True
     return (
         _another_word(query, token)
         or _short(query, token)
         or _joined(query, token)
         or _other_function_word(query, token)
     )
+
+
+def _other_code(word: str, alias_word: str) -> bool:
+    """Whether a word of a phrase is a short alias word with one letter changed ("jcn" for
+    "scn"): another code; a letter dropped or added ("kne" for "knee") is a typo."""
+    return len(word) == len(alias_word) and _short(word, alias_word)
+
+
+def _edited_word(query: str, token: str) -> tuple[str, str] | None:
+    """The one word of `query` that differs from its place in `token`, with that word (None
+    when the phrases' words do not pair up so)."""
+    mine, theirs = query.split(" "), token.split(" ")
+    if len(mine) != len(theirs):
+        return None
+    pairs = [(a, b) for a, b in zip(mine, theirs, strict=True) if a != b]
+    return pairs[0] if len(pairs) == 1 else None
 
 
 def _joined(query: str, token: str) -> bool:

@@ -478,6 +478,14 @@ def test_a_phrase_an_edit_away_in_a_stop_word_is_another_phrase() -> None:
     assert matches(index, "keep them warehouse-agnostic, plain SQL") == {}
 
 
+def test_a_phrase_an_edit_away_in_a_short_code_is_another_code() -> None:
+    scn = belief("s", "line_manager", ["the SCN"], content="Grant is the senior charge nurse.")
+    index = index_of(scn, filler=10)
+    assert set(matches(index, "ask the scn about the rota")) == {"s"}
+    assert set(matches(index, "ask the sccn about the rota")) == {"s"}  # a letter added: a typo
+    assert matches(index, "the jcn job closes friday") == {}  # a letter changed: another code
+
+
 def test_codes_in_builds_files_and_classes_are_terms() -> None:
     cuda = belief("c", "cuda_pin", ["CUDA 12.1"], rejected_alternatives=["cu118"], content="x")
     score = belief(
