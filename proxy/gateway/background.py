@@ -155,15 +155,20 @@ class StoreWriter:
         store refused it (it is then kept and tried again like any refused write). Cancelling
         the wait leaves the write queued.
         """
-        return await asyncio.shield(self.commit_job_soon(turn))
+        done = self.commit_job_soon(turn)
+        try:
+            return await asyncio.shield(done)
+        finally:
+            self.ended(done)
 
     def commit_job_soon(
         self, turn: Callable[[], Turn | None], done: asyncio.Future[bool] | None = None
     ) -> asyncio.Future[bool]:
         """`commit_job` without the wait: the future it waits for, `done` when given (the
         writer answers a future only while nobody else has: a caller may settle or cancel its
-        own, and the write stays queued all the same). With a journal, `turn()` runs here, on
-        the loop: the reply waits for its row anyway, and the journal thread then needs the
+        own, and the write stays queued all the same; whoever waits on it calls `ended` once
+        it goes on: `ends_first` counts it due until then). With a journal, `turn()` runs here,
+        on the loop: the reply waits for its row anyway, and the journal thread then needs the
         GIL only around one write and one sync."""
         if done is None:
             done = asyncio.get_running_loop().create_future()

@@ -36,6 +36,8 @@ def test_a_journaled_commit_answers_true(store: BeliefStore, tmp_path: Path) -> 
         writer.start()
         answered = await committed_within(writer, lambda: tagged_turn("j1"), 5.0)
         nothing = await committed_within(writer, lambda: None, 5.0)  # no job: at once
+        assert await writer.commit_job(lambda: tagged_turn("j2"))
+        assert not writer.ends_due  # each reply that waited went on: none is due
         appended = journal.unfolded
         await writer.stop()
         return answered, nothing, appended
@@ -44,8 +46,8 @@ def test_a_journaled_commit_answers_true(store: BeliefStore, tmp_path: Path) -> 
         answered, nothing, appended = asyncio.run(go())
     finally:
         thread.close()
-    assert answered and nothing and appended == 1
-    assert _jobs(store) == 1  # folded into the table by the writer's stop
+    assert answered and nothing and appended == 2
+    assert _jobs(store) == 2  # folded into the table by the writer's stop
 
 
 def test_a_late_or_abandoned_commit_is_written_all_the_same(store: BeliefStore) -> None:
