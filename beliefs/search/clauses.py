@@ -196,29 +196,31 @@ def _short(query: str, token: str) -> bool:
 
 def _not_a_typo(query: str, token: str) -> bool:
     """Whether a one-edit match is another word than the alias (`_another_word`, `_short`,
-    `_joined`, `_other_function_word`); in a phrase, the word the edit is in is asked whether it
-    is an everyday word of another stem or another short code ("the jcn" is not "the SCN")."""
-    if " " in query and " " in token:
-        pair = _edited_word(query, token)
-        if pair is not None and (_another_word(*pair) or _other_code(*pair)):
-            return True
+    `_joined`); in a phrase, whether the word the edit is in is another word
+    (`_another_in_phrase`: "them warehouse" is not "the warehouse", "the jcn" not "the SCN")."""
+    pair = _edited_word(query, token)
+    if pair is not None and _another_in_phrase(*pair):
+        return True
+    return _another_word(query, token) or _short(query, token) or _joined(query, token)
+
+
+def _another_in_phrase(word: str, alias_word: str) -> bool:
+    """Whether a phrase's word one edit from the alias phrase's is another word: either is a
+    stop word, it is an everyday word of another stem, or a short code with a letter changed
+    (a letter dropped or added, "left kne" for "left knee", is a typo)."""
     return (
-        _another_word(query, token)
-        or _short(query, token)
-        or _joined(query, token)
-        or _other_function_word(query, token)
+        word in STOP_WORDS
+        or alias_word in STOP_WORDS
+        or _another_word(word, alias_word)
+        or (len(word) == len(alias_word) and _short(word, alias_word))
     )
 
 
-def _other_code(word: str, alias_word: str) -> bool:
-    """Whether a word of a phrase is a short alias word with one letter changed ("jcn" for
-    "scn"): another code; a letter dropped or added ("kne" for "knee") is a typo."""
-    return len(word) == len(alias_word) and _short(word, alias_word)
-
-
 def _edited_word(query: str, token: str) -> tuple[str, str] | None:
-    """The one word of `query` that differs from its place in `token`, with that word (None
-    when the phrases' words do not pair up so)."""
+    """For two phrases of as many words that differ in one word: that word of `query` and the
+    word of `token` in its place (None otherwise, and for single words)."""
+    if " " not in query:
+        return None
     mine, theirs = query.split(" "), token.split(" ")
     if len(mine) != len(theirs):
         return None
@@ -230,17 +232,6 @@ def _joined(query: str, token: str) -> bool:
     """Whether the turn's word is a two-word alias written as one and a word of its own
     ("molehill" for "mole hill"; "steamdeck" is no word, so it is the alias)."""
     return " " in token and " " not in query and (in_dictionary(query) or has_other_sense(query))
-
-
-def _other_function_word(query: str, token: str) -> bool:
-    """Whether a phrase one edit from an alias phrase differs in a stop word ("them warehouse"
-    for "the warehouse"): another phrase, not a typo."""
-    if " " not in query:
-        return False
-    mine, theirs = query.split(" "), token.split(" ")
-    return len(mine) == len(theirs) and any(
-        a != b and (a in STOP_WORDS or b in STOP_WORDS) for a, b in zip(mine, theirs, strict=True)
-    )
 
 
 def _another_word(query: str, token: str) -> bool:
