@@ -30,6 +30,7 @@ from beliefs.context.assembly import UNIVERSAL, ContextRequest, covering, delive
 from beliefs.model.record import AnyBelief
 from beliefs.opening import open_store
 from beliefs.search.accumulate import accumulate
+from beliefs.search.corroboration import in_names
 from beliefs.search.features import FEATURES
 from beliefs.search.matcher import _matched
 from beliefs.search.relevance import Matches, Model, kept
@@ -81,8 +82,11 @@ def examples(corpus: Corpus) -> list[Example]:
                 if not postings.docs:
                     continue
                 canonical, aliases, names = _matched(postings, terms, True, parts=False)
-                prescores, _ = accumulate(postings, terms, canonical, aliases, names, False)
-                m = Matches.of(postings, terms, canonical, aliases, names)
+                named = in_names(terms)
+                prescores, corroborated = accumulate(
+                    postings, terms, canonical, aliases, names, named=named, every_clause=True
+                )
+                m = Matches.of(postings, terms, canonical, aliases, names, corroborated, named)
                 docs = postings.docs
 
                 def taken(bid: str, docs: Any = docs, accept: Any = accept) -> bool:

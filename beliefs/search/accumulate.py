@@ -1,8 +1,9 @@
 """The rules' scoring: clause scores summed per belief, everyday words counted only when
 corroborated (`beliefs.search.corroboration`), postings that cannot reach the minimum score
-read only for beliefs a stronger clause found. The relevance model replaced these rules as the
-default (`beliefs.search.relevance`); they stay as the measured baseline and, with
-corroboration off, as the reference's scoring.
+read only for beliefs a stronger clause found. These rules are the default; the relevance
+model (`beliefs.search.relevance`, behind `relevance_model`) reads which clauses the sense
+check corroborated as features of its own, and with corroboration off they are the
+reference's scoring.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def accumulate(
     deadline: Deadline | None = None,
     sense: bool = True,
     named: frozenset[str] | None = None,
+    every_clause: bool = False,
 ) -> tuple[dict[str, float], Corroborated]:
     """Each matched belief's score, summed clause by clause in a fixed order; clauses of an
     everyday name (gated) count last, and only where corroborated.
@@ -65,7 +67,9 @@ def accumulate(
     Past `deadline`, no further clause's postings are read (the first always is): the scores
     are those of the clauses read by then. `sense` False: no clause is gated (a deliberate
     search for a word, not a turn to read). `named`: the turn's `in_names` when the caller has
-    worked them out (its hits' clauses need them too).
+    worked them out (its hits' clauses need them too). `every_clause`: gated clauses count
+    whether corroborated or not (the relevance model weighs every candidate, and reads which
+    the sense check corroborated as a feature).
     """
     if named is None:
         named = in_names(terms) if extended and sense else frozenset()
@@ -93,7 +97,7 @@ def accumulate(
             continue
         for rate, ids in groups:
             for bid in ids if among is None else among.intersection(ids):
-                if (bid, token) in corroborated:
+                if every_clause or (bid, token) in corroborated:
                     scores[bid] = get(bid, 0.0) + rate
     return scores, corroborated
 

@@ -9,20 +9,24 @@ the turn holds, whether the turn is in another script, and the belief's trust ti
 
 The sense check is one family: for a match on an everyday word, the written form, the other
 script, the belief's proper name and the corroborating words are crossed with it, so the model
-weighs them where the word alone is weak evidence ("my java went cold" vs Java 21).
+weighs them where the word alone is weak evidence ("my java went cold" vs Java 21); and the
+sense check's own verdict (`beliefs.search.corroboration`: a capital, a word of kinship or of a
+several-word name, the belief's words near it, a sibling of its scope) is two features, one
+when it corroborated a name with another sense and one when it corroborated none.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from beliefs.index.bm25 import K1, B
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.clauses import Matched
-from beliefs.search.corroboration import proper_words
+from beliefs.search.corroboration import needs_sense, proper_words
 from beliefs.search.hits import Match
 from beliefs.search.kind_words import NameWords
 from beliefs.text.lexicon import is_common, is_function_word, is_general, stem, zipf
@@ -61,6 +65,8 @@ FEATURES = (
     "shared",  # log(1 + beliefs its best name reaches)
     "trust",  # trust tier over 3
     "turn_length",  # log(1 + the turn's words) / 5
+    "sense_passed",  # a name with another sense, corroborated by the sense check
+    "sense_failed",  # every name has another sense and the sense check found no corroboration
 )
 NEAR = 3
 UNIVERSAL = "user:universal"
@@ -74,14 +80,20 @@ class Turn:
     terms: QueryTerms
     stems: dict[str, str]  # stem of each telling word -> the word
     positions: dict[str, list[int]]  # word -> where it stands in the sequence
+    # (belief id, token) of the names the sense check corroborated (`accumulate`; None when
+    # it did not run: a deliberate search), and the turn's words written inside a name or
+    # after a word of kinship (`in_names`)
+    corroborated: Mapping[tuple[str, str], str] | None
+    named: frozenset[str]
 
     @classmethod
-    def of(cls, terms: QueryTerms) -> Turn:
+    def of(cls, terms: QueryTerms, corroborated: Mapping[tuple[str, str], str] | None,
+           named: frozenset[str]) -> Turn:  # fmt: skip
         stems = {stem(w): w for w in terms.words if telling(w)}
         positions: dict[str, list[int]] = {}
         for i, w in enumerate(terms.sequence):
             positions.setdefault(w, []).append(i)
-        return cls(terms, stems, positions)
+        return cls(terms, stems, positions, corroborated, named)
 
 
 def telling(word: str) -> bool:
@@ -174,6 +186,13 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
     corroborated = corr_rare + corr_common > 0
     rarity = min((zipf(w) for h in one_word for w in [h[0]]), default=0.0)
     reach = min((_reach(postings, h) for h in hits), default=1)
+    # the sense check's verdict on its one-word names that have another sense
+    sensed, bid = turn.corroborated, doc.belief.id
+    gated = (
+        [] if sensed is None else [h for h in one_word if needs_sense(h[0], h[2], h[1], turn.named)]
+    )
+    passed = sensed is not None and any((bid, h[0]) in sensed for h in gated)
+    failed = bool(gated) and not passed and len(gated) == len(hits)
     return [
         1.0,
         math.log1p(sum(h[4] for h in hits)),
@@ -207,6 +226,8 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
         math.log1p(reach),
         min(doc.belief.trust, 3) / 3.0,
         math.log1p(len(terms.sequence)) / 5.0,
+        float(passed),
+        float(failed),
     ]
 
 

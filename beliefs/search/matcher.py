@@ -174,11 +174,14 @@ def _by_model(
 ) -> list[Hit]:
     """Candidates by name, kept and ranked by the relevance model (lock held)."""
     canonical, aliases, names = _matched(postings, terms, True, parts=False)
-    prescores, _ = accumulate(
-        postings, terms, canonical, aliases, names, False, deadline=ask.deadline
-    )
+    named = in_names(terms) if ask.sense else frozenset()
+    prescores, corroborated = accumulate(
+        postings, terms, canonical, aliases, names, deadline=ask.deadline, sense=ask.sense,
+        named=named, every_clause=True,
+    )  # fmt: skip
     docs = postings.docs
-    m = ModelMatches.of(postings, terms, canonical, aliases, names)
+    sensed = corroborated if ask.sense else None
+    m = ModelMatches.of(postings, terms, canonical, aliases, names, sensed, named)
     factor = _factor(docs, ask)
     chosen = []
     for bid, verdict in kept(m, prescores, _taker(docs, ask, known), ask.limit, ask.deadline):

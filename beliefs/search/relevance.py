@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from beliefs.index.user_postings import UserPostings
+from beliefs.search.accumulate import Corroborated
 from beliefs.search.clauses import MIN_SCORE, Matched
 from beliefs.search.deadline import Deadline, passed
 from beliefs.search.features import FEATURES, UNIVERSAL, Turn, company, matched, outright, vector
@@ -68,8 +69,12 @@ class Matches:
 
     @classmethod
     def of(cls, postings: UserPostings, terms: QueryTerms, canonical: Matched,
-           aliases: Matched, names: NameWords) -> Matches:  # fmt: skip
-        return cls(postings, Turn.of(terms), canonical, aliases, names)
+           aliases: Matched, names: NameWords, corroborated: Corroborated | None = None,
+           named: frozenset[str] = frozenset()) -> Matches:  # fmt: skip
+        """`corroborated` and `named`: what the sense check found (`accumulate`), for the
+        sense features; None when it did not run."""
+        turn = Turn.of(terms, corroborated, named)
+        return cls(postings, turn, canonical, aliases, names)
 
 
 def weigh(m: Matches, bid: str, scopes: dict[str, int], model: Model = MODEL) -> Relevance:

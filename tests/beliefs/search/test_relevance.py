@@ -76,3 +76,39 @@ def test_an_everyday_word_alone_does_not_bring_a_name_in() -> None:
     index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
     assert _found(index, "let's go with the second approach") == set()
     assert _found(index, "rewrite it in Go") == {"go"}
+
+
+def _verdict(index: BeliefIndex, text: str, *, sense: bool = True) -> dict[str, float]:
+    """Every candidate's features for `text` (the model keeps whatever it weighs)."""
+    from beliefs.search.accumulate import accumulate
+    from beliefs.search.corroboration import in_names
+    from beliefs.search.matcher import _matched
+    from beliefs.search.relevance import Matches, Model, kept
+
+    terms = parse_query(text)
+    postings = index.user("u1")
+    canonical, aliases, names = _matched(postings, terms, True, parts=False)
+    named = in_names(terms) if sense else frozenset()
+    scores, corroborated = accumulate(
+        postings, terms, canonical, aliases, names, sense=sense, named=named, every_clause=True
+    )
+    m = Matches.of(
+        postings, terms, canonical, aliases, names, corroborated if sense else None, named
+    )
+    everything = Model(tuple(0.0 for _ in MODEL.weights), float("-inf"))
+    verdicts = dict(kept(m, scores, lambda bid: True, None, model=everything))
+    return dict(verdicts["go"].features)
+
+
+def test_the_sense_check_s_verdict_is_a_feature() -> None:
+    go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
+    index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    # an everyday word with nothing of the belief's world: the sense check finds nothing
+    idle = _verdict(index, "let's go with the second approach")
+    assert (idle["sense_failed"], idle["sense_passed"]) == (1.0, 0.0)
+    # the belief's own words near it: corroborated
+    served = _verdict(index, "port the services in go to 1.23")
+    assert (served["sense_failed"], served["sense_passed"]) == (0.0, 1.0)
+    # a deliberate search reads no sense: neither feature is set
+    asked = _verdict(index, "let's go with the second approach", sense=False)
+    assert (asked["sense_failed"], asked["sense_passed"]) == (0.0, 0.0)
