@@ -67,6 +67,7 @@ FEATURES = (
     "turn_length",  # log(1 + the turn's words) / 5
     "sense_passed",  # a name with another sense, corroborated by the sense check
     "sense_failed",  # every name has another sense and the sense check found no corroboration
+    "sense_contrary",  # ... and one is written in another name, after kinship, or as an acronym
 )
 NEAR = 3
 UNIVERSAL = "user:universal"
@@ -193,6 +194,7 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
     )
     passed = sensed is not None and any((bid, h[0]) in sensed for h in gated)
     failed = bool(gated) and not passed and len(gated) == len(hits)
+    contrary = failed and any(h[1] in turn.named for h in gated)
     return [
         1.0,
         math.log1p(sum(h[4] for h in hits)),
@@ -228,6 +230,7 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
         math.log1p(len(terms.sequence)) / 5.0,
         float(passed),
         float(failed),
+        float(contrary),
     ]
 
 

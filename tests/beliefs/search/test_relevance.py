@@ -78,8 +78,10 @@ def test_an_everyday_word_alone_does_not_bring_a_name_in() -> None:
     assert _found(index, "rewrite it in Go") == {"go"}
 
 
-def _verdict(index: BeliefIndex, text: str, *, sense: bool = True) -> dict[str, float]:
-    """Every candidate's features for `text` (the model keeps whatever it weighs)."""
+def _verdict(
+    index: BeliefIndex, text: str, *, sense: bool = True, bid: str = "go"
+) -> dict[str, float]:
+    """A candidate's features for `text` (the model here keeps whatever it weighs)."""
     from beliefs.search.accumulate import accumulate
     from beliefs.search.corroboration import in_names
     from beliefs.search.matcher import _matched
@@ -97,7 +99,7 @@ def _verdict(index: BeliefIndex, text: str, *, sense: bool = True) -> dict[str, 
     )
     everything = Model(tuple(0.0 for _ in MODEL.weights), float("-inf"))
     verdicts = dict(kept(m, scores, lambda bid: True, None, model=everything))
-    return dict(verdicts["go"].features)
+    return dict(verdicts[bid].features)
 
 
 def test_the_sense_check_s_verdict_is_a_feature() -> None:
@@ -112,3 +114,13 @@ def test_the_sense_check_s_verdict_is_a_feature() -> None:
     # a deliberate search reads no sense: neither feature is set
     asked = _verdict(index, "let's go with the second approach", sense=False)
     assert (asked["sense_failed"], asked["sense_passed"]) == (0.0, 0.0)
+    assert idle["sense_contrary"] == asked["sense_contrary"] == 0.0
+
+
+def test_a_name_after_a_word_of_kinship_is_evidence_against() -> None:
+    tomas = belief("tomas", "second_shooter", ["Tomás"], content="Tomás is her second shooter.")
+    index = _index(tomas, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    nephew = _verdict(index, "my nephew Tomás turns 10 next week", bid="tomas")
+    assert (nephew["sense_failed"], nephew["sense_contrary"]) == (1.0, 1.0)
+    shoot = _verdict(index, "can Tomás cover the wedding as second shooter", bid="tomas")
+    assert (shoot["sense_passed"], shoot["sense_contrary"]) == (1.0, 0.0)
