@@ -65,7 +65,8 @@ from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_w
 # "band"); a commoner one is ambiguous however the belief writes it ("release", "plan").
 TOPIC_ZIPF = 5.0
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
-_WORD = re.compile(r"[a-z][a-z0-9+#]*")
+# a word, or a number with its unit ("4h", "5xx", "32k"): the turn reads them as words too
+_WORD = re.compile(r"[a-z][a-z0-9+#]*|[0-9]+[a-z][a-z0-9]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 WRITTEN = "written as a name"

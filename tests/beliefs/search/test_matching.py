@@ -177,6 +177,17 @@ def test_a_first_name_needs_the_belief_s_sense_and_its_capital_tells_nothing() -
     }
 
 
+def test_a_number_with_its_unit_is_a_word_of_the_belief() -> None:
+    lucas = belief(
+        "l", "apprentice_lucas", ["Lucas"], content="Lucas may start at 4h at the earliest."
+    )
+    index = index_of(lucas, filler=10)
+    assert matches(index, "Lucas veut venir à 4h samedi, j'ai le droit?") == {
+        "l": [("lucas", "exact", "domain word '4h'")]
+    }
+    assert matches(index, "Lucas veut venir samedi, j'ai le droit?") == {}
+
+
 def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     gary = belief("g", "lab_technician_gary", ["Gary"], content="Gary preps the science labs.")
     sentry = belief("s", "errors_sentry", ["Sentry"], content="Errors go to Sentry.")
