@@ -2,10 +2,10 @@
 
 Corpora (`bench.corpora`): the blind-spot suite, held-out A and B, and every `heldout-*`
 directory, found by name; each is named with its split (training, development, test).
-Mechanisms: `reference` (alias-weighted BM25 as the reference does it), `extended` (the rules
-the relevance model replaced: stems, kind words of canonical names, corroborated everyday
-words), `model` (the relevance model, `relevance_model` on the index), `semantic:F` (the model plus
-embedding neighbours at cosine >= F alone; needs the 'semantic' extra) and `agreed:F:A`
+Mechanisms: `reference` (alias-weighted BM25 as the reference does it), `extended` (the rules,
+the default: stems, kind words of canonical names, corroborated everyday words), `model` (the
+relevance model, `relevance_model` on the index), `semantic:F` (the model plus embedding
+neighbours at cosine >= F alone; needs the 'semantic' extra) and `agreed:F:A`
 (neighbours at >= F alone, or >= A when the turn shares a telling word with the belief's own
 text: what TENURE_SEMANTIC=1 runs; `:rank`, `:rare`, `:none` keep only some of its conditions).
 `content` is lexical recall over the beliefs' own text instead: extended plus every belief

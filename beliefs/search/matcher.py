@@ -201,7 +201,7 @@ def _by_model(
 def _by_rules(
     index: BeliefIndex, postings: UserPostings, terms: QueryTerms, ask: _Ask, known: dict[str, bool]
 ) -> list[Hit]:
-    """Candidates scored by the rules the model replaced, or by the reference's BM25 alone
+    """Candidates scored by the rules (the default), or by the reference's BM25 alone
     (lock held)."""
     extended = not index.reference_only
     canonical, aliases, names = _matched(postings, terms, extended)
