@@ -76,12 +76,22 @@ _NOT_A_CODE = re.compile(
 )
 
 
+# Titles before a surname: "Dr Frost" is called "Frost" as often as not
+_HONORIFICS = frozenset(["dr", "mr", "mrs", "ms", "miss", "prof", "professor", "sir", "dame"])
+
+
 def code_parts(token: str) -> tuple[str, ...]:
     """The words of an alias of several words that name it alone, though the turn writes them
     apart from its other words: codes holding a digit, three characters or more, that are no
     year, ordinal, measure or price ("842" of "ASC 842", "8606" of "Form 8606", "msg91" of
-    "MSG91 SMS"; not "2026" of "2026 fee increase" nor "340g" of "340g jar")."""
-    if " " not in token or not any(ch.isdigit() for ch in token):
+    "MSG91 SMS"; not "2026" of "2026 fee increase" nor "340g" of "340g jar"), and the surname
+    after a title ("frost" of "Dr Frost", "bishop" of "Mr Bishop")."""
+    if " " not in token:
+        return ()
+    words = token.split(" ")
+    if len(words) == 2 and words[0] in _HONORIFICS and len(words[1]) > 2:
+        return (words[1],)
+    if not any(ch.isdigit() for ch in token):
         return ()
     return tuple(
         w

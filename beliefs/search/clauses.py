@@ -133,9 +133,10 @@ def match_aliases(
 
 def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
     """Aliases of several words the turn names by a code of theirs alone (`code_parts`: "842"
-    for "ASC 842", "the 8606" for "Form 8606"), into `matched` where the whole alias is not:
-    a number is many things, so such a clause always needs the belief's world in the turn
-    (`beliefs.search.corroboration.needs_sense`)."""
+    for "ASC 842", "the 8606" for "Form 8606"), or by the surname after a title ("ring Frost"
+    for "Dr Frost"), into `matched` where the whole alias is not: a number or a surname is many
+    things, so such a clause always needs corroboration (`beliefs.search.corroboration.
+    needs_sense`: a capital where no sentence starts, the belief's world in the turn)."""
     parts = postings.parts
     for word in terms.words:
         held = parts.get(word)

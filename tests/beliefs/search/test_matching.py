@@ -188,6 +188,20 @@ def test_a_number_with_its_unit_is_a_word_of_the_belief() -> None:
     assert matches(index, "Lucas veut venir samedi, j'ai le droit?") == {}
 
 
+def test_a_surname_after_a_title_names_the_person_alone() -> None:
+    frost = belief(
+        "f", "dr_alun_frost", ["Dr Frost"], content="Dr Frost approves linezolid and meropenem."
+    )
+    index = index_of(frost, filler=10)
+    assert matches(index, "need to ring Frost about a VRE bacteraemia on A4") == {
+        "f": [("frost~dr frost", "part", "written as a name")]
+    }
+    assert matches(index, "will the frost kill my dahlias tonight?") == {}
+    assert matches(index, "a VRE bacteraemia needs linezolid, shall I ask frost") == {
+        "f": [("frost~dr frost", "part", "domain word 'linezolid'")]
+    }
+
+
 def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     gary = belief("g", "lab_technician_gary", ["Gary"], content="Gary preps the science labs.")
     sentry = belief("s", "errors_sentry", ["Sentry"], content="Errors go to Sentry.")
