@@ -11,8 +11,9 @@ The sense check is one family: for a match on an everyday word, the written form
 script, the belief's proper name and the corroborating words are crossed with it, so the model
 weighs them where the word alone is weak evidence ("my java went cold" vs Java 21); and the
 sense check's own verdict (`beliefs.search.corroboration`: a capital, a word of kinship or of a
-several-word name, the belief's words near it, a sibling of its scope) is two features, one
-when it corroborated a name with another sense and one when it corroborated none.
+several-word name, the belief's words near it, a sibling of its scope) is three features: it
+corroborated a name with another sense, it corroborated none, and among those one stands
+inside another name, after a word of kinship or as an acronym (evidence against).
 """
 
 from __future__ import annotations

@@ -191,7 +191,8 @@ def _by_model(
     chosen.sort(key=lambda e: (e[0], e[2].recency, e[1]))
     if ask.limit is not None:
         chosen = chosen[: ask.limit]
-    rules = Matches(postings.avg_alias_len, canonical, aliases, names, {}, False)
+    # every clause the model weighed, each with what corroborated it, if anything
+    rules = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, False, named)
     return [
         Hit(doc.belief, score, explain=partial(matched_clauses, doc, rules), relevance=verdict)
         for _, _, doc, score, verdict in chosen

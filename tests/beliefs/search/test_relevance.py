@@ -124,3 +124,10 @@ def test_a_name_after_a_word_of_kinship_is_evidence_against() -> None:
     assert (nephew["sense_failed"], nephew["sense_contrary"]) == (1.0, 1.0)
     shoot = _verdict(index, "can Tomás cover the wedding as second shooter", bid="tomas")
     assert (shoot["sense_passed"], shoot["sense_contrary"]) == (1.0, 0.0)
+
+
+def test_a_model_hit_s_clauses_say_what_corroborated_them() -> None:
+    go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
+    index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    hits = search(index, "u1", parse_query("rewrite the billing services in Go"), lambda b: True)
+    assert [(c.term, c.corroborated) for c in hits[0].clauses] == [("go", "written as a name")]
