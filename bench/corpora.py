@@ -23,6 +23,8 @@ TRAINING = (
     "heldout-f",
     "heldout-zl",
     "heldout-zm",
+    "heldout-zv",
+    "heldout-zw",
 )
 DEVELOPMENT = ("heldout-g", "heldout-h", "heldout-n", "heldout-z", "heldout-za")
 
