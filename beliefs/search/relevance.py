@@ -125,12 +125,12 @@ def kept(
 
 def _named_scopes(m: Matches, order: list[str]) -> dict[str, int]:
     """How many candidates the turn names outright, by scope (universal aside)."""
-    postings = m.postings
+    docs, canonical, aliases = m.postings.docs, m.canonical, m.aliases
     out: dict[str, int] = {}
     for bid in order:
-        doc = postings.docs[bid]
-        hits = matched(doc, m.canonical, m.aliases, m.names, postings.avg_alias_len)
-        if outright(hits, m.turn):
+        doc = docs[bid]
+        # named outright: by its canonical name or a name of its own, not by a kind word
+        if doc.canonical in canonical or any(token in aliases for token in doc.aliases):
             for scope in doc.belief.scope:
                 if scope != UNIVERSAL:
                     out[scope] = out.get(scope, 0) + 1
