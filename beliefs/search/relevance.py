@@ -17,6 +17,7 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import mul
 from typing import cast
 
 from beliefs.index.user_postings import UserPostings
@@ -46,7 +47,7 @@ class Model:
         return cls(tuple(WEIGHTS.get(name, 0.0) for name in FEATURES), THRESHOLD)
 
     def logit(self, values: list[float]) -> float:
-        return sum(w * v for w, v in zip(self.weights, values, strict=True))
+        return sum(map(mul, self.weights, values))  # both in FEATURES order
 
     def score(self, logit: float) -> float:
         """The search score of a logit: MIN_SCORE at the threshold."""
@@ -130,7 +131,7 @@ def _named_scopes(m: Matches, order: list[str]) -> dict[str, int]:
     for bid in order:
         doc = docs[bid]
         # named outright: by its canonical name or a name of its own, not by a kind word
-        if doc.canonical in canonical or any(token in aliases for token in doc.aliases):
+        if doc.canonical in canonical or not aliases.keys().isdisjoint(doc.aliases):
             for scope in doc.belief.scope:
                 if scope != UNIVERSAL:
                     out[scope] = out.get(scope, 0) + 1
