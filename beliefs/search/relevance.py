@@ -47,7 +47,7 @@ class Model:
         return cls(tuple(WEIGHTS.get(name, 0.0) for name in FEATURES), THRESHOLD)
 
     def logit(self, values: list[float]) -> float:
-        return sum(map(mul, self.weights, values))  # both in FEATURES order
+        return float(sum(map(mul, self.weights, values)))  # both in FEATURES order
 
     def score(self, logit: float) -> float:
         """The search score of a logit: MIN_SCORE at the threshold."""
