@@ -29,11 +29,9 @@ import numpy as np
 from beliefs.context.assembly import UNIVERSAL, ContextRequest, covering, deliverable, in_scopes
 from beliefs.model.record import AnyBelief
 from beliefs.opening import open_store
-from beliefs.search.accumulate import accumulate
-from beliefs.search.corroboration import in_names
 from beliefs.search.features import FEATURES
-from beliefs.search.matcher import _matched
-from beliefs.search.relevance import Matches, Model, kept
+from beliefs.search.matcher import model_candidates
+from beliefs.search.relevance import Model, kept
 from beliefs.store.interchange import read_file
 from beliefs.text.query import parse_query
 from bench.corpora import Corpus, corpora
@@ -81,12 +79,7 @@ def examples(corpus: Corpus) -> list[Example]:
                 postings = index.user(case["userId"])
                 if not postings.docs:
                     continue
-                canonical, aliases, names = _matched(postings, terms, True, parts=False)
-                named = in_names(terms)
-                prescores, corroborated = accumulate(
-                    postings, terms, canonical, aliases, names, named=named, every_clause=True
-                )
-                m = Matches.of(postings, terms, canonical, aliases, names, corroborated, named)
+                prescores, m = model_candidates(postings, terms)
                 docs = postings.docs
 
                 def taken(bid: str, docs: Any = docs, accept: Any = accept) -> bool:

@@ -169,19 +169,28 @@ def _factor(docs: dict[str, IndexedDoc], ask: _Ask) -> Callable[[str], float]:
     return factor
 
 
+def model_candidates(
+    postings: UserPostings, terms: QueryTerms, sense: bool = True, deadline: Deadline | None = None
+) -> tuple[dict[str, float], ModelMatches]:
+    """The relevance model's candidates with their BM25 prescores, and what the turn matched:
+    every clause counts, and the sense check's verdict rides along for the features (none
+    when `sense` is off: a deliberate search). Lock held."""
+    canonical, aliases, names = _matched(postings, terms, True, parts=False)
+    named = in_names(terms) if sense else frozenset()
+    prescores, corroborated = accumulate(
+        postings, terms, canonical, aliases, names, deadline=deadline, sense=sense, named=named,
+        every_clause=True,
+    )  # fmt: skip
+    sensed = corroborated if sense else None
+    return prescores, ModelMatches.of(postings, terms, canonical, aliases, names, sensed, named)
+
+
 def _by_model(
     postings: UserPostings, terms: QueryTerms, ask: _Ask, known: dict[str, bool]
 ) -> list[Hit]:
     """Candidates by name, kept and ranked by the relevance model (lock held)."""
-    canonical, aliases, names = _matched(postings, terms, True, parts=False)
-    named = in_names(terms) if ask.sense else frozenset()
-    prescores, corroborated = accumulate(
-        postings, terms, canonical, aliases, names, deadline=ask.deadline, sense=ask.sense,
-        named=named, every_clause=True,
-    )  # fmt: skip
+    prescores, m = model_candidates(postings, terms, ask.sense, ask.deadline)
     docs = postings.docs
-    sensed = corroborated if ask.sense else None
-    m = ModelMatches.of(postings, terms, canonical, aliases, names, sensed, named)
     factor = _factor(docs, ask)
     chosen = []
     for bid, verdict in kept(m, prescores, _taker(docs, ask, known), ask.limit, ask.deadline):
@@ -192,7 +201,10 @@ def _by_model(
     if ask.limit is not None:
         chosen = chosen[: ask.limit]
     # every clause the model weighed, each with what corroborated it, if anything
-    rules = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, False, named)
+    why = m.turn.corroborated or {}
+    rules = Matches(
+        postings.avg_alias_len, m.canonical, m.aliases, m.names, dict(why), False, m.turn.named
+    )
     return [
         Hit(doc.belief, score, explain=partial(matched_clauses, doc, rules), relevance=verdict)
         for _, _, doc, score, verdict in chosen

@@ -70,8 +70,8 @@ class Matches:
 
     @classmethod
     def of(cls, postings: UserPostings, terms: QueryTerms, canonical: Matched,
-           aliases: Matched, names: NameWords, corroborated: Corroborated | None = None,
-           named: frozenset[str] = frozenset()) -> Matches:  # fmt: skip
+           aliases: Matched, names: NameWords, corroborated: Corroborated | None,
+           named: frozenset[str]) -> Matches:  # fmt: skip
         """`corroborated` and `named`: what the sense check found (`accumulate`), for the
         sense features; None when it did not run."""
         turn = Turn.of(terms, corroborated, named)

@@ -4,8 +4,8 @@ and each hit carries its features and score against the threshold."""
 from __future__ import annotations
 
 from beliefs.index.belief_index import BeliefIndex
-from beliefs.search.matcher import MIN_SCORE, search
-from beliefs.search.relevance import MODEL
+from beliefs.search.matcher import MIN_SCORE, model_candidates, search
+from beliefs.search.relevance import MODEL, Model, kept
 from beliefs.text.identifiers import identifier_words, split_scripts
 from beliefs.text.query import parse_query
 from tests.beliefs.factory import belief
@@ -82,21 +82,8 @@ def _verdict(
     index: BeliefIndex, text: str, *, sense: bool = True, bid: str = "go"
 ) -> dict[str, float]:
     """A candidate's features for `text` (the model here keeps whatever it weighs)."""
-    from beliefs.search.accumulate import accumulate
-    from beliefs.search.corroboration import in_names
-    from beliefs.search.matcher import _matched
-    from beliefs.search.relevance import Matches, Model, kept
-
-    terms = parse_query(text)
-    postings = index.user("u1")
-    canonical, aliases, names = _matched(postings, terms, True, parts=False)
-    named = in_names(terms) if sense else frozenset()
-    scores, corroborated = accumulate(
-        postings, terms, canonical, aliases, names, sense=sense, named=named, every_clause=True
-    )
-    m = Matches.of(
-        postings, terms, canonical, aliases, names, corroborated if sense else None, named
-    )
+    with index.lock:
+        scores, m = model_candidates(index.user("u1"), parse_query(text), sense)
     everything = Model(tuple(0.0 for _ in MODEL.weights), float("-inf"))
     verdicts = dict(kept(m, scores, lambda bid: True, None, model=everything))
     return dict(verdicts[bid].features)
