@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from beliefs.index.bm25 import K1, B
@@ -85,11 +84,11 @@ class Turn:
     # (belief id, token) of the names the sense check corroborated (`accumulate`; None when
     # it did not run: a deliberate search), and the turn's words written inside a name or
     # after a word of kinship (`in_names`)
-    corroborated: Mapping[tuple[str, str], str] | None
+    corroborated: dict[tuple[str, str], str] | None
     named: frozenset[str]
 
     @classmethod
-    def of(cls, terms: QueryTerms, corroborated: Mapping[tuple[str, str], str] | None,
+    def of(cls, terms: QueryTerms, corroborated: dict[tuple[str, str], str] | None,
            named: frozenset[str]) -> Turn:  # fmt: skip
         stems = {stem(w): w for w in terms.words if telling(w)}
         positions: dict[str, list[int]] = {}

@@ -203,7 +203,7 @@ def _by_model(
     # every clause the model weighed, each with what corroborated it, if anything
     why = m.turn.corroborated or {}
     rules = Matches(
-        postings.avg_alias_len, m.canonical, m.aliases, m.names, dict(why), False, m.turn.named
+        postings.avg_alias_len, m.canonical, m.aliases, m.names, why, False, m.turn.named
     )
     return [
         Hit(doc.belief, score, explain=partial(matched_clauses, doc, rules), relevance=verdict)

@@ -4,16 +4,17 @@ and each hit carries its features and score against the threshold."""
 from __future__ import annotations
 
 from beliefs.index.belief_index import BeliefIndex
+from beliefs.model.models import Belief
 from beliefs.search.matcher import MIN_SCORE, model_candidates, search
 from beliefs.search.relevance import MODEL, Model, kept
 from beliefs.text.identifiers import identifier_words, split_scripts
 from beliefs.text.query import parse_query
-from tests.beliefs.factory import belief
+from tests.beliefs.factory import belief, index_of
 
 
-def _index(*beliefs: object) -> BeliefIndex:
-    index = BeliefIndex()
-    index.load(beliefs)  # type: ignore[arg-type]
+def _index(*beliefs: Belief) -> BeliefIndex:
+    """`beliefs` among ten unrelated ones, kept and ranked by the relevance model."""
+    index = index_of(*beliefs, filler=10)
     index.relevance_model = True
     return index
 
@@ -39,7 +40,7 @@ def test_a_path_gives_each_segment_and_file_name_whole() -> None:
 
 def test_a_file_s_path_names_the_folders_it_is_in() -> None:
     vpc = belief("vpc", "vpc_cidr_allocation", ["infra/modules/vpc"], content="Prod VPC ranges.")
-    index = _index(vpc, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(vpc)
     assert _found(index, "add two subnets in infra/modules/vpc/main.tf please") == {"vpc"}
     assert _found(index, "add two subnets in infra/modules/eks/main.tf please") == set()
     # one folder is no path of folders: "src/app.py" gives no "src/" word
@@ -54,14 +55,14 @@ def test_latin_and_other_scripts_inside_a_word_are_split() -> None:
 
 def test_a_name_inside_a_path_finds_its_belief() -> None:
     tf = belief("tf", "infra_terraform", ["Terraform"], content="Infra is in Terraform.")
-    index = _index(tf, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(tf)
     assert "tf" in _found(index, "why does infra/terraform_plan.py pin the provider version?")
     assert _found(index, "why does src/plan.py pin the provider version?") == set()
 
 
 def test_each_hit_carries_its_features_and_score_against_the_threshold() -> None:
     helm = belief("helm", "deploy_helm", ["Helm"], content="Deploys with Helm charts.")
-    index = _index(helm, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(helm)
     hits = search(index, "u1", parse_query("upgrade the Helm chart"), lambda b: True)
     assert [h.belief.id for h in hits] == ["helm"]
     verdict = hits[0].relevance
@@ -73,7 +74,7 @@ def test_each_hit_carries_its_features_and_score_against_the_threshold() -> None
 
 def test_an_everyday_word_alone_does_not_bring_a_name_in() -> None:
     go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
-    index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(go)
     assert _found(index, "let's go with the second approach") == set()
     assert _found(index, "rewrite it in Go") == {"go"}
 
@@ -91,7 +92,7 @@ def _verdict(
 
 def test_the_sense_check_s_verdict_is_a_feature() -> None:
     go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
-    index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(go)
     # an everyday word with nothing of the belief's world: the sense check finds nothing
     idle = _verdict(index, "let's go with the second approach")
     assert (idle["sense_failed"], idle["sense_passed"]) == (1.0, 0.0)
@@ -106,7 +107,7 @@ def test_the_sense_check_s_verdict_is_a_feature() -> None:
 
 def test_a_name_after_a_word_of_kinship_is_evidence_against() -> None:
     tomas = belief("tomas", "second_shooter", ["Tomás"], content="Tomás is her second shooter.")
-    index = _index(tomas, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(tomas)
     nephew = _verdict(index, "my nephew Tomás turns 10 next week", bid="tomas")
     assert (nephew["sense_failed"], nephew["sense_contrary"]) == (1.0, 1.0)
     shoot = _verdict(index, "can Tomás cover the wedding as second shooter", bid="tomas")
@@ -115,6 +116,6 @@ def test_a_name_after_a_word_of_kinship_is_evidence_against() -> None:
 
 def test_a_model_hit_s_clauses_say_what_corroborated_them() -> None:
     go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
-    index = _index(go, *[belief(f"f{i}", f"filler_{i}", [f"zq{i}x"]) for i in range(10)])
+    index = _index(go)
     hits = search(index, "u1", parse_query("rewrite the billing services in Go"), lambda b: True)
     assert [(c.term, c.corroborated) for c in hits[0].clauses] == [("go", "written as a name")]
