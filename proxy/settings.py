@@ -240,6 +240,8 @@ class Settings(BaseModel):
 
 _LIST_KEYS = ("default_scopes", "inject_scopes", "allowed_origins")
 _FILE_ONLY = ("home", "models", "client_users")  # tables, or TENURE_HOME read first
+# read by the install (setup.py), which `make serve` runs with the same environment
+_BUILD_ONLY = frozenset(["TENURE_COMPILE"])
 
 
 def unknown_variables(environ: Mapping[str, str], settings: Settings) -> list[str]:
@@ -250,7 +252,7 @@ def unknown_variables(environ: Mapping[str, str], settings: Settings) -> list[st
     for name in sorted(environ):
         if not name.startswith("TENURE_") or name in known or name in keys:
             continue
-        if name == "TENURE_HOME":
+        if name == "TENURE_HOME" or name in _BUILD_ONLY:
             continue
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean {close[0]}?" if close else "see docs/settings.md"

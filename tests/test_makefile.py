@@ -50,6 +50,7 @@ def waiting_on_lock(lock: Path) -> int:
 def test_serve_and_test_started_together_share_one_venv(tmp_path: Path) -> None:
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "setup.py").write_text("", encoding="utf-8")
     fake = tmp_path / "fake-python"
     fake.write_text(FAKE_PYTHON, encoding="utf-8")
     fake.chmod(0o755)

@@ -1,0 +1,85 @@
+"""The build: retrieval's modules compiled to C with mypyc, where a C compiler is at hand.
+
+The modules of `beliefs.search`, `beliefs.index`, `beliefs.text` and `beliefs.context` are
+plain Python typed for `mypy --strict`; mypyc compiles each into a C extension beside its
+source, which Python imports in its place, and a turn's memory costs about 0.6x what it costs
+interpreted (docs/benchmarks.md). Nothing else changes: the sources are what runs without a
+compiler, and what the tests read.
+
+`TENURE_COMPILE=0` installs pure Python. Without a C compiler or mypyc the install is pure
+Python too, and says so. A source edited after its module was compiled makes `import beliefs`
+fail with what to run (`beliefs.compiled`): `make install` compiles again.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import sysconfig
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+from setuptools import setup
+
+ROOT = Path(__file__).resolve().parent
+PACKAGES = ("beliefs/search", "beliefs/index", "beliefs/text", "beliefs/context")
+# numpy's arrays do the sentence encoder's work: compiling its Python gains nothing
+INTERPRETED = frozenset(["beliefs/index/encoder.py", "beliefs/index/semantic.py"])
+
+
+def compiled_sources() -> list[str]:
+    """The modules to compile, as paths relative to the project."""
+    return sorted(
+        path.relative_to(ROOT).as_posix()
+        for package in PACKAGES
+        for path in (ROOT / package).glob("*.py")
+        if path.name != "__init__.py" and path.relative_to(ROOT).as_posix() not in INTERPRETED
+    )
+
+
+def _remove_compiled() -> None:
+    """Take away what an earlier install compiled in place: Python would import it."""
+    for suffix in EXTENSION_SUFFIXES:
+        for package in PACKAGES:
+            for path in (ROOT / package).glob(f"*{suffix}"):
+                path.unlink()
+        for path in ROOT.glob(f"tenure__mypyc*{suffix}"):
+            path.unlink()
+
+
+def _why_pure() -> str | None:
+    """Why this install is pure Python ("" when asked for), or None to compile."""
+    if os.environ.get("TENURE_COMPILE", "1") == "0":
+        return ""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc is not installed"
+    return None
+
+
+def extensions() -> list[object]:
+    why = _why_pure()
+    if why is not None:
+        if why:
+            print(f"tenure: {why}: installing pure Python", file=sys.stderr)
+        _remove_compiled()
+        return []
+    from mypyc.build import mypycify
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # mypyc names modules by their paths from here
+    try:
+        # The build's environment holds none of the dependencies: their types are Any there,
+        # which `mypy --strict` (pyproject.toml, run by `make typecheck`) would refuse
+        options = ["--config-file=", "--ignore-missing-imports", "--follow-imports=silent"]
+        sources = compiled_sources()
+        return list(mypycify([*options, *sources], opt_level="3", group_name="tenure"))
+    finally:
+        os.chdir(cwd)
+
+
+setup(ext_modules=extensions())
