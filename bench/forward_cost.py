@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import make_queries
 from bench.gateway_latency import Load, cpu_seconds, drain, free_port, seed, wait_healthy
+from bench.worktree import compiled
 
 REPO = Path(__file__).resolve().parents[1]
 # `tenure serve` leaves through os._exit: the stats are written on the way out, one file per
@@ -195,6 +196,8 @@ def main() -> None:
     parser.add_argument("--profile", help="write this tree's proxy cProfile stats here")
     parser.add_argument("--threads", action="store_true", help="also print CPU per thread")
     args = parser.parse_args()
+    if args.base and compiled(REPO) != compiled(args.base):
+        print("note: one tree's retrieval is compiled and the other's is not", file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as tmp:
         homes = {"head": Path(tmp) / "head"}

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,22 @@ def checked_out(ref: str) -> Iterator[Path]:
         check=True,
         capture_output=True,
     )
+    if compiled(REPO):
+        print(
+            f"note: this tree's retrieval is compiled and {ref}'s checkout is not: the ratios "
+            "count the compile too (`TENURE_COMPILE=0 make install` compares code with code)",
+            file=sys.stderr,
+        )
     try:
         yield where
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=REPO, check=False)
         shutil.rmtree(where.parent, ignore_errors=True)
+
+
+def compiled(tree: Path) -> bool:
+    """Whether `tree`'s retrieval modules are compiled (setup.py) beside their sources."""
+    return any(any((tree / "beliefs" / "search").glob(f"*{s}")) for s in EXTENSION_SUFFIXES)
 
 
 def run_in(tree: Path, script: str, *args: str, **env: str) -> dict[str, Any]:
