@@ -81,12 +81,16 @@ def _without_possessive(word: str) -> str:
 def normalize_name(value: str) -> str:
     """The single token a canonical name or alias is indexed as.
 
-    Underscores read as spaces, lower-cased, English possessive and call parentheses stripped,
-    whitespace collapsed.
+    Underscores read as spaces, lower-cased, English possessive, call parentheses and a word's
+    closing full stop stripped, whitespace collapsed.
     """
     text = value.replace("_", " ").lower()
-    # "DIVIDE()", "'access to' wording", "Shine, Jesus, Shine": a turn's words keep none of it
-    words = [_without_possessive(w.strip(_NAME_EDGES)).removesuffix("()") for w in text.split()]
+    # "DIVIDE()", "'access to' wording", "Shine, Jesus, Shine", "No. 4", "Dr. Frost": a turn's
+    # words keep none of it (`_read_word`)
+    words = [
+        _without_possessive(w.strip(_NAME_EDGES)).removesuffix("()").rstrip(".")
+        for w in text.split()
+    ]
     return " ".join(w for w in words if w)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from beliefs.index.belief_index import BeliefIndex
 from beliefs.search.matcher import Hit, search
 from beliefs.text.query import parse_query
@@ -188,9 +190,18 @@ def test_a_number_with_its_unit_is_a_word_of_the_belief() -> None:
     assert matches(index, "Lucas veut venir samedi, j'ai le droit?") == {}
 
 
-def test_a_surname_after_a_title_names_the_person_alone() -> None:
+def test_an_alias_written_with_a_full_stop_is_found_as_typed() -> None:
+    plane = belief("p", "bench_planes", ["No. 4", "Lie-Nielsen"], content="The No. 4 smooths.")
+    index = index_of(plane, filler=10)
+    assert matches(index, "tearout on curly maple with the No. 4, even with a tight mouth") == {
+        "p": [("no 4", "exact", None)]
+    }
+
+
+@pytest.mark.parametrize("title", ["Dr Frost", "Dr. Frost"])
+def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
     frost = belief(
-        "f", "dr_alun_frost", ["Dr Frost"], content="Dr Frost approves linezolid and meropenem."
+        "f", "dr_alun_frost", [title], content="Dr Frost approves linezolid and meropenem."
     )
     index = index_of(frost, filler=10)
     assert matches(index, "need to ring Frost about a VRE bacteraemia on A4") == {

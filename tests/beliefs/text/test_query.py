@@ -7,6 +7,11 @@ def test_names_index_as_one_lowercase_token() -> None:
     assert normalize_name("GitHub_Actions") == "github actions"
     assert normalize_name("Mara's") == "mara"
     assert normalize_name("  class   Hierarchies ") == "class hierarchies"
+    # a word's closing full stop, as a turn's words lose it; inner ones stay
+    assert normalize_name("No. 4") == "no 4"
+    assert normalize_name("Dr. Frost") == "dr frost"
+    assert normalize_name("U.S. visa") == "u.s visa"
+    assert normalize_name("Next.js") == "next.js"
 
 
 def test_cleaning_removes_code_paths_urls_markup_hex_and_numbers() -> None:
