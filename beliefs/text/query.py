@@ -79,19 +79,21 @@ def _without_possessive(word: str) -> str:
 
 
 def normalize_name(value: str) -> str:
-    """The single token a canonical name or alias is indexed as.
+    """The single token a canonical name or alias is indexed as: its words read as a turn's
+    are (`_read_word`), so a name typed as it is written matches.
 
-    Underscores read as spaces, lower-cased, English possessive, call parentheses and a word's
-    closing full stop stripped, whitespace collapsed.
+    Underscores read as spaces, lower-cased; the punctuation around a word ("'access to'
+    wording", "Shine, Jesus, Shine", "VTS (ECC)", "No. 4", "{PLAYER_NAME}"), an English
+    possessive and call parentheses ("DIVIDE()") stripped; pieces without a letter or digit
+    ("&") left out; whitespace collapsed.
     """
-    text = value.replace("_", " ").lower()
-    # "DIVIDE()", "'access to' wording", "Shine, Jesus, Shine", "No. 4", "Dr. Frost": a turn's
-    # words keep none of it (`_read_word`)
-    words = [
-        _without_possessive(w.strip(_NAME_EDGES)).removesuffix("()").rstrip(".")
-        for w in text.split()
-    ]
-    return " ".join(w for w in words if w)
+    words = (_name_word(w) for w in value.replace("_", " ").lower().split())
+    return " ".join(w for w in words if any(ch.isalnum() for ch in w))
+
+
+def _name_word(word: str) -> str:
+    word = _without_possessive(word.strip(_NAME_EDGES).lstrip(_LEAD_PUNCT))
+    return word.removesuffix("()").rstrip(_TRAIL_PUNCT)
 
 
 def clean_query(text: str) -> str:
@@ -288,7 +290,7 @@ def parse_query(text: str) -> QueryTerms:
     written, runs = read_text(cleaned)
     coded = code_words(text)
     words = [w for w, _ in written]
-    spaced = _spaced(words) if "-" in cleaned else ()
+    spaced = _spaced(words) if "-" in cleaned or "_" in cleaned else ()
     marked = {w for w, named in written if named} | set(coded)
     words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
     in_code, code_phrases = code_terms(text)
@@ -353,11 +355,18 @@ def _parts(words: list[str], text: str) -> list[str]:
 
 
 def _spaced(words: list[str]) -> tuple[str, ...]:
-    """`words` with each hyphenated word's parts in its place, or () when none has parts."""
+    """`words` with each hyphenated or snake_case word's parts in its place, or () when none
+    has parts: a name of several words holding an identifier ("nginx proxy_cache") is indexed
+    with its underscores as spaces (`normalize_name`)."""
     out: list[str] = []
     for word in words:
-        parts = word.split("-") if "-" in word else ()
-        if len(parts) > 1 and all(map(_hyphen_part, parts)):
+        if "_" in word:
+            parts = [p for p in word.split("_") if p]
+        else:
+            parts = word.split("-") if "-" in word else []
+            if not all(map(_hyphen_part, parts)):
+                parts = []
+        if len(parts) > 1:
             out.extend(parts)
         else:
             out.append(word)

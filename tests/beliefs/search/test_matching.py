@@ -198,6 +198,16 @@ def test_an_alias_written_with_a_full_stop_is_found_as_typed() -> None:
     }
 
 
+def test_an_alias_joined_by_an_ampersand_is_found_as_typed() -> None:
+    client = belief(
+        "r", "client_rowan_pike", ["Rowan & Pike"], content="Rowan & Pike is an S corp."
+    )
+    index = index_of(client, filler=10)
+    assert matches(index, "Rowan & Pike's owner wants a lower salary") == {
+        "r": [("rowan pike", "exact", None)]
+    }
+
+
 @pytest.mark.parametrize("title", ["Dr Frost", "Dr. Frost"])
 def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
     frost = belief(

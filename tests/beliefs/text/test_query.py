@@ -12,6 +12,12 @@ def test_names_index_as_one_lowercase_token() -> None:
     assert normalize_name("Dr. Frost") == "dr frost"
     assert normalize_name("U.S. visa") == "u.s visa"
     assert normalize_name("Next.js") == "next.js"
+    assert normalize_name("Weights & Biases") == "weights biases"  # a turn reads no "&"
+    # the punctuation around a word, as a turn's words lose it
+    assert normalize_name("VTS (ECC)") == "vts ecc"
+    assert normalize_name("{PLAYER_NAME}") == "player name"
+    assert normalize_name("meta pii: true") == "meta pii true"
+    assert normalize_name("DIVIDE()") == "divide"
 
 
 def test_cleaning_removes_code_paths_urls_markup_hex_and_numbers() -> None:
@@ -105,6 +111,15 @@ def test_a_hyphenated_word_is_also_its_parts() -> None:
     terms = parse_query("with dagster-dbt, how do I surface BaFin-Anforderungen?")
     assert {"dagster-dbt", "dagster", "dbt", "bafin", "anforderungen"} <= set(terms.words)
     assert "e" not in parse_query("an e-mail from ERC-20 holders").words  # one letter, a number
+
+
+def test_a_name_holding_an_identifier_is_a_phrase_as_it_is_indexed() -> None:
+    # "nginx proxy_cache" and "SOAP_PT_v3.docx" are indexed with their underscores as spaces
+    terms = parse_query("is nginx proxy_cache off? O SOAP_PT_v3.docx ficou desformatado")
+    assert "nginx proxy cache" in terms.phrases_of(3)
+    assert "soap pt v3.docx" in terms.phrases_of(3)
+    assert normalize_name("SOAP_PT_v3.docx") == "soap pt v3.docx"
+    assert "proxy_cache" in terms.words  # the identifier itself stays a word
 
 
 def test_an_elided_article_or_a_case_ending_leaves_the_name_a_word() -> None:
