@@ -6,9 +6,9 @@ source, which Python imports in its place, and a turn's memory costs about 0.6x 
 interpreted (docs/benchmarks.md). Nothing else changes: the sources are what runs without a
 compiler, and what the tests read.
 
-`TENURE_COMPILE=0` installs pure Python. Without a C compiler or mypyc the install is pure
-Python too, and says so. A source edited after its module was compiled makes `import beliefs`
-fail with what to run (`beliefs.compiled`): `make install` compiles again.
+`TENURE_COMPILE=0` installs pure Python. Without a C compiler, Python's headers or mypyc the
+install is pure Python too, and says why. A source edited after its module was compiled makes
+`import beliefs` fail with what to run (`beliefs.compiled`): `make install` compiles again.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ def _why_pure() -> str | None:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler})"
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.exists():
+        return f"no Python headers ({headers}; Debian's python3-dev)"
     if importlib.util.find_spec("mypyc") is None:
         return "mypyc is not installed"
     return None
