@@ -2,8 +2,8 @@
 
 The modules of `beliefs.search`, `beliefs.index`, `beliefs.text` and `beliefs.context` are
 plain Python typed for `mypy --strict`; mypyc compiles each into a C extension beside its
-source, which Python imports in its place, and a turn's memory costs about 0.6x what it costs
-interpreted (docs/benchmarks.md). Nothing else changes: the sources are what runs without a
+source, which Python imports in its place, and assembling a turn's memory takes 0.5-0.8x as
+long as interpreted (docs/benchmarks.md). Nothing else changes: the sources are what runs without a
 compiler, and what the tests read.
 
 `TENURE_COMPILE=0` installs pure Python. Without a C compiler, Python's headers or mypyc the
