@@ -64,7 +64,14 @@ def _why_pure() -> str | None:
     return None
 
 
+# pip asks for the metadata first: no extension is built then, so mypyc's type check and C
+# code would be thrown away (about ten seconds each time)
+METADATA_ONLY = frozenset(["egg_info", "dist_info"])
+
+
 def extensions() -> list[object]:
+    if METADATA_ONLY.intersection(sys.argv[1:]):
+        return []
     why = _why_pure()
     if why is not None:
         if why:
