@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 import beliefs
-from beliefs.compiled import MARGIN_S, StaleCompiledModule, check, stale
+from beliefs.compiled import MARGIN_S, PACKAGES, StaleCompiledModule, check, stale
 
 ROOT = Path(beliefs.__file__).resolve().parent
 SUFFIX = EXTENSION_SUFFIXES[0]
-COMPILED = ("search", "index", "text", "context")
 INTERPRETED = {"index/encoder.py", "index/semantic.py"}  # setup.py leaves these to numpy
 
 
@@ -57,7 +56,7 @@ def _compiled(module: str) -> bool:
 def test_retrieval_is_compiled_whole_or_not_at_all() -> None:
     modules = [
         "beliefs." + p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
-        for package in COMPILED
+        for package in PACKAGES
         for p in sorted((ROOT / package).glob("*.py"))
         if p.name != "__init__.py" and p.relative_to(ROOT).as_posix() not in INTERPRETED
     ]
