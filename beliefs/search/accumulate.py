@@ -73,7 +73,7 @@ def accumulate(
     """
     if named is None:
         named = in_names(terms) if extended and sense else frozenset()
-    walks = _walks(postings, canonical, aliases, names, extended and sense, named)
+    walks = _walks(postings, canonical, aliases, names, extended and sense, named, terms.languages)
     among = _essential(walks, floor)
     scores: dict[str, float] = {}
     get = scores.get
@@ -240,14 +240,21 @@ def _reached_scopes(
     return out
 
 
-def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: NameWords,
-           gated: bool, named: frozenset[str]) -> list[Walk]:  # fmt: skip
+def _walks(
+    postings: UserPostings,
+    canonical: Matched,
+    aliases: Matched,
+    names: NameWords,
+    gated: bool,
+    named: frozenset[str],
+    languages: frozenset[str],
+) -> list[Walk]:
     """The postings of every matched clause, gated ones (when `gated`) marked with their query
     word."""
     norms = length_norms(postings.avg_alias_len)
     walks: list[Walk] = []
     for token, (base, _, _, how, query) in canonical.items():
-        gate = query if gated and needs_sense(token, how, query, named) else None
+        gate = query if gated and needs_sense(token, how, query, named, languages) else None
         walks.append((token, [(base, postings.canonical_ids(token))], gate, (query,)))
     for token, words in names.items():
         ids = postings.canonical_ids(token)
@@ -255,7 +262,7 @@ def _walks(postings: UserPostings, canonical: Matched, aliases: Matched, names: 
         gate = queries[0] if gated and kind_gated(queries) else None
         walks.append((kind_key(token), [(sum(b for b, _, _ in words), ids)], gate, queries))
     for token, (base, _, _, how, query) in aliases.items():
-        gate = query if gated and needs_sense(token, how, query, named) else None
+        gate = query if gated and needs_sense(token, how, query, named, languages) else None
         groups = [(base * norms[n], ids) for n, ids in postings.alias_groups(token)]
         walks.append((token, groups, gate, (query,)))
     return walks
@@ -322,7 +329,7 @@ def _counts(doc: IndexedDoc, token: str, how: Match, query: str, m: Matches) -> 
     """Whether a matched token scored for `doc` (an everyday name needs corroboration)."""
     if not m.extended or (doc.belief.id, token) in m.corroborated:
         return True
-    return not needs_sense(token, how, query, m.named)
+    return not needs_sense(token, how, query, m.named, m.languages)
 
 
 @dataclass(frozen=True)
@@ -338,6 +345,7 @@ class Matches:
     # the turn's words inside a name of several words, after a word of kinship, or codes of two
     # or three letters written in capitals (`in_names`)
     named: frozenset[str] = frozenset()
+    languages: frozenset[str] = frozenset()  # those the turn is written in besides English
 
 
 def matched_clauses(doc: IndexedDoc, m: Matches) -> list[Clause]:

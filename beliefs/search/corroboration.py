@@ -255,17 +255,26 @@ def short_turn(turn: dict[str, str]) -> bool:
     return length <= SHORT
 
 
-def needs_sense(token: str, how: Match, query: str, in_names: frozenset[str] = frozenset()) -> bool:
-    """Whether a matched one-word name needs corroboration: it has another sense, a turn's
-    word with one reached it by an edit ("raw" for the alias "raws"), or the turn writes it
-    inside a name of several words, after a word of kinship or as a code in capitals
-    (`in_names`: "Gary Lineker", "the California Zephyr", "my sister Priya", "the UV index")."""
+def needs_sense(
+    token: str,
+    how: Match,
+    query: str,
+    in_names: frozenset[str] = frozenset(),
+    languages: frozenset[str] = frozenset(),
+) -> bool:
+    """Whether a matched one-word name needs corroboration: it has another sense (in English,
+    or in `languages`, those the turn is written in), a turn's word with one reached it by an
+    edit ("raw" for the alias "raws"), or the turn writes it inside a name of several words,
+    after a word of kinship or as a code in capitals (`in_names`: "Gary Lineker", "the
+    California Zephyr", "my sister Priya", "the UV index")."""
     if how == "part":  # "842" of "ASC 842": a number is many things
         return True
     if " " in token:
         return False
     return (
-        has_other_sense(token) or (how == "fuzzy" and has_other_sense(query)) or query in in_names
+        has_other_sense(token, languages)
+        or (how == "fuzzy" and has_other_sense(query, languages))
+        or query in in_names
     )
 
 

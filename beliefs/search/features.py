@@ -190,7 +190,9 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
     # the sense check's verdict on its one-word names that have another sense
     sensed, bid = turn.corroborated, doc.belief.id
     gated = (
-        [] if sensed is None else [h for h in one_word if needs_sense(h[0], h[2], h[1], turn.named)]
+        []
+        if sensed is None
+        else [h for h in one_word if needs_sense(h[0], h[2], h[1], turn.named, terms.languages)]
     )
     passed = sensed is not None and any((bid, h[0]) in sensed for h in gated)
     failed = bool(gated) and not passed and len(gated) == len(hits)

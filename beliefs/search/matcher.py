@@ -203,8 +203,9 @@ def _by_model(
     # every clause the model weighed, each with what corroborated it, if anything
     why = m.turn.corroborated or {}
     rules = Matches(
-        postings.avg_alias_len, m.canonical, m.aliases, m.names, why, False, m.turn.named
-    )
+        postings.avg_alias_len, m.canonical, m.aliases, m.names, why, False, m.turn.named,
+        terms.languages,
+    )  # fmt: skip
     return [
         Hit(doc.belief, score, explain=partial(matched_clauses, doc, rules), relevance=verdict)
         for _, _, doc, score, verdict in chosen
@@ -241,7 +242,10 @@ def _by_rules(
         best = list(
             islice(((s, b) for s, b in ranked(scores, min_score, limit) if taken(b)), limit)
         )
-    matches = Matches(postings.avg_alias_len, canonical, aliases, names, corroborated, gated, named)
+    matches = Matches(
+        postings.avg_alias_len, canonical, aliases, names, corroborated, gated, named,
+        terms.languages,
+    )  # fmt: skip
     # (-rounded score, id): best first, ties to the most recently reinforced
     chosen = [(-round(score, 9), bid, docs[bid], score) for score, bid in best]
     if any(a[0] == b[0] for a, b in pairwise(chosen)):  # ties need the recency tie-break

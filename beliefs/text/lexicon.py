@@ -16,6 +16,7 @@ of the packages' own dicts, lists and sets, with the same answers.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from functools import cache, lru_cache
 
 import Stemmer
@@ -25,6 +26,7 @@ from beliefs.text.word_table import (
     frequency_table,
     lower_case_entries,
     zipf_frequency,
+    zipf_of_bin,
 )
 
 # Once per million words or more: an everyday word ("go", "make", "rest", "flask", "spark"),
@@ -48,6 +50,17 @@ ELSEWHERE_ZIPF = 4.0
 # Latin-script languages whose everyday words turns hold (wordfreq's small lists: the words
 # used at least once per million, which is all this asks)
 OTHER_LANGUAGES = ("fr", "es", "de", "it", "pt", "nl")
+# Languages a turn may be written in besides English, told by their function words: wordfreq's
+# small lists that its regular expression splits into words (Chinese, Japanese and Korean need
+# a segmenter it does not ship). In a turn written in one of them, that language's everyday
+# words have another sense as English ones do in an English turn ("verger", "çamur", "merel").
+TURN_LANGUAGES = (
+    *OTHER_LANGUAGES,
+    *("pl", "tr", "ca", "sv", "da", "nb", "fi", "cs", "ro", "hu", "id", "ms", "vi"),
+    *("ru", "uk", "bg", "el", "hi"),
+)
+# A turn holding this many function words of a language, or more, is written in it (in part).
+LANGUAGE_WORDS = 2
 
 # Once per 300 words or more ("use", "sure", "second", "with"): words of any sentence, which
 # tie a turn to nothing.
@@ -120,17 +133,59 @@ def zipf_elsewhere(word: str) -> float:
     return max(zipf_frequency(_frequencies(lang, "small"), word, lang) for lang in OTHER_LANGUAGES)
 
 
-def has_other_sense(word: str) -> bool:
+def has_other_sense(word: str, languages: Collection[str] = ()) -> bool:
     """A word with a sense besides the one a belief gives it: an everyday English word, or one
     frequent in English or another language though no dictionary lists it ("maya", "tomás",
-    "loki", "chispa"): a name it shares with other people, places and things."""
+    "loki", "chispa"): a name it shares with other people, places and things. `languages`:
+    those the turn is written in (`turn_languages`), whose everyday words count as English ones
+    do ("verger" in a French turn)."""
     if is_common(word):
         return True
     if len(word) < 3 or any(ch.isdigit() for ch in word):
         # two letters ("pg", "ci") or a code ("q1", "s3", "ec2"): an abbreviation typed as the
         # user types their tool's name, not a first name or a word of another language
         return False
-    return zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF
+    if zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF:
+        return True
+    return any(_zipf_in(word, lang) >= COMMON_ZIPF for lang in languages)
+
+
+def _zipf_in(word: str, lang: str) -> float:
+    return zipf_frequency(_frequencies(lang, "small"), word, lang)
+
+
+def turn_languages(words: Iterable[str]) -> frozenset[str]:
+    """The languages of TURN_LANGUAGES a turn is written in, wholly or in part: those of which
+    it holds LANGUAGE_WORDS function words or more ("on va à la crêperie ce soir" is French;
+    "Combien de D+ je devrais viser … and I've only done 2,200 m" French and English)."""
+    function_words = _function_words()
+    counts: dict[str, int] = {}
+    for word in set(words):
+        for lang in function_words.get(word, ()):
+            counts[lang] = counts.get(lang, 0) + 1
+    most = max(counts.values(), default=0)
+    if most < LANGUAGE_WORDS:
+        return frozenset()
+    return frozenset(lang for lang, count in counts.items() if count == most)
+
+
+@cache
+def _function_words() -> dict[str, tuple[str, ...]]:
+    """The words of any sentence in each of TURN_LANGUAGES (FUNCTION_ZIPF or more there) that
+    are not general English words ("les", "und", "się", "của"; not "a", "in", "me"), each with
+    its languages."""
+    from wordfreq import available_languages, read_cBpack
+
+    out: dict[str, list[str]] = {}
+    paths = available_languages("small")
+    for lang in TURN_LANGUAGES:
+        for index, words in enumerate(read_cBpack(paths[lang])):
+            if zipf_of_bin(index) < FUNCTION_ZIPF:
+                break
+            for word in words:
+                if not is_general(word):
+                    out.setdefault(word, []).append(lang)
+    return {word: tuple(langs) for word, langs in out.items()}
 
 
 def is_general(word: str) -> bool:
@@ -153,3 +208,4 @@ def warm() -> None:
     zipf("the")
     zipf_elsewhere("the")
     in_dictionary("the")
+    _function_words()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
+from beliefs.text.lexicon import turn_languages
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -254,6 +255,8 @@ class QueryTerms:
     # the turn's words in order with each hyphenated word's parts in its place ("the
     # going-home sheet" -> the going home sheet), when it has one: phrases of its parts
     spaced: tuple[str, ...] = ()
+    # the languages besides English the turn is written in (`lexicon.turn_languages`)
+    languages: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -310,6 +313,8 @@ def parse_query(text: str) -> QueryTerms:
         other_script=has_other_script(text),
         runs=runs,
         spaced=spaced,
+        # a function word is never written as a name ("Dan and Tim" are no Indonesian)
+        languages=turn_languages(w for w, named in written if not named),
     )
 
 

@@ -112,7 +112,7 @@ def zipf_frequency(table: WordTable, word: str, lang: str) -> float:
     if word.isascii() and word.isalpha() and word.islower():
         # wordfreq's tokenizer keeps a word of a to z whole, and it has no digits: skip its ~5 µs
         index = table.value(word)
-        return _zipf_of(()) if index is None else _zipf_of_bin(index)
+        return _zipf_of(()) if index is None else zipf_of_bin(index)
     from wordfreq import cB_to_freq
     from wordfreq.numbers import digit_freq, smash_numbers
     from wordfreq.tokens import lossy_tokenize
@@ -131,7 +131,8 @@ def zipf_frequency(table: WordTable, word: str, lang: str) -> float:
 
 
 @cache
-def _zipf_of_bin(index: int) -> float:
+def zipf_of_bin(index: int) -> float:
+    """The Zipf value of a word in bin `index` of a wordfreq list."""
     from wordfreq import cB_to_freq
 
     return _zipf_of((cB_to_freq(-index),))

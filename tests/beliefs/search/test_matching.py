@@ -289,6 +289,26 @@ def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
     }
 
 
+def test_an_everyday_word_of_the_turn_s_language_needs_corroboration() -> None:
+    # "merel" (a blackbird) and "verger" (an orchard) are everyday Dutch and French words, too
+    # rare elsewhere to have another sense in an English turn
+    dog = belief("d", "dog_merel", ["Merel"], content="Has a beagle named Merel who hates rain.")
+    orchard = belief(
+        "v", "client_verger", ["Verger"], content="Verger is the cider client; invoices net 30."
+    )
+    index = index_of(dog, orchard, filler=10)
+    assert matches(index, "er zit elke ochtend een merel tegen mijn raam te tikken") == {}
+    assert matches(index, "on va au verger cueillir des pommes avec les enfants") == {}
+    assert matches(index, "is it too wet to walk merel today?") == {"d": [("merel", "exact", None)]}
+    assert matches(index, "Verger still hasn't paid, can you draft a reminder?") == {
+        "v": [("verger", "exact", None)]
+    }
+    # in the turn's language it counts where the belief's world corroborates it
+    assert matches(index, "merel is bang voor de rain, moet ze toch naar buiten?") == {
+        "d": [("merel", "exact", "domain word 'rain'")]
+    }
+
+
 def test_an_edit_from_an_everyday_word_needs_corroboration() -> None:
     primers = belief(
         "p", "primers_storage", ["primers"], content="qPCR primers are stored at -20 in box B3."

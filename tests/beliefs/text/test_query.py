@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from beliefs.text.query import clean_query, name_runs, normalize_name, parse_query
 
 
@@ -127,3 +129,24 @@ def test_an_elided_article_or_a_case_ending_leaves_the_name_a_word() -> None:
     assert {"api", "agenzia", "etsy"} <= set(words)
     # an English contraction is no elision
     assert "don" not in parse_query("don't worry, it's fine").words
+
+
+@pytest.mark.parametrize(
+    ("text", "languages"),
+    [
+        ("how do we deploy the billing service after the migration?", set()),
+        ("Ce week-end on emmène les enfants au verger, any tips?", {"fr"}),
+        ("er zit elke ochtend een merel tegen mijn raam", {"nl"}),
+        ("fuimos a la playa el domingo y los niños juntaron un montón de conchas", {"es"}),
+        ("Zrobiłem pomiary wnęki na szafę, czy to nie za ciężkie?", {"pl"}),
+        ("tuần sau mình thi IELTS speaking rồi, luyện part 2 sao cho hiệu quả", {"vi"}),
+        # names are no function words: "Dan" and "Tim" are none of Indonesian
+        ("is la la land worth watching with Dan and Tim", set()),
+    ],
+)
+def test_a_turn_is_read_in_the_languages_its_function_words_say(
+    text: str, languages: set[str]
+) -> None:
+    found = parse_query(text).languages
+    # languages that share the words are read too ("el", "los": Spanish and Catalan)
+    assert languages <= found and bool(found) == bool(languages)
