@@ -16,7 +16,7 @@ ten thousand words that the belief writes in lower case only is its topic ("exce
 "secret"): typed in another form than the belief's ("where do we keep secrets?") it counts alone;
 typed as the belief writes it, it needs corroboration like any other everyday word ("train and test
 error", "a starter template", "tire rotation"), a word pointing at the user's own one before it
-("write a bio for our band", "my editor"), a turn too short to say another sense ("set up
+("write a bio for the band", "which clients"), a turn too short to say another sense ("set up
 nightly backups"), or a topic or name of another belief of the same scope in the turn ("does the
 protagonist's viewpoint hold?"); so does such a code ("UV lock fails", "Dagster fails every DBT
 test"). The kind word of a canonical name (`kind_words`: "database" of `database_postgres`), one
@@ -116,10 +116,9 @@ KINSHIP = frozenset(
     ]
 )
 KIN = "its kinship word"
-# Words before a topic that point at the user's own one: "write a bio for our band", "my
-# editor"; "a starter template", "two lessons" point at none, and neither do "the" and "which",
-# which stand before anyone's ("the choir at my cousin's wedding", "the plots of these novels").
-_OWN = frozenset(["our", "my"])
+# Words before a topic that point at the user's own one: "write a bio for the band", "which
+# clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
+_OWN = frozenset(["the", "our", "my", "which"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"

@@ -7,8 +7,7 @@ work to do: one name sits on half the beliefs, an everyday word on a quarter. It
 again when matching itself changed (an everyday word of the turn is no typo of an alias of
 another stem, a kind word in code is none), after checking those two changes alone made the
 difference, and again for the sense check (a name with another sense needs corroboration),
-after checking that scoring with every posting read gives the same outcomes as pruned scoring,
-and again when "the" and "which" stopped pointing at the user's own topic (that change alone).
+after checking that scoring with every posting read gives the same outcomes as pruned scoring.
 """
 
 from __future__ import annotations
