@@ -240,8 +240,10 @@ def capital_tells(word: str) -> bool:
     """Whether a capital where no sentence starts says `word` is meant as a name: when its
     other sense is an English word, written in lower case ("rewrite it in Go", "Pixel just
     walked across my keyboard"); not for a name no dictionary lists, capitalised in every
-    sense ("my nephew Tomás", "obsessed with Loki", "the Maya calendar")."""
-    return english(word)
+    sense ("my nephew Tomás", "obsessed with Loki", "the Maya calendar"), however frequent
+    ("Dave", "Chicago": everyday by frequency alone). A code of two or three letters in capitals
+    is read as written ("TS me marca…")."""
+    return english(word) and (len(word) <= 3 or in_dictionary(word) or in_dictionary(stem(word)))
 
 
 def short_turn(turn: dict[str, str]) -> bool:

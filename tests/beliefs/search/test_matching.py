@@ -309,6 +309,26 @@ def test_an_everyday_word_of_the_turn_s_language_needs_corroboration() -> None:
     }
 
 
+def test_a_capital_tells_nothing_of_a_name_capitalised_in_every_sense() -> None:
+    # "Chicago" and "Dave" are everyday by frequency alone: no lower-case sense for the capital
+    # to tell apart from, so they need the belief's world as an unwritten word does
+    office = belief(
+        "c", "office_chicago", ["Chicago"], content="The Chicago office runs payroll on ADP."
+    )
+    lead = belief("d", "tech_lead_dave", ["Dave"], content="Dave leads the billing squad.")
+    index = index_of(office, lead, filler=10)
+    assert matches(index, "Going to Chicago in May for a wedding, where should we stay?") == {}
+    assert matches(index, "My brother-in-law Dave is turning 70, card ideas?") == {}
+    assert matches(index, "does the Chicago payroll close early this month?") == {
+        "c": [("chicago", "exact", "domain word 'payroll'")]
+    }
+    # a code in capitals is still read as written
+    ts = belief("t", "language_typescript", ["TS"], content="The web app is TypeScript 5.")
+    assert matches(index_of(ts, filler=10), "TS me marca un error en items[0]") == {
+        "t": [("ts", "exact", "written as a name")]
+    }
+
+
 def test_an_edit_from_an_everyday_word_needs_corroboration() -> None:
     primers = belief(
         "p", "primers_storage", ["primers"], content="qPCR primers are stored at -20 in box B3."
