@@ -25,6 +25,9 @@ TRAINING = (
     "heldout-zm",
     "heldout-zv",
     "heldout-zw",
+    "heldout-ta",
+    "heldout-tb",
+    "heldout-tc",
 )
 DEVELOPMENT = ("heldout-g", "heldout-h", "heldout-n", "heldout-z", "heldout-za")
 
