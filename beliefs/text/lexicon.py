@@ -16,7 +16,7 @@ of the packages' own dicts, lists and sets, with the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from functools import cache, lru_cache
 
 import Stemmer
@@ -133,7 +133,8 @@ def zipf_elsewhere(word: str) -> float:
     return max(zipf_frequency(_frequencies(lang, "small"), word, lang) for lang in OTHER_LANGUAGES)
 
 
-def has_other_sense(word: str, languages: Collection[str] = ()) -> bool:
+@lru_cache(maxsize=100_000)  # about 20 asks a turn, of words turns repeat
+def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     """A word with a sense besides the one a belief gives it: an everyday English word, or one
     frequent in English or another language though no dictionary lists it ("maya", "tomás",
     "loki", "chispa"): a name it shares with other people, places and things. `languages`:
