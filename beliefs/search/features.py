@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from beliefs.index.bm25 import K1, B
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
+from beliefs.search.accumulate import kind_gated, kind_key
 from beliefs.search.clauses import Matched
 from beliefs.search.corroboration import needs_sense, proper_words
 from beliefs.search.hits import Match
@@ -68,6 +69,7 @@ FEATURES = (
     "sense_passed",  # a name with another sense, corroborated by the sense check
     "sense_failed",  # every name has another sense and the sense check found no corroboration
     "sense_contrary",  # ... and one is written in another name, after kinship, or as an acronym
+    "kind_passed",  # a kind word of its canonical name that the sense check let count
 )
 NEAR = 3
 UNIVERSAL = "user:universal"
@@ -197,6 +199,10 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
     passed = sensed is not None and any((bid, h[0]) in sensed for h in gated)
     failed = bool(gated) and not passed and len(gated) == len(hits)
     contrary = failed and any(h[1] in turn.named for h in gated)
+    kinds = [h[1] for h in hits if h[2] == "name_word"]
+    kind_passed = bool(kinds) and (
+        not kind_gated(kinds) or (sensed is not None and (bid, kind_key(doc.canonical)) in sensed)
+    )
     return [
         1.0,
         math.log1p(sum(h[4] for h in hits)),
@@ -233,6 +239,7 @@ def vector(doc: IndexedDoc, hits: list[Hit], turn: Turn, postings: UserPostings,
         float(passed),
         float(failed),
         float(contrary),
+        float(kind_passed),
     ]
 
 
