@@ -114,6 +114,20 @@ def test_a_name_after_a_word_of_kinship_is_evidence_against() -> None:
     assert (shoot["sense_passed"], shoot["sense_contrary"]) == (1.0, 0.0)
 
 
+def test_the_kind_word_s_verdict_is_a_feature() -> None:
+    db = belief("db", "database_postgres", ["Postgres"], content="The app's database is Postgres.")
+    index = _index(db)
+    # asked for ("which database"): the sense check lets the kind word count, and so does the model
+    asked = _verdict(index, "which database do we use?", bid="db")
+    assert (asked["name_word_only"], asked["kind_passed"]) == (1.0, 1.0)
+    assert _found(index, "which database do we use?") == {"db"}
+    # someone else's database, with nothing of the belief's world: the check finds nothing
+    turn = "my sister keeps her recipes in the database her school set up for parents"
+    other = _verdict(index, turn, bid="db")
+    assert (other["name_word_only"], other["kind_passed"]) == (1.0, 0.0)
+    assert _found(index, turn) == set()
+
+
 def test_a_model_hit_s_clauses_say_what_corroborated_them() -> None:
     go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
     index = _index(go)
