@@ -156,9 +156,10 @@ def _zipf_in(word: str, lang: str) -> float:
 
 
 def turn_languages(words: Iterable[str]) -> frozenset[str]:
-    """The languages of TURN_LANGUAGES a turn is written in, wholly or in part: those of which
-    it holds LANGUAGE_WORDS function words or more ("on va à la crêperie ce soir" is French;
-    "Combien de D+ je devrais viser … and I've only done 2,200 m" French and English)."""
+    """The languages of TURN_LANGUAGES a turn is written in, wholly or in part: the one of
+    which it holds the most function words, at least LANGUAGE_WORDS (all of those tied: "el",
+    "los" are Spanish and Catalan). "On va à la crêperie ce soir" is French, and so is
+    "Combien de D+ je devrais viser … and I've only done 2,200 m" (English is always read)."""
     function_words = _function_words()
     counts: dict[str, int] = {}
     for word in set(words):
