@@ -130,7 +130,12 @@ def zipf_elsewhere(word: str) -> float:
     """How common `word` is in the most common of OTHER_LANGUAGES (0 for none of them)."""
     if not word.isalpha():
         return 0.0
-    return max(zipf_frequency(_frequencies(lang, "small"), word, lang) for lang in OTHER_LANGUAGES)
+    return max(_zipf_in(word, lang) for lang in OTHER_LANGUAGES)
+
+
+def _zipf_in(word: str, lang: str) -> float:
+    """How common `word` is in `lang` (wordfreq's small list: 0 below once per million)."""
+    return zipf_frequency(_frequencies(lang, "small"), word, lang)
 
 
 @lru_cache(maxsize=100_000)  # about 20 asks a turn, of words turns repeat
@@ -149,10 +154,6 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     if zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF:
         return True
     return any(_zipf_in(word, lang) >= COMMON_ZIPF for lang in languages)
-
-
-def _zipf_in(word: str, lang: str) -> float:
-    return zipf_frequency(_frequencies(lang, "small"), word, lang)
 
 
 def turn_languages(words: Iterable[str]) -> frozenset[str]:
