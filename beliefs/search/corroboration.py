@@ -191,7 +191,17 @@ def in_names(terms: QueryTerms) -> frozenset[str]:
     capitals (`capital_codes`)."""
     seq = terms.sequence
     kin = (w for before, w in pairwise(seq) if before in KINSHIP)
-    return frozenset([*(w for run in terms.runs for w in run), *kin, *capital_codes(terms)])
+    runs = (w for run in terms.runs for w in run if any(not _designator(m) for m in run if m != w))
+    return frozenset([*runs, *kin, *capital_codes(terms)])
+
+
+_TITLES = frozenset(["dr", "mr", "ms", "st"])
+
+
+def _designator(word: str) -> bool:
+    """A model, version or suffix in a name ("CS 77", "A7 IV", "Smolov Jr"): it names a kind
+    of the thing, not another thing of that name."""
+    return any(ch.isdigit() for ch in word) or (len(word) <= 2 and word not in _TITLES)
 
 
 def capital_codes(terms: QueryTerms) -> list[str]:

@@ -239,6 +239,21 @@ def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     assert "s" in matches(index, "errors are not reaching Sentry since the deploy")
 
 
+def test_a_model_or_version_written_after_a_name_keeps_it_the_user_s() -> None:
+    schuco = belief(
+        "w", "windows_schuco", ["Schüco"], rejected_alternatives=["Reynaers"],
+        content="Aluminium frames are Schüco AWS 75; Reynaers was dropped for its lead times.",
+    )  # fmt: skip
+    gary = belief("g", "lab_technician_gary", ["Gary"], content="Gary preps the science labs.")
+    index = index_of(schuco, gary, filler=10)
+    # "CS 77" and "Jr" name a line of the thing, not another thing of its name
+    assert matches(index, "the builder is pushing Reynaers CS 77 for the frames, push back?") == {
+        "w": [("reynaers", "exact", None)]
+    }
+    # a title before a name is no model: "Dr Gary" is still someone else
+    assert matches(index, "is Dr Gary Lineker's podcast any good?") == {}
+
+
 def test_a_code_of_two_or_three_letters_in_capitals_needs_the_belief_s_world() -> None:
     uv = belief("u", "python_packaging_uv", ["uv"], content="Python projects are managed with uv.")
     dbt = belief("d", "transforms_dbt", ["dbt"], content="Warehouse models are built with dbt.")
