@@ -21,9 +21,10 @@ nightly backups"), or a topic or name of another belief of the same scope in the
 protagonist's viewpoint hold?"); so does such a code ("UV lock fails", "Dagster fails every DBT
 test"). The kind word of a canonical name (`kind_words`: "database" of `database_postgres`), one
 word of the name alone, needs corroboration too, or a question asking which one ("which database do
-we use?"), or a turn too short to say another sense. A code of an alias of several words
-written alone ("842" of "ASC 842", "8606" of "Form 8606") always needs corroboration: "UA 842
-out of SFO" is a flight.
+we use?"), or a turn too short to say another sense; and so does a name rarer than once per
+300,000 words in such a turn of a few words ("jest config", "bump django to 5.1"). A code of an
+alias of several words written alone ("842" of "ASC 842", "8606" of "Form 8606") always needs
+corroboration: "UA 842 out of SFO" is a flight.
 Corroboration is one of:
 
 - its written form: a code span, or a capital where a sentence does not start when the
@@ -49,6 +50,7 @@ from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.hits import Match
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
+    everyday_in,
     has_other_sense,
     in_dictionary,
     is_common,
@@ -76,6 +78,12 @@ POINTED = "the user's own"
 # A turn of this many telling words or fewer has no room to say another sense: "set up
 # nightly backups" is about the user's backups.
 SHORT = 3
+# ... and a name rarer than SHORT_NAMED_ZIPF, in a turn of this many words or fewer, is the
+# user's own: "bump django to 5.1", "jest config" (not "fill the flask with cold water").
+SHORT_NAMED = 6
+# Rarer than about once per 300,000 words: a tool's name ("jest", "django", "celery"), not a
+# word of every day ("the rust on the old chain", "spring break plans?").
+SHORT_NAMED_ZIPF = 3.5
 # Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
 # them is a run of several (about two characters a word).
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
@@ -267,6 +275,18 @@ def short_turn(turn: dict[str, str]) -> bool:
     return length <= SHORT
 
 
+def _short_named(terms: QueryTerms, token: str) -> bool:
+    """Whether `token`, a name rarer than SHORT_NAMED_ZIPF in English and no everyday word of
+    the turn's language, stands in a turn of SHORT_NAMED words or fewer: a tool asked about in
+    a few words ("jest config") is the user's own; "der Zustand der Straße ist schlecht" is
+    German for a road's state."""
+    return (
+        len(terms.sequence) <= SHORT_NAMED
+        and zipf(token) < SHORT_NAMED_ZIPF
+        and not everyday_in(token, terms.languages)
+    )
+
+
 def needs_sense(
     token: str,
     how: Match,
@@ -345,7 +365,7 @@ class Witness:
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
         self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or short)
-        self._short = (kind or short_code(token)) and short
+        self._short = short and (kind or short_code(token) or _short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))

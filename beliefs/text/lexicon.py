@@ -153,6 +153,12 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
         return False
     if zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF:
         return True
+    return everyday_in(word, languages)
+
+
+def everyday_in(word: str, languages: frozenset[str]) -> bool:
+    """Whether `word` is at least once per million words in one of `languages` (a turn's own,
+    `turn_languages`): "zustand" in a German turn, "verger" in a French one."""
     return any(_zipf_in(word, lang) >= COMMON_ZIPF for lang in languages)
 
 

@@ -239,6 +239,19 @@ def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     assert "s" in matches(index, "errors are not reaching Sentry since the deploy")
 
 
+def test_a_rarer_name_in_a_turn_of_a_few_words_is_the_user_s() -> None:
+    jest = belief("j", "unit_tests_jest", ["Jest"], content="JavaScript unit tests run with Jest.")
+    django = belief("d", "backend_django", ["Django"], content="The main backend is Django.")
+    flask = belief("f", "api_flask", ["Flask"], content="The API is a Flask app.")
+    spring = belief("s", "backend_spring", ["Spring"], content="Services are Spring Boot.")
+    index = index_of(jest, django, flask, spring, filler=10)
+    assert matches(index, "jest config") == {"j": [("jest", "exact", "the user's own")]}
+    assert matches(index, "bump django to 5.1") == {"d": [("django", "exact", "the user's own")]}
+    # a longer turn has room for another sense, and an everyday word needs its world
+    assert matches(index, "fill the flask with cold water before the hike") == {}
+    assert matches(index, "spring break plans?") == {}
+
+
 def test_a_model_or_version_written_after_a_name_keeps_it_the_user_s() -> None:
     schuco = belief(
         "w", "windows_schuco", ["Schüco"], rejected_alternatives=["Reynaers"],
