@@ -79,8 +79,8 @@ POINTED = "the user's own"
 # nightly backups" is about the user's backups.
 SHORT = 3
 # ... and a name rarer than SHORT_NAMED_ZIPF, in a turn of this many words or fewer, is the
-# user's own: "bump django to 5.1", "jest config" (not "fill the flask with cold water").
-SHORT_NAMED = 6
+# user's own: "bump django to 5.1", "jest config" (not "is loki season 2 worth watching").
+SHORT_NAMED = 4
 # Rarer than about once per 300,000 words: a tool's name ("jest", "django", "celery"), not a
 # word of every day ("the rust on the old chain", "spring break plans?").
 SHORT_NAMED_ZIPF = 3.5
@@ -278,8 +278,8 @@ def short_turn(turn: dict[str, str]) -> bool:
 def _short_named(terms: QueryTerms, token: str) -> bool:
     """Whether `token`, a name rarer than SHORT_NAMED_ZIPF in English and no everyday word of
     the turn's language, stands in a turn of SHORT_NAMED words or fewer: a tool asked about in
-    a few words ("jest config") is the user's own; "der Zustand der Straße ist schlecht" is
-    German for a road's state."""
+    a few words ("jest config") is the user's own; "der Zustand ist schlecht" is German for
+    a bad state."""
     return (
         len(terms.sequence) <= SHORT_NAMED
         and zipf(token) < SHORT_NAMED_ZIPF

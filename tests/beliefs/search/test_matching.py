@@ -244,12 +244,18 @@ def test_a_rarer_name_in_a_turn_of_a_few_words_is_the_user_s() -> None:
     django = belief("d", "backend_django", ["Django"], content="The main backend is Django.")
     flask = belief("f", "api_flask", ["Flask"], content="The API is a Flask app.")
     spring = belief("s", "backend_spring", ["Spring"], content="Services are Spring Boot.")
-    index = index_of(jest, django, flask, spring, filler=10)
+    rust = belief("r", "cli_rust", ["Rust"], content="The CLI is written in Rust.")
+    zustand = belief("z", "state_zustand", ["Zustand"], content="Client state lives in Zustand.")
+    index = index_of(jest, django, flask, spring, rust, zustand, filler=10)
     assert matches(index, "jest config") == {"j": [("jest", "exact", "the user's own")]}
     assert matches(index, "bump django to 5.1") == {"d": [("django", "exact", "the user's own")]}
-    # a longer turn has room for another sense, and an everyday word needs its world
+    assert matches(index, "zustand devtools?") == {"z": [("zustand", "exact", "the user's own")]}
+    # a longer turn has room for another sense; an everyday word, in English or in the
+    # turn's language, needs its world
     assert matches(index, "fill the flask with cold water before the hike") == {}
     assert matches(index, "spring break plans?") == {}
+    assert matches(index, "rust on my bike") == {}
+    assert matches(index, "der Zustand ist schlecht") == {}
 
 
 def test_a_model_or_version_written_after_a_name_keeps_it_the_user_s() -> None:
