@@ -3,7 +3,10 @@
 `helm/values.yaml`, `src/app/helm_release.py`, `INFORMATION_SCHEMA.JOBS`, `fct_orders` and
 `BigQueryClient` name things a belief may be about, yet as whole tokens they match no alias.
 An identifier is split at `/`, `.`, `_`, `::`, `-` and camel humps into its words, each kept
-with the whole (and adjacent humps joined: `BigQueryClient` also gives "bigquery").
+with the whole (and adjacent humps joined: `BigQueryClient` also gives "bigquery"). A path
+after `~/`, `./` or `../` is read as any other, a hidden file or folder keeps its dot as well
+(`.github/workflows/ci.yml` gives ".github/workflows"), and a URL gives its host with its
+scheme ("s3://rtl-raw-telemetry", as an alias writes a bucket).
 
 A word that runs from Latin letters into Hangul, kana or Han characters ("BigQueryの",
 "helm차트") is two words: the scripts are split apart before the text is read.
@@ -20,17 +23,19 @@ _CJK = "\u1100-\u11ff\u3000-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[A-Za-z0-9])(?=[{_CJK}])|(?<=[{_CJK}])(?=[A-Za-z0-9])")
 _OTHER_SCRIPT = re.compile(rf"[{_CJK}]")
 # A token of code: an identifier, dotted or pathed name (`a.b_c`, `src/app.py`, `Foo::bar`)
-_CODE_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|/|::|-)[A-Za-z0-9_]+)*")
+# (a hidden file or folder keeps its dot: `.github/workflows`, `.nvmrc`)
+_CODE_TOKEN = re.compile(r"\.?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|/|::|-)[A-Za-z0-9_]+)*")
 _SEPARATORS = re.compile(r"[/._:\-]+")
 _SEGMENTS = re.compile(r"/|::")  # a path's or a qualified name's segments
 _HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _FENCED = re.compile(r"(```|~~~)(.*?)(\1|\Z)", re.DOTALL)
-_URL_REST = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s?#`'\"<>()\[\]]+)", re.IGNORECASE)
+_URL = re.compile(r"\b([a-z][a-z0-9+.-]*)://([^\s?#`'\"<>()\[\]]+)", re.IGNORECASE)
 _WORDS_OF = re.compile(r"[a-z]+|\d+")  # a snake_case name's words and numbers
 _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
+# (after `~/`, `./` or `../`, and with a hidden folder's dot: `~/.ssh/config`)
 _PROSE_IDENTIFIER = re.compile(
-    r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
+    r"(?<![\w/.~-])(?:~/|\.\.?/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
 )
 _CALL = re.compile(r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()")  # `=VLOOKUP(B2,...)`
@@ -54,6 +59,9 @@ def identifier_words(token: str) -> tuple[str, ...]:
     camel humps joined ("helm_release" -> helm_release, helm, release)."""
     whole = token.strip("/.-_:").lower()
     out: dict[str, None] = {whole: None} if whole else {}
+    hidden = "." if token.startswith(".") else ""  # `.github/workflows/ci.yml`: its dot too
+    if hidden and whole:
+        out[hidden + whole] = None
     for piece in _SEPARATORS.split(token):
         humps = _HUMP.findall(piece)
         if len(humps) > 1:
@@ -72,6 +80,10 @@ def identifier_words(token: str) -> tuple[str, ...]:
     if "/" in whole:  # the folders a file is in: "infra/modules/vpc" of ".../vpc/main.tf"
         folders = whole.split("/")
         out.update(dict.fromkeys("/".join(folders[:end]) for end in range(2, len(folders))))
+        if hidden:
+            out.update(
+                dict.fromkeys(hidden + "/".join(folders[:end]) for end in range(1, len(folders)))
+            )
     return tuple(w for w in out if len(w) > 1 and not w.isdigit())
 
 
@@ -85,9 +97,12 @@ def code_terms(text: str) -> tuple[list[str], list[str]]:
     sources += _PROSE_IDENTIFIER.findall(text)
     if "(" in text:  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`
         sources += _CALL.findall(text)
-    if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
-        sources += _URL_REST.findall(text)
     words: dict[str, None] = {}
+    if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
+        for scheme, rest in _URL.findall(text):
+            sources.append(rest)
+            host = rest.split("/", 1)[0].lower()  # and the bucket as an alias writes it
+            words[f"{scheme.lower()}://{host}"] = None
     phrases: dict[str, None] = {}
     for source in sources:
         for token in _CODE_TOKEN.findall(source):

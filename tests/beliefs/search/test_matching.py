@@ -655,6 +655,17 @@ def test_urls_identifiers_with_numbers_and_calls_name_their_aliases() -> None:
     assert matches(index, "the landing gear of the plane") == {}
 
 
+def test_home_relative_and_hidden_paths_and_a_url_s_bucket_are_read() -> None:
+    ci = belief("c", "ci_actions", ["GitHub Actions", ".github/workflows"], content="CI.")
+    tool = belief("t", "post_tool", ["fea-post"], content="Post-processes the exports.")
+    raw = belief("r", "raw_pings", ["s3://rtl-raw-telemetry"], content="Pings land as parquet.")
+    index = index_of(ci, tool, raw, filler=10)
+    assert set(matches(index, ".github/workflows/ci.yml should cache the store")) == {"c"}
+    assert set(matches(index, "~/tools/fea-post throws a KeyError on every export")) == {"t"}
+    assert set(matches(index, "./tools/fea-post/run.sh fails")) == {"t"}
+    assert set(matches(index, "s3://rtl-raw-telemetry/pings/dt=2026-01-14/ is empty")) == {"r"}
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])
