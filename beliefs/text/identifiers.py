@@ -6,7 +6,9 @@ An identifier is split at `/`, `.`, `_`, `::`, `-` and camel humps into its word
 with the whole (and adjacent humps joined: `BigQueryClient` also gives "bigquery"). A path
 after `~/`, `./` or `../` is read as any other, a hidden file or folder keeps its dot as well
 (`.github/workflows/ci.yml` gives ".github/workflows"), and a URL gives its host with its
-scheme ("s3://rtl-raw-telemetry", as an alias writes a bucket).
+scheme ("s3://rtl-raw-telemetry", as an alias writes a bucket). A name pinned, tagged or
+assigned gives its name (`ruff==0.6.1`, `redis:7-alpine`, `ENV=prod`); pinned or tagged, it is
+written as a name (`pinned_names`).
 
 A word that runs from Latin letters into Hangul, kana or Han characters ("BigQueryの",
 "helm차트") is two words: the scripts are split apart before the text is read.
@@ -35,8 +37,12 @@ _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
 # (after `~/`, `./` or `../`, and with a hidden folder's dot: `~/.ssh/config`)
 _PROSE_IDENTIFIER = re.compile(
-    r"(?<![\w/.~-])(?:~/|\.\.?/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
+    r"(?<![\w/.~$-])(?:~/|\.\.?/|\$[A-Za-z_]+/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
+)
+# A name pinned, tagged or assigned: `ruff==0.6.1`, `redis:7-alpine`, `ENV=prod`
+_PINNED = re.compile(
+    r"(?<![\w/.-])([A-Za-z_][\w.-]*?)([=<>!~]=|=|[:@](?=v?\d))(v?\d)?([A-Za-z_][\w.-]*)?"
 )
 _CALL = re.compile(r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()")  # `=VLOOKUP(B2,...)`
 
@@ -87,6 +93,15 @@ def identifier_words(token: str) -> tuple[str, ...]:
     return tuple(w for w in out if len(w) > 1 and not w.isdigit())
 
 
+def pinned_names(text: str) -> list[str]:
+    """Names written with a version or tag (`ruff==0.6.1`, `redis:7-alpine`, `numpy>=1.26`,
+    `sharp@0.33`), lower-cased: a package's or an image's name, however everyday the word; not
+    a value assigned (`ts=1733350000`)."""
+    if "=" not in text and ":" not in text and "@" not in text:
+        return []
+    return [name.lower() for name, op, version, _ in _PINNED.findall(text) if version and op != "="]
+
+
 def code_terms(text: str) -> tuple[list[str], list[str]]:
     """Words written as code in `text` (code spans, fenced blocks, paths, identifiers in
     prose), and the phrases their parts make ("feature_flags" -> "feature flags")."""
@@ -95,6 +110,11 @@ def code_terms(text: str) -> tuple[list[str], list[str]]:
         sources += [m.group(2) for m in _FENCED.finditer(text)]
         sources += _INLINE.findall(_FENCED.sub(" ", text))
     sources += _PROSE_IDENTIFIER.findall(text)
+    if "=" in text or ":" in text or "@" in text:
+        for name, _, _, value in _PINNED.findall(text):
+            sources.append(name)
+            if value:
+                sources.append(value)
     if "(" in text:  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`
         sources += _CALL.findall(text)
     words: dict[str, None] = {}

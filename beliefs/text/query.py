@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
+from beliefs.text.identifiers import code_terms, has_other_script, pinned_names, split_scripts
 from beliefs.text.lexicon import (
     is_common,
     is_function_word,
@@ -324,7 +324,7 @@ def parse_query(text: str) -> QueryTerms:
     coded = code_words(text)
     words = [w for w, _ in written]
     spaced = _spaced(words) if "-" in cleaned or "_" in cleaned else ()
-    marked = {w for w, named in written if named} | set(coded)
+    marked = {w for w, named in written if named} | set(coded) | set(pinned_names(text))
     words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
     in_code, code_phrases = code_terms(text)
     seen = set(words)

@@ -666,6 +666,16 @@ def test_home_relative_and_hidden_paths_and_a_url_s_bucket_are_read() -> None:
     assert set(matches(index, "s3://rtl-raw-telemetry/pings/dt=2026-01-14/ is empty")) == {"r"}
 
 
+def test_a_name_pinned_tagged_or_assigned_is_read() -> None:
+    ruff = belief("f", "lint_ruff", ["ruff"], content="Python lint is ruff.")
+    redis = belief("r", "cache_redis", ["redis"], content="The cache is Redis 7.")
+    nvim = belief("n", "editor_nvim", ["nvim"], content="Edits in Neovim.")
+    index = index_of(ruff, redis, nvim, filler=10)
+    assert set(matches(index, "pip install ruff==0.6.1 fails")) == {"f"}
+    assert set(matches(index, "docker run -it redis:7-alpine exits at once")) == {"r"}
+    assert set(matches(index, "$HOME/.config/nvim/init.lua broke")) == {"n"}
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])
