@@ -277,14 +277,22 @@ def short_turn(turn: dict[str, str]) -> bool:
 
 def _short_named(terms: QueryTerms, token: str) -> bool:
     """Whether `token`, a name rarer than SHORT_NAMED_ZIPF in English and no everyday word of
-    the turn's language, stands in a turn of SHORT_NAMED words or fewer: a tool asked about in
-    a few words ("jest config") is the user's own; "der Zustand ist schlecht" is German for
-    a bad state."""
-    return (
-        len(terms.sequence) <= SHORT_NAMED
-        and zipf(token) < SHORT_NAMED_ZIPF
-        and not everyday_in(token, terms.languages)
-    )
+    the turn's language, stands alone or beside a word of code or a version in a turn of
+    SHORT_NAMED words or fewer: a tool asked about in a few words is the user's own ("jest
+    config", "bump django to 5.1", "sloth?"); "obsessed with Loki" and "loki season 2" hold
+    only everyday words, "der Zustand ist schlecht" is German for a bad state."""
+    words = terms.sequence
+    if len(words) > SHORT_NAMED or zipf(token) >= SHORT_NAMED_ZIPF:
+        return False
+    if everyday_in(token, terms.languages):
+        return False
+    return all(w == token for w in words) or any(_technical(w) for w in words if w != token)
+
+
+def _technical(word: str) -> bool:
+    """A word of code or a version: no everyday English word, stop or function word, nor a
+    bare number ("config", "devtools", "5.1"; not "season", "2")."""
+    return _telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)
 
 
 def needs_sense(
@@ -331,6 +339,17 @@ def may_be_topic(token: str) -> bool:
     return english(token) and zipf(token) < TOPIC_ZIPF
 
 
+def _modifier(terms: QueryTerms, word: str) -> str:
+    """The telling word right before `word` where the turn first writes it ("hiring" of "our
+    hiring pipeline"), or ""."""
+    seq = terms.sequence
+    for before, w in pairwise(seq):
+        if w == word:
+            telling = _telling(before) and not is_general(before) and before not in _OWN
+            return before if telling else ""
+    return ""
+
+
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
@@ -339,6 +358,7 @@ class Witness:
         "_inflected",
         "_kin",
         "_mates",
+        "_modifier",
         "_near",
         "_near_stems",
         "_pointed",
@@ -364,7 +384,11 @@ class Witness:
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        self._pointed = self._topic and (follows(terms, query_word, _OWN, 1) or short)
+        by_own = follows(terms, query_word, _OWN, 1)
+        self._pointed = self._topic and (by_own or short)
+        # in a short turn, a word right before the topic says which kind it is ("our hiring
+        # pipeline is slow"): the belief's own text must hold it
+        self._modifier = "" if by_own or not self._topic else _modifier(terms, query_word)
         self._short = short and (kind or short_code(token) or _short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
@@ -411,4 +435,6 @@ class Witness:
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
+        if topic and self._pointed and self._modifier:
+            return POINTED if stem(self._modifier) in domain_words(doc) else None
         return POINTED if (topic and self._pointed) or self._short else None

@@ -256,6 +256,21 @@ def test_a_rarer_name_in_a_turn_of_a_few_words_is_the_user_s() -> None:
     assert matches(index, "spring break plans?") == {}
     assert matches(index, "rust on my bike") == {}
     assert matches(index, "der Zustand ist schlecht") == {}
+    # beside everyday words only, a rare name may be another's: a god, a series
+    loki = belief("l", "logs_loki", ["Loki"], content="Logs are shipped to Grafana Loki.")
+    index = index_of(loki, filler=10)
+    assert matches(index, "watching loki tonight") == {}
+    assert matches(index, "loki retention config") == {"l": [("loki", "exact", "the user's own")]}
+
+
+def test_a_word_before_a_topic_in_a_short_turn_says_which_kind_it_is() -> None:
+    ci = belief("c", "ci_pipeline", ["pipeline"], content="The CI pipeline runs on GitHub Actions.")
+    index = index_of(ci, filler=10)
+    assert matches(index, "our hiring pipeline is slow") == {}
+    assert set(matches(index, "the ci pipeline is slow")) == {"c"}
+    assert matches(index, "pipeline failed on main") == {
+        "c": [("pipeline", "exact", "the user's own")]
+    }
 
 
 def test_a_model_or_version_written_after_a_name_keeps_it_the_user_s() -> None:
