@@ -24,7 +24,7 @@ from beliefs.index.indexed_doc import (
 )
 from beliefs.index.postings import SMALL_POSTING, Members, join, members, put, take
 from beliefs.text.identifiers import has_other_script
-from beliefs.text.lexicon import stem, stem_phrase
+from beliefs.text.lexicon import COMMON_ZIPF, stem, stem_phrase, zipf
 from beliefs.text.query import STOP_WORDS
 
 # An alias's posting: its one belief, its few beliefs in a tuple, or more by their alias count
@@ -84,23 +84,29 @@ def code_parts(token: str) -> tuple[str, ...]:
     """The words of an alias of several words that name it alone, though the turn writes them
     apart from its other words: codes holding a digit, three characters or more, that are no
     year, ordinal, measure or price ("842" of "ASC 842", "8606" of "Form 8606", "msg91" of
-    "MSG91 SMS"; not "2026" of "2026 fee increase" nor "340g" of "340g jar"), and the surname
-    after a title ("frost" of "Dr Frost", "bishop" of "Mr Bishop")."""
+    "MSG91 SMS"; not "2026" of "2026 fee increase" nor "340g" of "340g jar"), words of three
+    letters or more rarer than an everyday word or a common name ("trados" of "Trados Studio",
+    "crashlytics" of "Firebase Crashlytics", "kpi" of "KPI dashboard"; not "studio"), and the
+    surname after a title ("frost" of "Dr Frost", "bishop" of "Mr Bishop")."""
     if " " not in token:
         return ()
     words = token.split(" ")
     if len(words) == 2 and words[0] in _HONORIFICS and len(words[1]) > 2:
         return (words[1],)
-    if not any(ch.isdigit() for ch in token):
-        return ()
-    return tuple(
-        w
-        for w in dict.fromkeys(token.split(" "))
-        if len(w) >= 3
-        and any(ch.isdigit() for ch in w)
-        and all(ch.isalnum() or ch in ".-" for ch in w)
-        and not _NOT_A_CODE.match(w)
+    return tuple(w for w in dict.fromkeys(words) if _code(w) or _rare_word(w))
+
+
+def _code(word: str) -> bool:
+    return (
+        len(word) >= 3
+        and any(ch.isdigit() for ch in word)
+        and all(ch.isalnum() or ch in ".-" for ch in word)
+        and not _NOT_A_CODE.match(word)
     )
+
+
+def _rare_word(word: str) -> bool:
+    return len(word) >= 3 and word.isalpha() and word not in STOP_WORDS and zipf(word) < COMMON_ZIPF
 
 
 @dataclass

@@ -9,6 +9,8 @@ later (`beliefs.search.relevance`, or the rules of `beliefs.search.accumulate`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label, similarity, within_one_edit
 from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
@@ -132,20 +134,33 @@ def match_aliases(
 
 
 def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
-    """Aliases of several words the turn names by a code of theirs alone (`code_parts`: "842"
-    for "ASC 842", "the 8606" for "Form 8606"), or by the surname after a title ("ring Frost"
-    for "Dr Frost"), into `matched` where the whole alias is not: a number or a surname is many
-    things, so such a clause always needs corroboration (`beliefs.search.corroboration.
-    needs_sense`: a capital where no sentence starts, the belief's world in the turn)."""
+    """Aliases of several words the turn names by a part of theirs alone (`code_parts`: "842"
+    for "ASC 842", "the 8606" for "Form 8606", "Trados" for "Trados Studio"), or by the
+    surname after a title ("ring Frost" for "Dr Frost"), into `matched` where the whole alias
+    is not: a number or a surname is many things, so such a clause always needs corroboration
+    (`beliefs.search.corroboration.needs_sense`: a capital where no sentence starts, the
+    belief's world in the turn). A rare word names a belief by a part only when the part is
+    that one belief's and the word names no belief by itself ("redis" is the cache's alias,
+    not a part of the broker's "redis broker"; "dbt" of several beliefs' names is none)."""
     parts = postings.parts
     for word in terms.words:
         held = parts.get(word)
         if held is None:
             continue
-        for token in members(held):
+        tokens = members(held)
+        if not any(ch.isdigit() for ch in word) and (
+            word in matched or len(_holders(postings, tokens)) > 1
+        ):
+            continue
+        for token in tokens:
             if token not in matched:
                 base = BOOST_ALIAS_WORD * idf(n, postings.alias_df(token))
                 matched[token] = (base, "alias", label(word, token), "part", word)
+
+
+def _holders(postings: UserPostings, tokens: Iterable[str]) -> set[str]:
+    """The beliefs holding any of the alias `tokens`."""
+    return {bid for token in tokens for _, ids in postings.alias_groups(token) for bid in ids}
 
 
 def _match_inside_scripts(

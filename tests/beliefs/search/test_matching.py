@@ -223,6 +223,25 @@ def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
     }
 
 
+def test_a_rare_word_of_one_belief_s_longer_name_names_it_alone() -> None:
+    cat = belief(
+        "m", "cat_tool_memoq", ["memoQ"], rejected_alternatives=["Trados Studio"],
+        content="Translates in memoQ; Trados Studio was too dear for the few agency jobs.",
+    )  # fmt: skip
+    cache = belief("c", "cache_redis", ["redis"], content="The cache is Redis 7.")
+    broker = belief("b", "celery_broker", ["redis broker"], content="Celery connections use Redis.")
+    runs = belief("r", "dbt_runs", ["dbt runs"], content="dbt runs nightly.")
+    tests = belief("t", "dbt_tests", ["dbt tests"], content="dbt tests gate merges.")
+    index = index_of(cat, cache, broker, runs, tests, filler=10)
+    # "Trados" alone is the rejected Trados Studio: it needs the belief's world, as a part does
+    assert matches(index, "new client insists on Trados packages, time to buy it for the agency?")[
+        "m"
+    ] == [("trados~trados studio", "part", "domain word 'agency'")]
+    # a word that is an alias by itself, or a part of several beliefs' names, is no part
+    assert set(matches(index, "redis connection refused from the cache")) == {"c"}
+    assert matches(index, "dbt is slow on the laptop") == {}
+
+
 def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
     gary = belief("g", "lab_technician_gary", ["Gary"], content="Gary preps the science labs.")
     sentry = belief("s", "errors_sentry", ["Sentry"], content="Errors go to Sentry.")
