@@ -50,6 +50,7 @@ from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.hits import Match
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
+    ELSEWHERE_ZIPF,
     everyday_in,
     has_other_sense,
     in_dictionary,
@@ -59,6 +60,7 @@ from beliefs.text.lexicon import (
     is_general,
     stem,
     zipf,
+    zipf_elsewhere,
 )
 from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_words
 
@@ -72,6 +74,7 @@ _WORD = re.compile(r"[a-z][a-z0-9+#]*|[0-9]+[a-z][a-z0-9]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 WRITTEN = "written as a name"
+OPENS = "the turn opens with it"
 OTHER_CLAUSE = "another clause"
 RUN = "its own name's words"
 POINTED = "the user's own"
@@ -264,6 +267,23 @@ def capital_tells(word: str) -> bool:
     return english(word) and (len(word) <= 3 or in_dictionary(word) or in_dictionary(stem(word)))
 
 
+def opens_with_name(terms: QueryTerms, word: str) -> bool:
+    """Whether the turn opens with `word`, a name of four letters or more that no dictionary
+    lists, written with a capital ("Finn's class is doing a bake sale", "Jonah just sent the
+    comps", "Kłos znowu nie dosłał faktur"): a turn's first word is its subject, one of the
+    user's own people or things. Not an everyday word of another language ("Cliente vuole…",
+    "Mijn partner…", "Kita hat morgen zu") nor a code in capitals ("UV index is 9")."""
+    seq = terms.sequence
+    if not seq or seq[0] != word or len(word) < 4 or english(word):
+        return False
+    if is_function_word_elsewhere(word) or everyday_in(word, terms.languages):
+        return False
+    if zipf_elsewhere(word) >= ELSEWHERE_ZIPF:  # "Cliente vuole…" where no language is told
+        return False
+    first = terms.cleaned.split(maxsplit=1)[0]
+    return first[:1].isupper() and not first[1:].isupper()
+
+
 def short_turn(turn: dict[str, str]) -> bool:
     """Whether the turn's telling words (`telling_words`) are SHORT words or fewer, too few to
     say another sense: a run of kana or Han counts a word for every two characters
@@ -361,6 +381,7 @@ class Witness:
         "_modifier",
         "_near",
         "_near_stems",
+        "_opens",
         "_pointed",
         "_short",
         "_token",
@@ -393,6 +414,7 @@ class Witness:
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
+        self._opens = not kind and opens_with_name(terms, query_word)
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = neighbours(terms, query_word)
         if is_general(query_word):  # "make sure the tests pass" is no make target: for one of
@@ -413,6 +435,8 @@ class Witness:
             return None
         if self.written:
             return WRITTEN
+        if self._opens:
+            return OPENS
         if self._asked:
             return ASKED
         return POINTED if self._short else None
@@ -429,6 +453,8 @@ class Witness:
             return ""
         if self.written:
             return WRITTEN
+        if self._opens:
+            return OPENS
         if self._asked:
             return ASKED
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):

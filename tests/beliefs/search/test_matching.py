@@ -223,6 +223,19 @@ def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
     }
 
 
+def test_a_turn_that_opens_with_a_name_is_about_the_user_s_own() -> None:
+    finn = belief("f", "son_finn", ["Finn"], content="Finn is 7 and allergic to sesame.")
+    jonah = belief("j", "designer_jonah", ["Jonah"], content="Jonah designs the website.")
+    index = index_of(finn, jonah, filler=10)
+    assert matches(index, "Finn's class is doing a bake sale, which buns are safe?") == {
+        "f": [("finn", "exact", "the turn opens with it")]
+    }
+    assert set(matches(index, "Jonah just sent the new homepage comps")) == {"j"}
+    # elsewhere in the turn the capital says nothing of a name no dictionary lists
+    assert matches(index, "met a Finn at a conference who raved about free school meals") == {}
+    assert matches(index, "the story of Jonah and the whale for a school assembly?") == {}
+
+
 def test_a_rare_word_of_one_belief_s_longer_name_names_it_alone() -> None:
     cat = belief(
         "m", "cat_tool_memoq", ["memoQ"], rejected_alternatives=["Trados Studio"],
