@@ -81,6 +81,9 @@ POINTED = "the user's own"
 # A turn of this many telling words or fewer has no room to say another sense: "set up
 # nightly backups" is about the user's backups.
 SHORT = 3
+# ... but a topic counts by it only in a turn of this many words or fewer: "how to keep a badger
+# out of the vegetable garden" has few telling words, and room to say another sense
+SHORT_TOPIC = 6
 # ... and a name rarer than SHORT_NAMED_ZIPF, in a turn of this many words or fewer, is the
 # user's own: "bump django to 5.1", "jest config" (not "is loki season 2 worth watching").
 SHORT_NAMED = 4
@@ -406,7 +409,7 @@ class Witness:
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
         by_own = follows(terms, query_word, _OWN, 1)
-        self._pointed = self._topic and (by_own or short)
+        self._pointed = self._topic and (by_own or (short and len(terms.sequence) <= SHORT_TOPIC))
         # in a short turn, a word right before the topic says which kind it is ("our hiring
         # pipeline is slow"): the belief's own text must hold it
         self._modifier = "" if by_own or not self._topic else _modifier(terms, query_word)

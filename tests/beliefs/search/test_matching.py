@@ -295,6 +295,14 @@ def test_a_rarer_name_in_a_turn_of_a_few_words_is_the_user_s() -> None:
     assert matches(index, "loki retention config") == {"l": [("loki", "exact", "the user's own")]}
 
 
+def test_a_topic_counts_by_a_short_turn_only_in_a_few_words() -> None:
+    cluster = belief("b", "cluster_badger", ["badger"], content="Jobs run on the badger cluster.")
+    index = index_of(cluster, filler=10)
+    assert matches(index, "badger is down again") == {"b": [("badger", "exact", "the user's own")]}
+    # few telling words, but room to say another sense
+    assert matches(index, "how to keep a badger out of the vegetable garden") == {}
+
+
 def test_a_word_before_a_topic_in_a_short_turn_says_which_kind_it_is() -> None:
     ci = belief("c", "ci_pipeline", ["pipeline"], content="The CI pipeline runs on GitHub Actions.")
     index = index_of(ci, filler=10)

@@ -7,7 +7,9 @@ work to do: one name sits on half the beliefs, an everyday word on a quarter. It
 again when matching itself changed (an everyday word of the turn is no typo of an alias of
 another stem, a kind word in code is none), after checking those two changes alone made the
 difference, and again for the sense check (a name with another sense needs corroboration),
-after checking that scoring with every posting read gives the same outcomes as pruned scoring.
+after checking that scoring with every posting read gives the same outcomes as pruned scoring,
+and for a topic counted by a short turn only in six words or fewer (one query of the 165
+changes: "works is so been like snowflake it and and fits about?").
 """
 
 from __future__ import annotations
