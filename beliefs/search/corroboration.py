@@ -362,17 +362,6 @@ def may_be_topic(token: str) -> bool:
     return english(token) and zipf(token) < TOPIC_ZIPF
 
 
-def _modifier(terms: QueryTerms, word: str) -> str:
-    """The telling word right before `word` where the turn first writes it ("hiring" of "our
-    hiring pipeline"), or ""."""
-    seq = terms.sequence
-    for before, w in pairwise(seq):
-        if w == word:
-            telling = _telling(before) and not is_general(before) and before not in _OWN
-            return before if telling else ""
-    return ""
-
-
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
@@ -381,7 +370,6 @@ class Witness:
         "_inflected",
         "_kin",
         "_mates",
-        "_modifier",
         "_near",
         "_near_stems",
         "_opens",
@@ -410,9 +398,6 @@ class Witness:
         self._inflected = query_word != token
         by_own = follows(terms, query_word, _OWN, 1)
         self._pointed = self._topic and (by_own or (short and len(terms.sequence) <= SHORT_TOPIC))
-        # in a short turn, a word right before the topic says which kind it is ("our hiring
-        # pipeline is slow"): the belief's own text must hold it
-        self._modifier = "" if by_own or not self._topic else _modifier(terms, query_word)
         self._short = short and (kind or short_code(token) or _short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
@@ -464,6 +449,4 @@ class Witness:
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
-        if topic and self._pointed and self._modifier:
-            return POINTED if stem(self._modifier) in domain_words(doc) else None
         return POINTED if (topic and self._pointed) or self._short else None

@@ -303,16 +303,6 @@ def test_a_topic_counts_by_a_short_turn_only_in_a_few_words() -> None:
     assert matches(index, "how to keep a badger out of the vegetable garden") == {}
 
 
-def test_a_word_before_a_topic_in_a_short_turn_says_which_kind_it_is() -> None:
-    ci = belief("c", "ci_pipeline", ["pipeline"], content="The CI pipeline runs on GitHub Actions.")
-    index = index_of(ci, filler=10)
-    assert matches(index, "our hiring pipeline is slow") == {}
-    assert set(matches(index, "the ci pipeline is slow")) == {"c"}
-    assert matches(index, "pipeline failed on main") == {
-        "c": [("pipeline", "exact", "the user's own")]
-    }
-
-
 def test_a_model_or_version_written_after_a_name_keeps_it_the_user_s() -> None:
     schuco = belief(
         "w", "windows_schuco", ["Schüco"], rejected_alternatives=["Reynaers"],
