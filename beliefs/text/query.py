@@ -8,13 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beliefs.text.identifiers import code_terms, has_other_script, pinned_names, split_scripts
-from beliefs.text.lexicon import (
-    is_common,
-    is_function_word,
-    is_function_word_elsewhere,
-    is_general,
-    turn_languages,
-)
+from beliefs.text.lexicon import turn_languages
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -156,7 +150,6 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
     run: list[str] = []
     titled = 0
     sentence_start = True
-    lead = ""  # a sentence's capitalised first word that may begin a name (`_may_lead`)
     for raw in text.split():
         word, inner, first, ends = _read_word(raw)
         starts = sentence_start
@@ -167,12 +160,8 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
             continue
         in_name = bool(word) and first and not starts and word not in _CALENDAR
         if in_name:
-            if lead and not run:  # "Highgate Cemetery in London", "Kia Optima 2015"
-                run.append(lead)
-                titled += 1
             run.append(word)
             titled += not inner
-        lead = word if first and starts and not inner and _may_lead(word, raw) else ""
         if not in_name or raw[-1] in _RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
             if len(run) > 1 and titled:
                 runs.append(tuple(run))
@@ -180,24 +169,6 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
     if len(run) > 1 and titled:
         runs.append(tuple(run))
     return out, tuple(runs)
-
-
-def _may_lead(word: str, raw: str) -> bool:
-    """Whether a sentence's capitalised first word joins a name when the next word is written
-    with a capital too ("Highgate Cemetery"): not a stop or function word, in English or
-    another language, nor an everyday English word ("Can Tomás…", "Kann Kemal…", "Tomorrow
-    Cal's…"), nor a word that owns the next ("Leo's Year 9 trip"), nor one a comma ends."""
-    return (
-        bool(word)
-        and word not in STOP_WORDS
-        and word not in _CALENDAR
-        and raw[-1] not in _RUN_BREAKS
-        and not raw.rstrip(_TRAIL_PUNCT).lower().endswith(("'s", "’s"))
-        and not is_function_word(word)
-        and not is_function_word_elsewhere(word)
-        and not is_common(word)
-        and not is_general(word)
-    )
 
 
 @lru_cache(maxsize=65_536)
@@ -230,8 +201,7 @@ def name_runs(text: str) -> tuple[tuple[str, ...], ...]:
     """Runs of two or more adjacent words each written with a capital where no sentence
     starts: one name of several words ("Gary Lineker", "Tesla's Sentry Mode", "the
     California Zephyr"). An all-capital word ("AQA") joins a run but does not start one
-    alone; a sentence's first word starts one when the word after it is capitalised and it
-    may lead (`_may_lead`: "Highgate Cemetery"); a text written all in capitals has none."""
+    alone; a text written all in capitals has none."""
     return read_text(text)[1]
 
 

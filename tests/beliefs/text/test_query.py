@@ -104,12 +104,8 @@ def test_names_of_several_capitalised_words_are_runs() -> None:
     )
     # a sentence's first word, a list, an acronym alone, months and days are no names' words
     assert name_runs("Can Tomás cover it? ask Maya, Tomás and Gary") == ()
-    # a sentence's first word joins the capitalised word after it, unless it is a function or
-    # everyday word or owns the next one
-    assert name_runs("Highgate Cemetery in London: do we book?") == (("highgate", "cemetery"),)
-    assert name_runs("Kia Optima 2015 diesel, worth it?") == (("kia", "optima"),)
-    assert name_runs("Tomorrow Cal's on the pass. Kann Kemal kommen?") == ()
-    assert name_runs("Leo's Year 9 trip is in June") == ()
+    # a sentence's first word starts none: "Redis Cluster keeps failing over" is the user's Redis
+    assert name_runs("Redis Cluster keeps failing over") == ()
     assert name_runs("email Mark about Brightwater's March balance and the CI") == ()
     assert name_runs("EVERYTHING IN CAPITALS SAYS NOTHING") == ()
     assert parse_query("a trip on the California Zephyr").runs == (("california", "zephyr"),)
