@@ -402,7 +402,8 @@ class Witness:
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
-        self._opens = not kind and opens_with_name(terms, query_word)
+        # a whole one-word name, not a part of a longer one ("Argo Workflows…" for "Argo CD")
+        self._opens = not kind and " " not in token and opens_with_name(terms, query_word)
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = neighbours(terms, query_word)
         if is_general(query_word):  # "make sure the tests pass" is no make target: for one of

@@ -234,6 +234,10 @@ def test_a_turn_that_opens_with_a_name_is_about_the_user_s_own() -> None:
     # elsewhere in the turn the capital says nothing of a name no dictionary lists
     assert matches(index, "met a Finn at a conference who raved about free school meals") == {}
     assert matches(index, "the story of Jonah and the whale for a school assembly?") == {}
+    # a part of a longer name does not open a turn: "Argo Workflows" is no Argo CD
+    argo = belief("a", "deploys_argo_cd", ["Argo CD"], content="Deploys go through Argo CD.")
+    index = index_of(argo, filler=10)
+    assert matches(index, "Argo Workflows or Airflow for orchestration?") == {}
 
 
 def test_a_rare_word_of_one_belief_s_longer_name_names_it_alone() -> None:
