@@ -8,7 +8,7 @@ after `~/`, `./` or `../` is read as any other, a hidden file or folder keeps it
 (`.github/workflows/ci.yml` gives ".github/workflows"), and a URL gives its host with its
 scheme ("s3://rtl-raw-telemetry", as an alias writes a bucket). A name pinned, tagged or
 assigned gives its name (`ruff==0.6.1`, `redis:7-alpine`, `ENV=prod`); pinned or tagged, it is
-written as a name (`pinned_names`).
+written as a name (`code_terms` returns those too).
 
 A word that runs from Latin letters into Hangul, kana or Han characters ("BigQueryの",
 "helm차트") is two words: the scripts are split apart before the text is read.
@@ -93,28 +93,25 @@ def identifier_words(token: str) -> tuple[str, ...]:
     return tuple(w for w in out if len(w) > 1 and not w.isdigit())
 
 
-def pinned_names(text: str) -> list[str]:
-    """Names written with a version or tag (`ruff==0.6.1`, `redis:7-alpine`, `numpy>=1.26`,
+def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
+    """Words written as code in `text` (code spans, fenced blocks, paths, identifiers in
+    prose), the phrases their parts make ("feature_flags" -> "feature flags"), and the names
+    written with a version or tag (`ruff==0.6.1`, `redis:7-alpine`, `numpy>=1.26`,
     `sharp@0.33`), lower-cased: a package's or an image's name, however everyday the word; not
     a value assigned (`ts=1733350000`)."""
-    if "=" not in text and ":" not in text and "@" not in text:
-        return []
-    return [name.lower() for name, op, version, _ in _PINNED.findall(text) if version and op != "="]
-
-
-def code_terms(text: str) -> tuple[list[str], list[str]]:
-    """Words written as code in `text` (code spans, fenced blocks, paths, identifiers in
-    prose), and the phrases their parts make ("feature_flags" -> "feature flags")."""
     sources: list[str] = []
+    pinned: list[str] = []
     if "`" in text or "~~~" in text:
         sources += [m.group(2) for m in _FENCED.finditer(text)]
         sources += _INLINE.findall(_FENCED.sub(" ", text))
     sources += _PROSE_IDENTIFIER.findall(text)
     if "=" in text or ":" in text or "@" in text:
-        for name, _, _, value in _PINNED.findall(text):
+        for name, op, version, value in _PINNED.findall(text):
             sources.append(name)
             if value:
                 sources.append(value)
+            if version and op != "=":
+                pinned.append(name.lower())
     if "(" in text:  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`
         sources += _CALL.findall(text)
     words: dict[str, None] = {}
@@ -137,5 +134,5 @@ def code_terms(text: str) -> tuple[list[str], list[str]]:
                     phrases[" ".join(words_of)] = None
             words.update(dict.fromkeys(parts))
             if len(words) >= MAX_CODE_TERMS:
-                return list(words)[:MAX_CODE_TERMS], list(phrases)
-    return list(words), list(phrases)
+                return list(words)[:MAX_CODE_TERMS], list(phrases), pinned
+    return list(words), list(phrases), pinned

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from beliefs.text.identifiers import code_terms, has_other_script, pinned_names, split_scripts
+from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
 from beliefs.text.lexicon import turn_languages
 
 MAX_QUERY_CHARS = 1000
@@ -294,9 +294,9 @@ def parse_query(text: str) -> QueryTerms:
     coded = code_words(text)
     words = [w for w, _ in written]
     spaced = _spaced(words) if "-" in cleaned or "_" in cleaned else ()
-    marked = {w for w, named in written if named} | set(coded) | set(pinned_names(text))
+    in_code, code_phrases, pinned = code_terms(text)
+    marked = {w for w, named in written if named} | set(coded) | set(pinned)
     words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
-    in_code, code_phrases = code_terms(text)
     seen = set(words)
     words += [w for w in in_code if w not in seen]
     seen.update(in_code)
