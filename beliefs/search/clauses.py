@@ -149,7 +149,7 @@ def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matc
             continue
         tokens = members(held)
         if not any(ch.isdigit() for ch in word) and (
-            word in matched or len(_holders(postings, tokens)) > 1
+            word in matched or not _one_holder(postings, tokens)
         ):
             continue
         for token in tokens:
@@ -158,9 +158,18 @@ def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matc
                 matched[token] = (base, "alias", label(word, token), "part", word)
 
 
-def _holders(postings: UserPostings, tokens: Iterable[str]) -> set[str]:
-    """The beliefs holding any of the alias `tokens`."""
-    return {bid for token in tokens for _, ids in postings.alias_groups(token) for bid in ids}
+def _one_holder(postings: UserPostings, tokens: Iterable[str]) -> bool:
+    """Whether one belief holds all the alias `tokens` (read only until a second appears: a
+    part of many beliefs' names is dropped at once)."""
+    holder: str | None = None
+    for token in tokens:
+        for _, ids in postings.alias_groups(token):
+            for bid in ids:
+                if holder is None:
+                    holder = bid
+                elif bid != holder:
+                    return False
+    return True
 
 
 def _match_inside_scripts(

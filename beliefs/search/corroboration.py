@@ -422,13 +422,21 @@ class Witness:
         sense."""
         if self._mates or self._kin:
             return None
+        said = self._said()
+        if said is not None:
+            return said
+        return POINTED if self._short else None
+
+    def _said(self) -> str | None:
+        """What the word's own place in the turn says, whatever the belief: written as a name,
+        opening the turn, or a kind word asked for."""
         if self.written:
             return WRITTEN
         if self._opens:
             return OPENS
         if self._asked:
             return ASKED
-        return POINTED if self._short else None
+        return None
 
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for an inflected topic), or
@@ -440,12 +448,9 @@ class Witness:
         topic = self._topic and self._token not in proper_words(doc)
         if topic and self._inflected:
             return ""
-        if self.written:
-            return WRITTEN
-        if self._opens:
-            return OPENS
-        if self._asked:
-            return ASKED
+        said = self._said()
+        if said is not None:
+            return said
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
