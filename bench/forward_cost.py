@@ -115,9 +115,12 @@ def thread_seconds(pid: int) -> dict[str, float]:
     return out
 
 
-async def phase(load: Load, pid: int, requests: int, workers: int) -> dict[str, float]:
-    """The proxy's CPU µs per request over `requests` calls from `workers` clients: in all
-    ("") and per thread (threads that ended meanwhile count in all only)."""
+async def phase(
+    load: Load, pid: int, base: str, requests: int, workers: int
+) -> dict[str, float]:
+    """The proxy's CPU µs per request over `requests` calls from `workers` clients, until it
+    has written what they left (the records and jobs held to share a later commit are theirs):
+    in all ("") and per thread (threads that ended meanwhile count in all only)."""
     counter = iter(range(requests))
 
     async def worker() -> None:
@@ -126,6 +129,7 @@ async def phase(load: Load, pid: int, requests: int, workers: int) -> dict[str, 
 
     before, threads = cpu_seconds(pid), thread_seconds(pid)
     await asyncio.gather(*(worker() for _ in range(workers)))
+    await drain(load.session, base)
     after = thread_seconds(pid)
     used = {n: (t - threads.get(n, 0.0)) / requests * 1e6 for n, t in after.items()}
     return {"": (cpu_seconds(pid) - before) / requests * 1e6, **used}
@@ -156,11 +160,10 @@ async def measure(
                 for name in order:
                     pid, base = proxies[name]
                     count = args.requests if mode == "memory" else args.requests * 4
-                    used = await phase(loads[name, mode], pid, count, args.workers)
+                    used = await phase(loads[name, mode], pid, base, count, args.workers)
                     results.setdefault((name, mode), []).append(used.pop(""))
                     for thread, value in used.items():
                         threads.setdefault((name, mode, thread), []).append(value)
-                    await drain(session, base)
             print(f"round {round_ + 1}/{args.rounds} done", flush=True)
     if args.threads:
         print(f"\n{'tree':8} {'mode':10} {'thread':24} {'median':>8}  µs CPU / request")
