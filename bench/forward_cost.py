@@ -115,9 +115,7 @@ def thread_seconds(pid: int) -> dict[str, float]:
     return out
 
 
-async def phase(
-    load: Load, pid: int, base: str, requests: int, workers: int
-) -> dict[str, float]:
+async def phase(load: Load, pid: int, base: str, requests: int, workers: int) -> dict[str, float]:
     """The proxy's CPU µs per request over `requests` calls from `workers` clients, until it
     has written what they left (the records and jobs held to share a later commit are theirs):
     in all ("") and per thread (threads that ended meanwhile count in all only)."""

@@ -47,7 +47,7 @@ MAX_KEPT = 10_000  # refused writes kept for another try before the oldest is dr
 RETRY_S = 0.5  # first wait before a refused write is tried again (doubling up to RETRY_MAX_S)
 RETRY_MAX_S = 10.0
 RECORD_LINGER_S = 0.25  # how long an injection record may wait for others before it is written
-RECORD_BATCH = 256  # held writes (about three a request) written as soon as this many wait
+RECORD_BATCH = 1024  # held writes (about three a request) written as soon as this many wait
 
 
 @dataclass(slots=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from extractor.journal import JobJournal
 from extractor.turn import Turn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
-from proxy.gateway.injections import InjectionRecord, query_injections, save_records
+from proxy.gateway.injections import SAVE_CHUNK, InjectionRecord, query_injections, save_records
 
 WHEN = datetime(2026, 3, 4, 5, 6, 7, 891234, tzinfo=UTC)
 KEY = "sk-" + "a1B2c3D4e5F6g7H8i9J0" * 2  # a secret both paths must redact
@@ -105,6 +106,21 @@ def test_a_lone_record_lands_as_a_batched_one_does(store: BeliefStore) -> None:
     stored = query_injections(store, request_id="alone-full")[0]
     assert stored.user_id == "ana\ufffd" and KEY not in stored.query
     assert stored.created_at == WHEN and stored.layers == _records("x")[0].layers
+
+
+def test_more_records_than_a_statement_holds_all_land_as_written(store: BeliefStore) -> None:
+    full, bare = _records("many")
+    many = [
+        replace(full if n % 2 else bare, request_id=f"many-{n:04d}")
+        for n in range(SAVE_CHUNK * 2 + 3)
+    ]
+    save_records(store, many)
+    rows = _injection_rows(store, "many-")
+    assert [row[-1] for row in rows] == [f"{n:04d}" for n in range(len(many))]
+    assert rows[0][:-1] == _injection_rows(store, "many-0000")[0][:-1]
+    for record in many[-2:]:  # a full one and a bare one of the last statement
+        stored = query_injections(store, request_id=record.request_id)[0]
+        assert stored.layers == record.layers and KEY not in stored.query
 
 
 def test_a_lone_job_lands_as_a_batched_one_does(store: BeliefStore) -> None:
