@@ -10,7 +10,8 @@ in 10 ms) from `--workers` clients, reading the proxy's CPU time from
 /proc before and after. Prints the median (min–max) µs per request and, with `--base`, the
 ratio of this tree's median to the base tree's.
 
-Run: `.venv/bin/python bench/forward_cost.py [--base DIR] [--beliefs 10000] [--profile FILE]`,
+Run: `.venv/bin/python bench/forward_cost.py [--base DIR] [--beliefs 10000] [--profile FILE]
+[--reply FILE]`,
 where DIR holds another checkout of the project (e.g. `git archive main | tar -x -C DIR`).
 `--profile` runs this tree's proxy under cProfile and writes its stats at shutdown: the event
 loop thread's to FILE, each other thread's to FILE.<thread name>.
@@ -196,6 +197,11 @@ def main() -> None:
     parser.add_argument("--modes", default="incognito,memory")
     parser.add_argument("--profile", help="write this tree's proxy cProfile stats here")
     parser.add_argument("--threads", action="store_true", help="also print CPU per thread")
+    parser.add_argument(
+        "--reply",
+        type=Path,
+        help="the provider's answer, from this file (tests/fixtures/replies/ holds some)",
+    )
     args = parser.parse_args()
     if args.base and compiled(REPO) != compiled(args.base):
         print("note: one tree's retrieval is compiled and the other's is not", file=sys.stderr)
@@ -210,8 +216,9 @@ def main() -> None:
         if args.base:
             shutil.copytree(homes["head"], homes["base"])
         env = {k: v for k, v in os.environ.items() if not k.startswith("TENURE_")}
+        reply = [] if args.reply is None else ["0", str(args.reply.resolve())]
         upstream = subprocess.Popen(
-            [sys.executable, "-m", "tests.fakes.upstream"],
+            [sys.executable, "-m", "tests.fakes.upstream", *reply],
             cwd=REPO,
             env=env,
             stdout=subprocess.PIPE,

@@ -7,6 +7,8 @@ hold no secret it should change nothing. Time is per line, both in the same run.
 
 detect-secrets is used the way a line scanner can be: `scan_line` with its named-format
 plugins (its entropy plugins, in line mode, flag nearly every word and are reported apart).
+It also times ours on the sample assistant replies (`tests/fixtures/replies`), against
+running every rule over the whole text (what the triggers and the places they stand spare).
 Run: `.venv/bin/python bench/redaction_eval.py`.
 """
 
@@ -20,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from extractor.redact import REDACTED, redact  # noqa: E402
+from extractor.redact import REDACTED, redact, redact_every_rule  # noqa: E402
 from tests.extractor import secret_corpus, secret_corpus_general  # noqa: E402
 
 if "--general" in sys.argv:
@@ -71,8 +73,24 @@ def evaluate(name: str, redactor: Callable[[str], str]) -> None:
         print(f"{'':<34} changed: {' | '.join(changed)}")
 
 
+def replies(redactor: Callable[[str], str], name: str) -> None:
+    """Time per KB of the sample assistant replies (tests/fixtures/replies): a reply is the
+    longest text of a turn, redacted on the request path when its job is built."""
+    texts = [p.read_text() for p in sorted((ROOT / "tests/fixtures/replies").glob("*.md"))]
+    began = time.perf_counter()
+    rounds = 50
+    for _ in range(rounds):
+        for text in texts:
+            redactor(text)
+    kb = sum(len(text) for text in texts) / 1000
+    print(f"{name:<34} {(time.perf_counter() - began) / (rounds * kb) * 1e6:9.1f} µs per KB")
+
+
 def main() -> None:
     evaluate("ours (extractor/redact.py)", redact)
+    evaluate("ours, every rule over every line", redact_every_rule)
+    replies(redact, "ours, sample replies")
+    replies(redact_every_rule, "ours, every rule, sample replies")
     evaluate("detect-secrets, format plugins", detect_secrets_redactor(entropy=False))
     evaluate("detect-secrets, all plugins", detect_secrets_redactor(entropy=True))
 

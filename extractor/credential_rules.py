@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 from extractor.secret_rules import (
+    Led,
     Rule,
+    Words,
     a_password_for_a_user,
     a_password_in_prose,
     generated_after_a_name,
@@ -71,7 +73,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
         ("webhook.office.com",),
     ),
     (re.compile(r"/hooks/(?P<secret>[A-Za-z0-9]{20,})"), None, ("/hooks/",)),
-    (re.compile(r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"), None, ("pat",)),
+    (re.compile(r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"), None, Led(("pat",))),
     (re.compile(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}"), None, ("pmak-",)),
     (re.compile(r"\bATATT[A-Za-z0-9_\-=]{20,}"), None, ("atatt",)),
     (re.compile(r"\bsq0(?:csp|atp)-[A-Za-z0-9_\-]{20,}"), None, ("sq0",)),
@@ -85,7 +87,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
     (
         re.compile(r"\b(?P<secret>s\.[A-Za-z0-9]{24})\b"),
         lambda m: looks_generated(m.group("secret")),
-        ("s.",),
+        Led(("s.",)),
     ),
     # Discord bot tokens (id.timestamp.hmac) and webhooks
     (
@@ -214,7 +216,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
             + _FLAG_VALUE
         ),
         given,
-        ("machine", "default"),
+        Led(("machine", "default")),
     ),
     (
         re.compile(
@@ -237,7 +239,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
             r"(?=[\s,;.!?)]|$)"
         ),
         a_password_in_prose,
-        ("pass", "pwd"),
+        Led(("pass", "pwd")),
     ),
     # "the wifi password at the office: Blue-Falcon-88"
     (
@@ -246,7 +248,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
             r"(?P<secret>[^\s'\",;]+)"
         ),
         given_mixed,
-        ("pass", "pwd"),
+        Led(("pass", "pwd")),
     ),
     # A credential word, then within the clause a generated-looking value
     (
@@ -255,12 +257,13 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
             r"auth|ssws|pats?)\b" + _GAP + _VALUE + _END
         ),
         generated_after_a_name,
-        ("token", "key", "secret", "pass", "cred", "auth", "ssws", "pat"),
+        # a match starts where the word ending in the name does ("apitoken")
+        Led(("token", "key", "secret", "pass", "cred", "auth", "ssws", "pat"), "(?i:[a-z]*)"),
     ),
     # A service's name, then within the clause a generated-looking value
     (
         re.compile(r"(?i)\b" + trie_pattern(sorted(SERVICES)) + r"\b" + _GAP + _VALUE + _END),
         generated_after_a_name,
-        SERVICES,
+        Words(SERVICES),
     ),
 )

@@ -10,7 +10,7 @@ from typing import Any
 import ahocorasick
 
 from extractor.credential_rules import CREDENTIAL_RULES
-from extractor.secret_rules import KNOWN_FORMATS, Check, Rule
+from extractor.secret_rules import KNOWN_FORMATS, Check, Led, Rule, Words
 
 RULES = KNOWN_FORMATS + CREDENTIAL_RULES
 
@@ -36,18 +36,37 @@ def _replacer(check: Check | None) -> Callable[[list[str] | None, re.Match[str]]
 
 
 _COMPILED = tuple((pattern, _replacer(check)) for pattern, check, _ in RULES)
+# Where each rule's match may start before its trigger (`Led`); None: anywhere in the text.
+_LEADS = tuple(triggers if isinstance(triggers, Led) else None for _, _, triggers in RULES)
+# Shorter texts (most of a turn's strings) run each rule they trigger over all of it: looking
+# only near the triggers pays from about this length (a model's reply is longer).
+NEAR_FROM = 200
 
 
 def _finder(rules: tuple[Rule, ...]) -> Any:
-    """One Aho–Corasick automaton of every rule's trigger words, each word standing for the
-    indexes of the rules it triggers (in the rules' order)."""
-    rules_of: dict[str, list[int]] = {}
+    """One Aho–Corasick automaton of every rule's trigger words. Each word stands for the
+    indexes of the rules it triggers anywhere and of those it triggers as a whole word only
+    (`Words`), each followed by those of them whose matches start near it (`Led`: where it
+    stands is kept); then its length."""
+    anywhere: dict[str, list[int]] = {}
+    whole: dict[str, list[int]] = {}
     for index, (_, _, triggers) in enumerate(rules):
         for trigger in triggers:
-            rules_of.setdefault(trigger, []).append(index)
+            (whole if isinstance(triggers, Words) else anywhere).setdefault(trigger, []).append(
+                index
+            )
+
+    def split(indexes: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return tuple(indexes), tuple(i for i in indexes if isinstance(rules[i][2], Led))
+
     automaton = ahocorasick.Automaton()
-    for trigger, indexes in rules_of.items():
-        automaton.add_word(trigger, tuple(indexes))
+    for trigger in {**anywhere, **whole}:
+        value = (
+            *split(anywhere.get(trigger, [])),
+            *split(whole.get(trigger, [])),
+            len(trigger),
+        )
+        automaton.add_word(trigger, value)
     automaton.make_automaton()
     return automaton
 
@@ -62,13 +81,23 @@ _TRIGGERS = _finder(RULES)
 def redact(text: str, found: list[str] | None = None) -> str:
     """Replace every secret-looking span in `text` with `[REDACTED]`, and every other place
     the text repeats one of them (each one replaced is appended to `found`, when given)."""
-    held = {i for _, indexes in _TRIGGERS.iter(text.lower()) for i in indexes}
+    held, places = _held(text, near=len(text) >= NEAR_FROM)
     if not held:
         return text
     here: list[str] = []
+    backwards = "" if places is None else text[::-1]  # stretches before triggers, read back
     for index in sorted(held):
         pattern, replace = _COMPILED[index]
-        text = pattern.sub(partial(replace, here), text)
+        led = _LEADS[index]
+        if led is None or places is None:
+            done = pattern.sub(partial(replace, here), text)
+        else:
+            at = places.get(index, ())
+            done = _sub_near(pattern, led, partial(replace, here), text, backwards, at)
+        if done != text:  # a secret replaced: what follows stands elsewhere
+            text = done
+            if places is not None:
+                backwards, places = text[::-1], _held(text, near=True)[1]
     if here:
         # A model's raw reply is one string holding many fields: "password: X" in one and
         # X bare in another.
@@ -76,6 +105,82 @@ def redact(text: str, found: list[str] | None = None) -> str:
         if found is not None:
             found.extend(here)
     return text
+
+
+def redact_every_rule(text: str) -> str:
+    """What `redact` does, by running every rule over the whole text: no triggers, no places.
+    The reference its shortcuts are held to (tests, `bench/redaction_eval.py`)."""
+    here: list[str] = []
+    for pattern, replace in _COMPILED:
+        text = pattern.sub(partial(replace, here), text)
+    return _mask(text, _masker(here)) if here else text
+
+
+def _held(text: str, *, near: bool) -> tuple[set[int], dict[int, list[int]] | None]:
+    """The rules whose triggers `text` holds, anywhere or as a whole word ("expo" in "expo
+    token", not in "export"), and with `near`, for those whose matches start near one (`Led`)
+    where each stands; None without `near`, or when places in the lower-cased text do not
+    carry over (a letter whose lower case is longer)."""
+    low = text.lower()
+    held: set[int] = set()
+    places: dict[int, list[int]] = {}
+    for end, (anywhere, led, whole, whole_led, length) in _TRIGGERS.iter(low):
+        held.update(anywhere)
+        if near:
+            for index in led:
+                places.setdefault(index, []).append(end - length + 1)
+        if whole:
+            start = end - length + 1
+            if not (_in_word(low, start - 1) or _in_word(low, end + 1)):
+                held.update(whole)
+                if near:
+                    for index in whole_led:
+                        places.setdefault(index, []).append(start)
+    return held, places if near and len(low) == len(text) else None
+
+
+def _sub_near(
+    pattern: re.Pattern[str],
+    led: Led,
+    replace: Callable[[re.Match[str]], str],
+    text: str,
+    backwards: str,
+    triggers: list[int] | tuple[()],
+) -> str:
+    """`pattern.sub(replace, text)` for a rule whose every match starts near one of its
+    `triggers` (where each stands in `text`, `Led`; `backwards` is `text` reversed): the same
+    matches, left to right and apart, looked for only there (a long reply holds a few
+    "token"s and "key"s, and the pattern would be tried at each of its thousands of places)."""
+    starts: set[int] = set()
+    for at in triggers:
+        start = at
+        if led.back is not None:
+            before = len(text) - at  # where the character before the trigger stands backwards
+            stretch = led.back.match(backwards, before)
+            start -= 0 if stretch is None else stretch.end() - before
+        if led.inside:
+            starts.update(range(start, at + 1))
+        else:
+            starts.update((start, at))
+    out: list[str] = []
+    done = 0
+    for start in sorted(starts):
+        if start < done:
+            continue
+        match = pattern.match(text, start)
+        if match is None:
+            continue
+        out += (text[done : match.start()], replace(match))
+        done = match.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _in_word(text: str, at: int) -> bool:
+    """Whether `text[at]` is a word character (what a pattern's `\\b` looks at)."""
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] == "_")
 
 
 def _mask(text: str, masker: re.Pattern[str] | None) -> str:

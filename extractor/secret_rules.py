@@ -4,7 +4,8 @@ URLs with a password, `.env` assignments), and the checks a rule's value must pa
 A rule is (pattern, check, triggers). A pattern with a group "secret" replaces only that
 group, otherwise the whole match; `check`, when given, must accept the match (a value after
 "token" counts only if it looks generated, not like prose or a model name). A rule runs only
-on text holding one of its triggers (lower-cased substrings), so ordinary prose costs a few
+on text holding one of its triggers (lower-cased substrings; `Words`: whole words only, for a
+pattern that holds its names between word boundaries), so ordinary prose costs a few
 substring checks instead of every regex.
 """
 
@@ -13,11 +14,39 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 Check = Callable[[re.Match[str]], bool]
 Rule = tuple[re.Pattern[str], Check | None, tuple[str, ...]]
+
+
+class Led(tuple[str, ...]):
+    """A rule's triggers, for a rule whose every match starts at one of them or where the
+    stretch just before one starts (`back`: that stretch read backwards from the trigger,
+    `[a-z]*` for a pattern opening with `\\b[a-z]*?(?:token|key…)`), or with `inside`,
+    anywhere in that stretch (after a hyphen in it): the rule then tries to match only there,
+    not at every place of the text."""
+
+    back: re.Pattern[str] | None
+    inside: bool
+
+    def __new__(cls, triggers: Iterable[str], back: str = "", *, inside: bool = False) -> Led:
+        made = super().__new__(cls, triggers)
+        made.back = re.compile(back) if back else None
+        made.inside = inside
+        return made
+
+
+class Words(Led):
+    """A rule's triggers that count only as whole words, each where a match starts: its
+    pattern opens with them between word boundaries (`\\bexpo\\b`), so "export" and
+    "probably" need not run it."""
+
+    def __new__(cls, triggers: Iterable[str]) -> Words:
+        made = super().__new__(cls, triggers)
+        assert isinstance(made, Words)
+        return made
 
 
 def mixes(match: re.Match[str]) -> bool:
@@ -211,7 +240,7 @@ KNOWN_FORMATS: tuple[Rule, ...] = (
     (
         re.compile(r"(?<![0-9])[0-9]{6,12}:(?P<secret>[A-Za-z0-9_\-]{30,})(?![A-Za-z0-9_\-])"),
         mixes,
-        (":",),
+        Led((":",), "[0-9]*"),  # a match starts where the digits before the colon do
     ),
     (
         re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
@@ -232,7 +261,7 @@ KNOWN_FORMATS: tuple[Rule, ...] = (
             r"(?P<secret>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"
         ),
         None,
-        ("pass", "pwd"),
+        Led(("pass", "pwd")),
     ),
     (
         re.compile(r"(?i)\bpw\b[\"']?\s*[=:]\s*(?P<secret>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"),
@@ -246,7 +275,7 @@ KNOWN_FORMATS: tuple[Rule, ...] = (
             r"(?P<secret>[^\s\"',;]+)"
         ),
         None,
-        ("pass", "pwd", "secret", "token", "key"),
+        Led(("pass", "pwd", "secret", "token", "key"), "[A-Z0-9_]*"),
     ),
     (
         re.compile(
@@ -254,7 +283,8 @@ KNOWN_FORMATS: tuple[Rule, ...] = (
             r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)"
         ),
         mixes,
-        ("token", "secret", "key"),
+        # a match starts in the name's run of word characters and hyphens (or "api key"'s)
+        Led(("token", "secret", "key"), r" ?(?i:[a-z0-9_\-]*)", inside=True),
     ),
     # A URL's password (the user may be empty: redis://:pw@host).
     (re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s@/]+)@"), None, ("://",)),

@@ -89,3 +89,13 @@ def test_a_short_secret_is_not_hunted_through_other_fields() -> None:
 def test_a_secret_is_masked_wherever_one_string_repeats_it() -> None:
     raw = '{"content": "db password: Kx9-Hunter-7q", "aliases": ["Kx9-Hunter-7q"]}'
     assert "Kx9-Hunter-7q" not in redact(raw)
+
+
+@pytest.mark.parametrize("name", ["expo", "render", "ably", "fly.io", "1password", "new relic"])
+def test_a_service_key_is_redacted_wherever_its_name_stands_as_a_word(name: str) -> None:
+    key = "Zx9aQ2mP7rT4wL8kN3vBq1w2"
+    for text in (f"{name} key {key}", f"({name.title()}): {key}", f"in {name.upper()} use {key}"):
+        assert key not in redact(text), text
+        assert redact(f"{text}, probably after the export renders") == (
+            redact(text) + ", probably after the export renders"
+        )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
 
-from extractor.redact import REDACTED, redact, redact_value
+from extractor.redact import REDACTED, redact, redact_every_rule, redact_value
 from tests.extractor import secret_corpus_general as general
 from tests.extractor.secret_corpus import NOT_SECRETS, SECRETS, Case
 
@@ -49,3 +52,31 @@ def test_the_issue_examples_in_one_turn() -> None:
         "pAss9",
     ):
         assert secret not in text
+
+
+REPLIES = sorted((Path(__file__).parents[1] / "fixtures" / "replies").glob("*.md"))
+EDGES = [
+    "apitoken Zx9aQ2mP7rT4wL8kN3vBq1w2 done",
+    "x-api-key: Zx9aQ2mP7rT4wL8kN3vBq1w2e and é-token=Zx9aQ2mP7rT4wL8kN3vBq1w2",
+    "MY_SERVICE_API_KEY=abc123def456 and the monkey Zx9aQ2mP7rT4wL8kN3vBq1w2",
+    "İstanbul: token Zx9aQ2mP7rT4wL8kN3vBq1w2 and password: hunter22x",  # İ lowers to two
+    "a" * 300 + "token Zx9aQ2mP7rT4wL8kN3vBq1w2",  # a stretch longer than any looked through
+    "123456789:" + "A1" * 20 + " and x123456789:" + "B2" * 20,
+    "password password: pw1 then passwordpassword is Kx9-lake-22",
+    "expo token: Zx9aQ2mP7rT4wL8kN3vBq1w2 (vault) s.Zx9aQ2mP7rT4wL8kN3vBq1w",
+    "api key Zx9aQ2mP7rT4wL8kN3vBq1w2 and private key Yx9aQ2mP7rT4wL8kN3vBq1w2",
+]
+
+
+def test_redaction_finds_what_every_rule_over_the_whole_text_finds() -> None:
+    """The triggers and the places they stand are shortcuts: over every line of the corpora,
+    the sample replies, edge cases and random joins of them, `redact` equals running every
+    rule over the whole text."""
+    texts = [case.line for case in ALL_SECRETS] + list(ALL_PROSE) + EDGES
+    texts += [path.read_text() for path in REPLIES]
+    pick = random.Random(5)
+    texts += [
+        pick.choice([" ", "\n", "", "_", "-"]).join(pick.sample(texts, 3)) for _ in range(600)
+    ]
+    differ = [text for text in texts if redact(text) != redact_every_rule(text)]
+    assert len(REPLIES) >= 3 and not differ, differ[:3]

@@ -97,6 +97,7 @@ class FakeUpstream:
     """Start with `with FakeUpstream() as upstream:`; `upstream.url` ends in `/v1`."""
 
     answers_canary = True  # see `canary_reply`
+    default_text = DEFAULT_TEXT  # the answer when nothing is queued
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         """`tls`: serve https with this context (e.g. `tls_context()`'s self-signed cert)."""
@@ -196,7 +197,7 @@ class FakeUpstream:
             return web.Response(status=499)
         if isinstance(reply, Raw):
             return await self._send(request, rec, reply.status, reply.headers, [reply.body])
-        chat = reply if isinstance(reply, Chat) else Chat()
+        chat = reply if isinstance(reply, Chat) else Chat(content=self.default_text)
         path = request.path
         body = _loads(rec.body)
         if path.endswith("/chat/completions"):
@@ -368,10 +369,14 @@ def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    """Serve until killed: `python -m tests.fakes.upstream [port]` (prints the port)."""
+    """Serve until killed: `python -m tests.fakes.upstream [port] [reply-file]` (prints the
+    port); the file's text is the answer when nothing is queued."""
     import sys
+    from pathlib import Path
 
     upstream = FakeUpstream()
+    if len(sys.argv) > 2:
+        upstream.default_text = Path(sys.argv[2]).read_text()
     upstream.start(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
     print(upstream.port, flush=True)
     # The benchmark sends many requests: keep no history.
