@@ -56,14 +56,14 @@ def _finder(rules: tuple[Rule, ...]) -> Any:
                 index
             )
 
-    def split(indexes: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def with_led(indexes: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return tuple(indexes), tuple(i for i in indexes if isinstance(rules[i][2], Led))
 
     automaton = ahocorasick.Automaton()
     for trigger in {**anywhere, **whole}:
         value = (
-            *split(anywhere.get(trigger, [])),
-            *split(whole.get(trigger, [])),
+            *with_led(anywhere.get(trigger, [])),
+            *with_led(whole.get(trigger, [])),
             len(trigger),
         )
         automaton.add_word(trigger, value)

@@ -6,7 +6,8 @@ group, otherwise the whole match; `check`, when given, must accept the match (a 
 "token" counts only if it looks generated, not like prose or a model name). A rule runs only
 on text holding one of its triggers (lower-cased substrings; `Words`: whole words only, for a
 pattern that holds its names between word boundaries), so ordinary prose costs a few
-substring checks instead of every regex.
+substring checks instead of every regex; a rule whose matches start at or just before a
+trigger (`Led`) is tried only there in a long text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 Check = Callable[[re.Match[str]], bool]
 Rule = tuple[re.Pattern[str], Check | None, tuple[str, ...]]
@@ -31,7 +32,7 @@ class Led(tuple[str, ...]):
     back: re.Pattern[str] | None
     inside: bool
 
-    def __new__(cls, triggers: Iterable[str], back: str = "", *, inside: bool = False) -> Led:
+    def __new__(cls, triggers: Iterable[str], back: str = "", *, inside: bool = False) -> Self:
         made = super().__new__(cls, triggers)
         made.back = re.compile(back) if back else None
         made.inside = inside
@@ -43,10 +44,8 @@ class Words(Led):
     pattern opens with them between word boundaries (`\\bexpo\\b`), so "export" and
     "probably" need not run it."""
 
-    def __new__(cls, triggers: Iterable[str]) -> Words:
-        made = super().__new__(cls, triggers)
-        assert isinstance(made, Words)
-        return made
+    def __new__(cls, triggers: Iterable[str]) -> Self:
+        return super().__new__(cls, triggers)
 
 
 def mixes(match: re.Match[str]) -> bool:

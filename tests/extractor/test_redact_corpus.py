@@ -60,7 +60,7 @@ EDGES = [
     "x-api-key: Zx9aQ2mP7rT4wL8kN3vBq1w2e and é-token=Zx9aQ2mP7rT4wL8kN3vBq1w2",
     "MY_SERVICE_API_KEY=abc123def456 and the monkey Zx9aQ2mP7rT4wL8kN3vBq1w2",
     "İstanbul: token Zx9aQ2mP7rT4wL8kN3vBq1w2 and password: hunter22x",  # İ lowers to two
-    "a" * 300 + "token Zx9aQ2mP7rT4wL8kN3vBq1w2",  # a stretch longer than any looked through
+    "a" * 300 + "token Zx9aQ2mP7rT4wL8kN3vBq1w2",  # a word of 300 letters ending in a trigger
     "123456789:" + "A1" * 20 + " and x123456789:" + "B2" * 20,
     "password password: pw1 then passwordpassword is Kx9-lake-22",
     "expo token: Zx9aQ2mP7rT4wL8kN3vBq1w2 (vault) s.Zx9aQ2mP7rT4wL8kN3vBq1w",
