@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 
@@ -38,12 +38,19 @@ class TurnCapture:
     durable_wait_s: float  # how long a reply's end waits for its job's commit; 0: never
     request: ChatRequest
     handed_over: bool = False
+    # Keeps the turn's memory in the store for its tool loop: called when the reply calls tools.
+    keep_memory: Callable[[], None] | None = None
 
     async def before_end(self, outcome: Exchange) -> None:
         """The whole reply is here: write the turn before the client sees its end."""
         if 200 <= outcome.status < 300:
             self.handed_over = True
-            await self._make_durable(self.turn(outcome))
+            captured = self.turn(outcome)
+            if self.keep_memory is not None:
+                captured = replace(captured, reply=captured.read())  # read once, here
+                if captured.reply is not None and captured.reply.tool_calls:
+                    self.keep_memory()
+            await self._make_durable(captured)
 
     def hand_over_rest(self, outcome: Exchange) -> None:
         """A stream the client or the upstream cut short still hands over what arrived."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from functools import partial
 
 from starlette.types import Receive, Scope, Send
 
@@ -74,6 +75,12 @@ class ChatHandler:
         if request.extract:
             wait = gw.settings.durable_wait_s
             capture = TurnCapture(gw.writer, gw.seen, gw.counters, wait, request)
+        key = turn.key(request.identity) if request.memory is not None else None
+        if key is not None:
+            if capture is None:  # nothing reads the reply: keep the memory as if a loop follows
+                gw.loops.save(key)
+            else:
+                capture.keep_memory = partial(gw.loops.save, key)
         outcome, own_key = await self._forward(request, capture, receive, send)
         self._finish(request, capture, outcome, own_key)
 

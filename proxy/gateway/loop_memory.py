@@ -4,8 +4,10 @@ The first request of a turn searches; the requests of its tool loop (`turn_loop.
 it placed, byte for byte: the agent's answer is written by the last of them, which needs the
 turn's relevant beliefs as much as the first, and a block that changed between them would break
 the prompt cache the client built. Kept in this process (the usual case: a loop runs in
-seconds) and in the `turn_memory` table, so a loop that moves to another replica or outlives a
-restart still finds it; with neither, the loop request searches on the typed message again.
+seconds) and, once a reply calls tools (a loop follows), in the `turn_memory` table, so a loop
+that moves to another replica or outlives a restart still finds it; with neither, the loop
+request searches on the typed message again. A reply that calls no tools ends its turn: most
+chat requests never write the row.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ class LoopMemories:
         self._writer = writer
         self._size = size
         self._ttl = ttl_s
-        self._kept: OrderedDict[str, tuple[float, Memory]] = OrderedDict()
+        # key -> (when it expires, the memory, whether the store has it)
+        self._kept: OrderedDict[str, tuple[float, Memory, bool]] = OrderedDict()
         self._puts = 0
 
     async def get(self, key: str) -> Memory | None:
@@ -91,12 +94,21 @@ class LoopMemories:
             return None
         ref = None if version is None else PersonaRef(version=version, carries=carries)
         memory = Memory(system, user, _layers(layers), bool(persona), query, ref)
-        self._remember(key, memory)
+        self._remember(key, memory, saved=True)
         return memory
 
     def put(self, key: str, memory: Memory) -> None:
-        """Keep a turn's memory here now, and in the store in the background."""
-        self._remember(key, memory)
+        """Keep a turn's memory in this process; `save` writes it to the store."""
+        self._remember(key, memory, saved=False)
+
+    def save(self, key: str) -> None:
+        """Write a turn's kept memory to the store in the background, once: its reply called
+        tools, so the loop's next requests may reach another replica or a restarted process."""
+        entry = self._kept.get(key)
+        if entry is None or entry[2]:
+            return
+        self._kept[key] = (entry[0], entry[1], True)
+        memory = entry[1]
         self._puts += 1
         prune = self._puts % PRUNE_EVERY == 0
         now = datetime.now(UTC)
@@ -118,8 +130,8 @@ class LoopMemories:
         row: tuple[Any, ...] | None = self._thread.store.execute(_LOAD_SQL, [key]).fetchone()
         return row
 
-    def _remember(self, key: str, memory: Memory) -> None:
-        self._kept[key] = (time.monotonic() + self._ttl, memory)
+    def _remember(self, key: str, memory: Memory, *, saved: bool) -> None:
+        self._kept[key] = (time.monotonic() + self._ttl, memory, saved)
         self._kept.move_to_end(key)
         while len(self._kept) > self._size:
             self._kept.popitem(last=False)
@@ -153,7 +165,8 @@ async def turn_memory(
     model: str,
 ) -> Memory | None:
     """The memory of a request: a tool loop's request gets its typed message's again; any
-    other request (or a loop whose first request left nothing) is searched and kept."""
+    other request (or a loop whose first request left nothing) is searched and kept in this
+    process (`LoopMemories.save` writes it once its reply calls tools)."""
     key = turn.key(identity)
     if turn.looping and key is not None:
         kept = await loops.get(key)

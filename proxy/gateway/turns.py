@@ -70,18 +70,25 @@ class CapturedTurn:
     until_final: bool = False  # a reply that calls tools is not the turn's end: no job yet
     turn_key: str | None = None  # the typed message and its place in the conversation
     persona: PersonaRef | None = None  # the persona it received, as a reference
+    reply: AssistantTurn | None = None  # the reply already read from `chunks` (`read`)
+
+    def read(self) -> AssistantTurn:
+        """The reply's text and tool calls, read from the captured bytes."""
+        if self.reply is not None:
+            return self.reply
+        return read_reply(
+            self.protocol,
+            self.chunks,
+            content_type=self.content_type,
+            content_encoding=self.content_encoding,
+        )
 
     def to_turn(self, seen: SeenMessages | None = None) -> Turn | None:
         """The extraction turn with injected memory and harness text stripped; None when the
         user said nothing new (a tool loop's request, a subagent's, a message already
         extracted) or the turn goes on. `seen`: user messages already extracted (they go
         once)."""
-        reply = read_reply(
-            self.protocol,
-            self.chunks,
-            content_type=self.content_type,
-            content_encoding=self.content_encoding,
-        )
+        reply = self.read()
         if self.until_final and reply.tool_calls:
             return None  # the loop goes on: its final answer makes the turn's one job
         user_message = strip_harness(strip_injected(self.user_message))

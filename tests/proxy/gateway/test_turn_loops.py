@@ -281,6 +281,32 @@ def test_a_loop_request_with_nothing_kept_searches_on_its_typed_message(
     assert sent[at + 1 :] == loop["input"][at + 1 :]
 
 
+def test_a_turns_memory_is_written_for_its_loop_only_once_a_reply_calls_tools(
+    make_gateway: Callable[..., Gateway], upstream: FakeUpstream
+) -> None:
+    gw = make_gateway(beliefs=[*CORPUS, BELIEFS["codex"]])
+    request = recorded("codex-session2")[0]
+    first, loop = codex_loop(request, ["exec"])
+    kept = "SELECT count(*) FROM turn_memory"
+    upstream.queue(Chat(content="Done."))
+    replay(gw, request, first)  # answered without tools: the turn ends here
+    gw.settle()
+    assert gw.rows(kept) == [(0,)]
+    upstream.queue(Chat(content="", tool_calls=[call("exec", 0)]), Chat(content=FINAL))
+    replay(gw, request, first)  # sent again, answered with a tool call: its loop follows
+    replay(gw, request, loop)
+    gw.settle()
+    assert gw.rows(kept) == [(1,)]  # once, by the reply that called a tool
+    # With extraction off nothing reads the reply: the memory is written as a loop may follow.
+    off = copy.deepcopy(request)
+    off["headers"] = {**off["headers"], "x-tenure-no-extract": "1"}
+    off["body"]["input"][-1]["content"][-1]["text"] += " And the staging one."
+    upstream.queue(Chat(content="Done."))
+    replay(gw, off, copy.deepcopy(off["body"]))
+    gw.settle()
+    assert gw.rows(kept) == [(2,)]
+
+
 def test_the_final_answer_of_a_tool_loop_survives_kill_9_as_the_turns_one_job(
     tmp_path: Path, upstream: FakeUpstream
 ) -> None:
