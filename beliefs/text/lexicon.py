@@ -96,8 +96,23 @@ def _frequencies(lang: str, wordlist: str) -> WordTable:
 
 @lru_cache(maxsize=200_000)
 def zipf(word: str) -> float:
-    """How common `word` is in English (0 for words the list does not know)."""
+    """How common `word` is in English (0 for words the list does not know, and for a word
+    written with symbols the list drops: `dropped_symbols`)."""
+    if dropped_symbols(word):
+        return 0.0
     return zipf_frequency(_frequencies("en", "best"), word, "en")
+
+
+_NAME_SYMBOLS = frozenset("+#&/")
+
+
+def dropped_symbols(word: str) -> bool:
+    """Whether wordfreq's lists cannot hold `word` as written: their tokens drop the symbols
+    that make a name ("c++", "c#", "w&b", "ci/cd", ".net" would be read as "c", "c", "w b",
+    "ci cd" and "net"). Such a word names one thing: it has no everyday sense."""
+    if word[:1] == "." and word[1:2].isalnum():
+        return True
+    return any(ch in _NAME_SYMBOLS for ch in word)
 
 
 @lru_cache(maxsize=1)
@@ -134,7 +149,10 @@ def zipf_elsewhere(word: str) -> float:
 
 
 def _zipf_in(word: str, lang: str) -> float:
-    """How common `word` is in `lang` (wordfreq's small list: 0 below once per million)."""
+    """How common `word` is in `lang` (wordfreq's small list: 0 below once per million, and
+    for a word written with symbols the list drops: `dropped_symbols`)."""
+    if dropped_symbols(word):
+        return 0.0
     return zipf_frequency(_frequencies(lang, "small"), word, lang)
 
 

@@ -208,6 +208,25 @@ def test_an_alias_joined_by_an_ampersand_is_found_as_typed() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("alias", "turn"),
+    [
+        ("C++", "rewrite the parser in c++"),
+        ("C#", "port the tool to c#"),
+        (".NET", "upgrade to .net 9"),
+        ("CI/CD", "our ci/cd keeps timing out"),
+        ("W&B", "log the metrics to w&b"),
+        ("Notepad++", "notepad++ keeps freezing"),
+    ],
+)
+def test_a_name_written_with_symbols_is_no_everyday_word(alias: str, turn: str) -> None:
+    # Word lists drop the symbols: "c++" is not "c", nor "w&b" the letters w and b.
+    tool = belief("t", "team_tool", [alias], content=f"The team uses {alias}.")
+    index = index_of(tool, filler=10)
+    [(_, how, corroborated)] = matches(index, turn)["t"]
+    assert (how, corroborated) == ("exact", None)
+
+
 @pytest.mark.parametrize("title", ["Dr Frost", "Dr. Frost"])
 def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
     frost = belief(

@@ -85,6 +85,11 @@ def test_the_lexicon_answers_as_wordfreq_and_english_words_do() -> None:
             elsewhere = max(wordfreq.zipf_frequency(word, lang, "small") for lang in langs)
         assert lexicon.zipf_elsewhere(word) == elsewhere, word
         assert lexicon.in_dictionary(word) == (word in dictionary), word
+    # wordfreq drops a name's symbols and answers for what is left ("c", "w b"): the lexicon
+    # knows no such word, in English or in the turn's own language.
+    for word in ("c++", "c#", "w&b", "ci/cd", ".net", "notepad++"):
+        assert wordfreq.zipf_frequency(word, "en") > 0 and lexicon.zipf(word) == 0, word
+        assert not lexicon.has_other_sense(word, frozenset(["es", "fr"])), word
 
 
 def test_warming_loads_every_list_without_wordfreqs_own_dicts() -> None:
