@@ -327,7 +327,8 @@ def needs_sense(
 ) -> bool:
     """Whether a matched one-word name needs corroboration: it has another sense (in English,
     or in `languages`, those the turn is written in), a turn's word with one reached it by an
-    edit ("raw" for the alias "raws"), or the turn writes it inside a name of several words,
+    edit or by its stem ("raw" for the alias "raws", "compose" for "composables"), or the turn
+    writes it inside a name of several words,
     after a word of kinship or as a code in capitals (`in_names`: "Gary Lineker", "the
     California Zephyr", "my sister Priya", "the UV index")."""
     if how == "part":  # "842" of "ASC 842": a number is many things
@@ -336,7 +337,7 @@ def needs_sense(
         return False
     return (
         has_other_sense(token, languages)
-        or (how == "fuzzy" and has_other_sense(query, languages))
+        or (how in ("fuzzy", "stemmed") and has_other_sense(query, languages))
         or query in in_names
     )
 

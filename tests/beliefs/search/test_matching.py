@@ -87,6 +87,16 @@ def test_an_everyday_word_an_edit_from_an_alias_is_no_typo() -> None:
     assert matches(index, "Falko alerts on exec") == {"f": [("falko~falco", "fuzzy", None)]}
 
 
+def test_an_everyday_word_reaching_an_alias_by_its_stem_needs_the_belief_s_world() -> None:
+    ui = belief("c", "ui_toolkit_compose", ["Composables"], content="Screens are Jetpack Compose.")
+    index = index_of(ui, filler=10)
+    assert matches(index, "compose a polite message to my landlord") == {}
+    assert matches(index, "docker compose up fails on the port") == {}
+    assert matches(index, "compose the login screen from two screens") == {
+        "c": [("compose~composables", "stemmed", "domain word 'screens'")]
+    }
+
+
 def test_a_short_word_an_edit_from_an_alias_is_another_word_save_a_plural() -> None:
     index = index_of(
         belief("s", "slo_playback", ["SLO"], content="Playback start SLO is 99.5%."),
