@@ -23,6 +23,7 @@ from beliefs.index.indexed_doc import (
     pinned_order,
 )
 from beliefs.index.postings import SMALL_POSTING, Members, join, members, put, take
+from beliefs.text.folding import fold
 from beliefs.text.identifiers import has_other_script
 from beliefs.text.lexicon import COMMON_ZIPF, stem, stem_phrase, zipf
 from beliefs.text.query import STOP_WORDS
@@ -139,6 +140,8 @@ class UserPostings:
     # rule weighs a belief by its scopes, so the most it weighs any of them is the most of these
     scopes: dict[tuple[str, ...], int] = field(default_factory=dict)
     alias_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> alias tokens
+    # an alias token's form without accents or apostrophes, where it has one -> the tokens
+    folded: dict[str, Members] = field(default_factory=dict)
     canonical_stems: dict[str, Members] = field(default_factory=dict)  # stemmed -> canonical
     # name word stem -> the canonical tokens holding it, or past NAME_WORD_HELD only how many
     name_words: dict[str, Members | int] = field(default_factory=dict)
@@ -184,6 +187,8 @@ class UserPostings:
                         put(self.ends, key, token)
                 _count(self.sizes, token, 1)
                 _put_stem(self.alias_stems, token)
+                if (folded := fold(token)) != token:
+                    put(self.folded, folded, token)
                 if not token.isascii() and has_other_script(token):
                     self.script_aliases.add(token)
                 for part in code_parts(token):
@@ -242,6 +247,8 @@ class UserPostings:
             if token not in self.aliases:
                 _count(self.sizes, token, -1)
                 _take_stem(self.alias_stems, token)
+                if (folded := fold(token)) != token:
+                    take(self.folded, folded, token)
                 self.script_aliases.discard(token)
                 for part in code_parts(token):
                     take(self.parts, part, token)
@@ -344,6 +351,16 @@ class UserPostings:
             if len(self.stem_cache) >= MAX_CACHED_STEMS:
                 self.stem_cache.clear()
             self.stem_cache[key] = found
+        return found
+
+    def folded_like(self, term: str) -> tuple[str, ...]:
+        """Alias tokens besides `term` that are `term` typed with or without accents and
+        apostrophes ("cafe nero" for "café nero", "oreilly" for "o'reilly", "zürich" for
+        "zurich"): the same name (`beliefs.text.folding`)."""
+        key = fold(term)
+        found = tuple(token for token in members(self.folded.get(key)) if token != term)
+        if key != term and key in self.aliases:
+            found += (key,)
         return found
 
     def alias_candidates(self, term: str, *, fuzzy: bool) -> Iterator[str]:

@@ -74,13 +74,15 @@ def _phrase_sizes(sizes: dict[int, int]) -> list[int]:
 
 
 TermMatches = dict[str, tuple[tuple[str, int], ...]]  # query term -> (alias token, edits)
+FOLDED = -1  # the edits of an alias token the term is when typed with or without accents
 MAX_CACHED_TERMS = 50_000
 
 
 def _alias_matches(
     postings: UserPostings, query: str, cache: TermMatches
 ) -> tuple[tuple[str, int], ...]:
-    """Alias tokens equal to `query` or one edit away with the same two-character prefix.
+    """Alias tokens equal to `query`, or one edit away with the same two-character prefix, or
+    `query` typed with or without accents and apostrophes (counted as one edit).
 
     Turns repeat their words ("the", "deploy", "redis"), so results are kept per query term
     until the user's beliefs change (the cache lives in the user's derived views).
@@ -88,7 +90,10 @@ def _alias_matches(
     found = cache.get(query)
     if found is None:
         fuzzy = len(query) > FUZZY_PREFIX and not _numeric(query)
-        out = []
+        # Typed without its accents a name is typed loosely, scored as one edit (an everyday
+        # word so typed needs corroboration); a turn's word that is itself an alias is that one.
+        alike = postings.folded_like(query) if query not in postings.aliases else ()
+        out = [(token, FOLDED) for token in alike]
         for token in postings.alias_candidates(query, fuzzy=fuzzy):
             edits = within_one_edit(query, token)
             if edits is not None and query[:FUZZY_PREFIX] == token[:FUZZY_PREFIX]:
@@ -113,7 +118,11 @@ def match_aliases(
             if found is None:
                 found = _alias_matches(postings, query, cache)
             for token, edits in found:
-                if edits and extended and _not_a_typo(query, token):
+                if edits == FOLDED:
+                    if not extended:
+                        continue  # the reference matches a name as it is written
+                    edits = 1  # no typo, but scored as one edit
+                elif edits and extended and _not_a_typo(query, token):
                     continue
                 df = postings.alias_df(token)
                 base = boost * idf(n, df) * similarity(query, token, edits)

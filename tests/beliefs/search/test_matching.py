@@ -237,6 +237,35 @@ def test_a_name_written_with_symbols_is_no_everyday_word(alias: str, turn: str) 
     assert (how, corroborated) == ("exact", None)
 
 
+@pytest.mark.parametrize(
+    ("alias", "turn"),
+    [
+        ("Café Nero", "meet at cafe nero at 3"),
+        ("Hauptstraße 12", "the parcel for hauptstrasse 12 arrived"),
+        ("O'Reilly", "o’reilly book on kafka"),
+        ("O'Reilly", "my oreilly safari account"),
+        ("Zurich office", "flights to the zürich office"),
+    ],
+)
+def test_a_name_typed_without_its_accents_or_apostrophes_is_found(alias: str, turn: str) -> None:
+    thing = belief("t", "user_thing", [alias], content=f"{alias} is the user's.")
+    index = index_of(thing, filler=10)
+    [(term, how, _)] = matches(index, turn)["t"]
+    assert how == "fuzzy" and "~" in term  # the turn's form~the alias's, as if one edit away
+
+
+def test_a_name_typed_without_its_accents_has_its_sense_checked_as_a_typo_does() -> None:
+    language = belief("v", "work_language", ["valencià"], content="Sworn work into valencià.")
+    drink = belief("r", "house_drink", ["rakı", "raki"], content="The house pours rakı.")
+    index = index_of(language, drink, filler=10)
+    assert matches(index, "my sister is moving to valencia in june") == {}
+    assert matches(index, "a sworn translation into valencia") == {
+        "v": [("valencia~valencià", "fuzzy", "domain word 'sworn'")]
+    }
+    # A word that is itself an alias is that alias, not also its twin without the dot.
+    assert [term for term, _, _ in matches(index, "The rakı we pour")["r"]] == ["rakı"]
+
+
 @pytest.mark.parametrize("title", ["Dr Frost", "Dr. Frost"])
 def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
     frost = belief(

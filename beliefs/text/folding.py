@@ -1,0 +1,31 @@
+"""A name as people type it in a hurry: without its accents, apostrophes or wide letters.
+
+A user writes "cafe nero", "zurich", "hauptstrasse" or "oreilly" for the "Café Nero", "Zürich",
+"Hauptstraße" and "O'Reilly" a belief holds (or a phone writes "o’reilly"). Matching compares
+such a name by its folded form too (`beliefs.index.user_postings.UserPostings.folded_like`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+# Latin letters no decomposition takes apart, as a keyboard without them types them.
+_LETTERS = str.maketrans(
+    {"ł": "l", "ø": "o", "đ": "d", "ð": "d", "æ": "ae", "œ": "oe", "ı": "i", "þ": "th"}
+)
+_APOSTROPHES = str.maketrans("", "", "'’‘")
+_LATIN_END = 0x250  # Latin-1, Latin Extended-A and -B end here
+
+
+def fold(token: str) -> str:
+    """`token` without accents, apostrophes or full-width forms: "café nero" → "cafe nero",
+    "hauptstraße" → "hauptstrasse", "o'reilly" → "oreilly", "ａｂｃ" → "abc". A token holding a
+    letter of another script is returned as it is: a kana's voicing mark or a Hangul syllable's
+    parts are no accents."""
+    if token.isascii() and "'" not in token:
+        return token
+    decomposed = unicodedata.normalize("NFKD", token.casefold().translate(_APOSTROPHES))
+    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in folded):
+        return token
+    return folded.translate(_LETTERS)

@@ -1,0 +1,30 @@
+"""A name typed without its accents, apostrophes or full-width letters folds to one form."""
+
+from __future__ import annotations
+
+import pytest
+
+from beliefs.text.folding import fold
+
+
+@pytest.mark.parametrize(
+    ("typed", "folded"),
+    [
+        ("café nero", "cafe nero"),
+        ("são paulo", "sao paulo"),
+        ("hauptstraße", "hauptstrasse"),
+        ("o'reilly", "oreilly"),
+        ("o’reilly", "oreilly"),
+        ("ａｂｃ bank", "abc bank"),
+        ("łódź", "lodz"),
+        ("redis", "redis"),
+    ],
+)
+def test_a_latin_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: str) -> None:
+    assert fold(typed) == folded
+
+
+@pytest.mark.parametrize("token", ["がっこう", "풋살", "москва", "café東京"])
+def test_a_name_of_another_script_keeps_its_marks(token: str) -> None:
+    # a kana's voicing mark or a Hangul syllable's parts are no accents
+    assert fold(token) == token
