@@ -218,40 +218,30 @@ def test_an_alias_joined_by_an_ampersand_is_found_as_typed() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    ("alias", "turn"),
-    [
-        ("C++", "rewrite the parser in c++"),
-        ("C#", "port the tool to c#"),
-        (".NET", "upgrade to .net 9"),
-        ("CI/CD", "our ci/cd keeps timing out"),
-        ("W&B", "log the metrics to w&b"),
-        ("Notepad++", "notepad++ keeps freezing"),
-    ],
-)
-def test_a_name_written_with_symbols_is_no_everyday_word(alias: str, turn: str) -> None:
-    # Word lists drop the symbols: "c++" is not "c", nor "w&b" the letters w and b.
-    tool = belief("t", "team_tool", [alias], content=f"The team uses {alias}.")
-    index = index_of(tool, filler=10)
-    [(_, how, corroborated)] = matches(index, turn)["t"]
-    assert (how, corroborated) == ("exact", None)
+# Word lists drop a name's symbols ("c++" is not "c", nor "w&b" the letters w and b), and
+# people type names without their accents or apostrophes (matched as if one edit away).
+TYPED_NAMES = {
+    "rewrite the parser in c++": ("C++", "exact"),
+    "port the tool to c#": ("C#", "exact"),
+    "upgrade to .net 9": (".NET", "exact"),
+    "our ci/cd keeps timing out": ("CI/CD", "exact"),
+    "log the metrics to w&b": ("W&B", "exact"),
+    "notepad++ keeps freezing": ("Notepad++", "exact"),
+    "meet at cafe nero at 3": ("Café Nero", "fuzzy"),
+    "the parcel for hauptstrasse 12 arrived": ("Hauptstraße 12", "fuzzy"),
+    "o’reilly book on kafka": ("O'Reilly", "fuzzy"),
+    "my oreilly safari account on kafka": ("O'Reilly", "fuzzy"),
+    "flights to the zürich office": ("Zurich office", "fuzzy"),
+}
 
 
-@pytest.mark.parametrize(
-    ("alias", "turn"),
-    [
-        ("Café Nero", "meet at cafe nero at 3"),
-        ("Hauptstraße 12", "the parcel for hauptstrasse 12 arrived"),
-        ("O'Reilly", "o’reilly book on kafka"),
-        ("O'Reilly", "my oreilly safari account"),
-        ("Zurich office", "flights to the zürich office"),
-    ],
-)
-def test_a_name_typed_without_its_accents_or_apostrophes_is_found(alias: str, turn: str) -> None:
-    thing = belief("t", "user_thing", [alias], content=f"{alias} is the user's.")
+@pytest.mark.parametrize("turn", TYPED_NAMES)
+def test_a_name_written_as_people_type_it_is_found(turn: str) -> None:
+    alias, how = TYPED_NAMES[turn]
+    thing = belief("t", "user_thing", [alias], content=f"{alias} is the user's, on kafka.")
     index = index_of(thing, filler=10)
-    [(term, how, _)] = matches(index, turn)["t"]
-    assert how == "fuzzy" and "~" in term  # the turn's form~the alias's, as if one edit away
+    [(_, matched, _)] = matches(index, turn)["t"]
+    assert matched == how
 
 
 def test_a_name_typed_without_its_accents_has_its_sense_checked_as_a_typo_does() -> None:
