@@ -382,8 +382,10 @@ class UserPostings:
                 if token not in seen:
                     seen.add(token)
                     yield token
-            if len(words) == 2:  # one word, joined or hyphenated: "gluten free", "on call"
-                for token in (words[0] + words[1], words[0] + "-" + words[1]):
+            if len(words) == 2:  # one word, joined, hyphenated or dotted: "gluten free",
+                # "on call", "next js"
+                joined = (words[0] + words[1], words[0] + "-" + words[1], words[0] + "." + words[1])
+                for token in joined:
                     if token in self.aliases and token not in seen:
                         seen.add(token)
                         yield token
@@ -422,10 +424,16 @@ def _fuzzy_keys(token: str) -> list[int | tuple[int, str, str]]:
 
 
 def _count(sizes: dict[int, int], token: str, change: int) -> None:
-    """Keep `sizes` (distinct tokens by word count) in step; counts that reach 0 go."""
+    """Keep `sizes` (distinct tokens by the word counts a turn may write them in) in step;
+    counts that reach 0 go. A word joined by a hyphen or a stop counts for two words as well:
+    "gluten free" and "next js" are typed for "gluten-free" and "next.js"."""
     words = token.count(" ") + 1
-    left = sizes.get(words, 0) + change
-    if left:
-        sizes[words] = left
-    else:
-        sizes.pop(words, None)
+    for size in (1, 2) if words == 1 and _JOINED.search(token) else (words,):
+        left = sizes.get(size, 0) + change
+        if left:
+            sizes[size] = left
+        else:
+            sizes.pop(size, None)
+
+
+_JOINED = re.compile(r"\w[-.]\w")

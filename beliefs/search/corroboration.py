@@ -337,7 +337,11 @@ def needs_sense(
         return False
     return (
         has_other_sense(token, languages)
-        or (how in ("fuzzy", "stemmed") and has_other_sense(query, languages))
+        or (
+            how in ("fuzzy", "stemmed")
+            and has_other_sense(query, languages)
+            and token.replace(".", " ") != query  # "next js": a dotted name spaced out
+        )
         or query in in_names
     )
 

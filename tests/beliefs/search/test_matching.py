@@ -219,7 +219,8 @@ def test_an_alias_joined_by_an_ampersand_is_found_as_typed() -> None:
 
 
 # Word lists drop a name's symbols ("c++" is not "c", nor "w&b" the letters w and b), and
-# people type names without their accents or apostrophes (matched as if one edit away).
+# people type names without their accents or apostrophes, or a dotted name with a space
+# (matched as if one edit away).
 TYPED_NAMES = {
     "rewrite the parser in c++": ("C++", "exact"),
     "port the tool to c#": ("C#", "exact"),
@@ -232,6 +233,7 @@ TYPED_NAMES = {
     "o’reilly book on kafka": ("O'Reilly", "fuzzy"),
     "my oreilly safari account on kafka": ("O'Reilly", "fuzzy"),
     "flights to the zürich office": ("Zurich office", "fuzzy"),
+    "next js app router question": ("Next.js", "fuzzy"),  # a dotted name spaced out
 }
 
 
