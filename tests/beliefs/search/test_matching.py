@@ -234,6 +234,8 @@ TYPED_NAMES = {
     "my oreilly safari account on kafka": ("O'Reilly", "fuzzy"),
     "flights to the zürich office": ("Zurich office", "fuzzy"),
     "next js app router question": ("Next.js", "fuzzy"),  # a dotted name spaced out
+    "@priya can you review this": ("Priya", "fuzzy"),  # a handle, a channel
+    "mute eng-alerts channel for the weekend": ("#eng-alerts", "fuzzy"),
 }
 
 

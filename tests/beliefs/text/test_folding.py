@@ -18,6 +18,8 @@ from beliefs.text.folding import fold
         ("ａｂｃ bank", "abc bank"),
         ("łódź", "lodz"),
         ("redis", "redis"),
+        ("@priya", "priya"),
+        ("#eng-alerts", "eng-alerts"),
     ],
 )
 def test_a_latin_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: str) -> None:
