@@ -288,6 +288,15 @@ class QueryTerms:
         return tuple(p for n in range(2, MAX_NGRAM + 1) for p in self.canonical_phrases_of(n))
 
 
+# A host's own name, before its top-level domain, is written as a name: "sentry" of
+# "sentry.io" or "https://acme.sentry.io/issues/1", "gmail" of "bob@gmail.com". The domains are
+# those of services and products: ".py" or ".md" end file names.
+_HOST = re.compile(
+    r"^(?:https?://)?(?:[\w-]+[.@])*?([a-z][a-z0-9-]*)"
+    r"\.(?:io|com|dev|app|ai|so|co|net|org|sh|cloud|tech|xyz)(?:/|$)"
+)
+
+
 def parse_query(text: str) -> QueryTerms:
     cleaned = clean_query(text)
     written, runs = read_text(cleaned)
@@ -296,6 +305,7 @@ def parse_query(text: str) -> QueryTerms:
     spaced = _spaced(words) if "-" in cleaned or "_" in cleaned else ()
     in_code, code_phrases, pinned = code_terms(text)
     marked = {w for w, named in written if named} | set(coded) | set(pinned)
+    marked |= {m.group(1) for w in in_code if (m := _HOST.match(w))}
     words += [w for w in coded if w not in words]  # code spans are cleaned away: add them
     seen = set(words)
     words += [w for w in in_code if w not in seen]

@@ -785,3 +785,12 @@ def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     assert set(matches(index, "they want 'Shine, Jesus, Shine' on Sunday")) == {"h"}
     assert set(matches(index, "every rate comes from =VLOOKUP(B2,Tariffs!A:F,5,FALSE)")) == {"x"}
     assert matches(index, "the sun will shine on Sunday (see above)") == {}
+
+
+def test_a_tool_named_by_its_host_is_written_as_a_name() -> None:
+    sentry = belief("s", "error_tracking", ["Sentry"], content="Errors go to Sentry.")
+    index = index_of(sentry, filler=10)
+    assert matches(index, "the sentry at the gate waved us in") == {}
+    assert matches(index, "sentry.io quota exceeded again") == {
+        "s": [("sentry", "exact", "written as a name")]
+    }

@@ -152,3 +152,9 @@ def test_a_turn_is_read_in_the_languages_its_function_words_say(
     found = parse_query(text).languages
     # languages that share the words are read too ("el", "los": Spanish and Catalan)
     assert languages <= found and bool(found) == bool(languages)
+
+
+def test_a_hosts_own_name_is_written_as_a_name() -> None:
+    marked = parse_query("see https://acme.sentry.io/issues/123, mail bob@gmail.com").marked
+    assert {"sentry", "gmail"} <= marked and "acme" not in marked
+    assert "settings" not in parse_query("edit settings.py and README.md").marked
