@@ -38,6 +38,13 @@ def test_an_everyday_name_needs_corroboration() -> None:
     assert matches(index, "is the `go` binary there") == {
         "go": [("go", "exact", "written as a name")]
     }
+    # A host's own name is a written form too: "sentry.io", a pasted link.
+    sentry = belief("s", "error_tracking", ["Sentry"], content="Errors go to Sentry.")
+    index = index_of(sentry, filler=10)
+    assert matches(index, "the sentry at the gate waved us in") == {}
+    assert matches(index, "sentry.io quota exceeded again") == {
+        "s": [("sentry", "exact", "written as a name")]
+    }
     go_version = belief("g2", "go_toolchain", ["Go"], content="The Go version is pinned.")
     index = index_of(go_version, filler=10)
     assert matches(index, "which go version") == {"g2": [("go", "exact", "domain word 'version'")]}
@@ -785,12 +792,3 @@ def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     assert set(matches(index, "they want 'Shine, Jesus, Shine' on Sunday")) == {"h"}
     assert set(matches(index, "every rate comes from =VLOOKUP(B2,Tariffs!A:F,5,FALSE)")) == {"x"}
     assert matches(index, "the sun will shine on Sunday (see above)") == {}
-
-
-def test_a_tool_named_by_its_host_is_written_as_a_name() -> None:
-    sentry = belief("s", "error_tracking", ["Sentry"], content="Errors go to Sentry.")
-    index = index_of(sentry, filler=10)
-    assert matches(index, "the sentry at the gate waved us in") == {}
-    assert matches(index, "sentry.io quota exceeded again") == {
-        "s": [("sentry", "exact", "written as a name")]
-    }
