@@ -13,19 +13,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 
 from beliefs.context.render import strip_injected
 from extractor.turn import Turn
+from proxy.gateway.assistant_turn import AssistantTurn
 from proxy.gateway.background import StoreWriter
 from proxy.gateway.counters import Counters
 from proxy.gateway.forward import Exchange
 from proxy.gateway.request import ChatRequest
 from proxy.gateway.side_calls import SeenMessages
 from proxy.gateway.turn_loop import TurnLoop
-from proxy.gateway.turns import CapturedTurn, named_calls
+from proxy.gateway.turns import CapturedTurn, named_calls, read_reply
 
 log = logging.getLogger("tenure.proxy")
 
@@ -45,19 +46,25 @@ class TurnCapture:
         """The whole reply is here: write the turn before the client sees its end."""
         if 200 <= outcome.status < 300:
             self.handed_over = True
-            captured = self.turn(outcome)
+            reply = None
             if self.keep_memory is not None:
-                captured = replace(captured, reply=captured.read())  # read once, here
-                if captured.reply is not None and captured.reply.tool_calls:
+                reply = read_reply(  # read once, here: the job uses it
+                    self.request.entry.protocol,
+                    outcome.chunks or [],
+                    content_type=outcome.content_type,
+                    content_encoding=outcome.content_encoding,
+                )
+                if reply.tool_calls:
                     self.keep_memory()
-            await self._make_durable(captured)
+            await self._make_durable(self.turn(outcome, reply))
 
     def hand_over_rest(self, outcome: Exchange) -> None:
         """A stream the client or the upstream cut short still hands over what arrived."""
         if outcome.chunks and 200 <= outcome.status < 300 and not self.handed_over:
             self.writer.submit_job(partial(self.turn(outcome).to_turn, self.seen))
 
-    def turn(self, outcome: Exchange) -> CapturedTurn:
+    def turn(self, outcome: Exchange, reply: AssistantTurn | None = None) -> CapturedTurn:
+        """The finished exchange as the job needs it; `reply`: already read from its bytes."""
         request, memory = self.request, self.request.memory
         return CapturedTurn(
             request_id=request.entry.request_id,
@@ -76,6 +83,7 @@ class TurnCapture:
             until_final=request.until_final,
             turn_key=request.turn.key(request.identity),
             persona=memory.persona_ref if memory else None,
+            reply=reply,
         )
 
     async def _make_durable(self, captured: CapturedTurn) -> bool:

@@ -13,6 +13,7 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from starlette.requests import cookie_parser
@@ -107,6 +108,7 @@ def is_ui_page(path: str) -> bool:
     return path == "/" or any(path == p or path.startswith(p + "/") for p in UI_PAGES)
 
 
+@lru_cache(maxsize=256)  # every request asks, of the few names its clients use
 def is_loopback(host: str) -> bool:
     if host.strip().lower() == "localhost":
         return True
