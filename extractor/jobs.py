@@ -89,12 +89,12 @@ _TEXT_FIELDS = ("user_message", "assistant_message", "tool_calls")
 
 def pending_job(turn: Turn, now: datetime | None = None) -> PendingJob:
     """The turn, secrets redacted, as a pending job row with a fresh id."""
+    redacted = redact_fields(turn.model_dump(mode="json"), _TEXT_FIELDS)
+    encoded = json.dumps(redacted)
+    if "\\ud" in encoded:  # a UTF-16 half escaped: perhaps a lone one, which the store refuses
+        encoded = json.dumps(storable_value(redacted))
     return PendingJob(
-        new_job_id(),
-        storable(turn.user_id),
-        turn.request_id,
-        json.dumps(storable_value(redact_fields(turn.model_dump(mode="json"), _TEXT_FIELDS))),
-        now or utcnow(),
+        new_job_id(), storable(turn.user_id), turn.request_id, encoded, now or utcnow()
     )
 
 
