@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -69,8 +70,8 @@ _PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2": a term, an ali
 # "10X3", "4x4": a class, a set or a car as often as a size; a term (an alias may be one)
 _TIMES_CODE = re.compile(r"^\d+[xX]\d+$")
 _NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can start with
-_LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-"
-_TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-"
+_LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-…"
+_TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-…"
 _POSSESSIVE_ENDS = ("'s", "’s")
 _NAME_EDGES = "\"'“”‘’«»,;!?"  # quotes and a list's commas around a name's words
 
@@ -297,7 +298,27 @@ _HOST = re.compile(
 )
 
 
+# Symbols typed against a word: emoji (with their joiners and variation selectors), ™ and ®
+_SYMBOLS = re.compile(
+    "[\u00a9\u00ae\u2100-\u214f\u2190-\u21ff\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
+    "\ufe0f\u200d\U0001f000-\U0001faff]"
+)
+_LISTED = re.compile(r"(?<=[^\W\d_]),(?=[^\W\d_])")  # "kafka,flink": a list without spaces
+
+
+def typed_text(text: str) -> str:
+    """A turn's text as its words are read: full-width and compatibility forms as their plain
+    letters (NFKC), a symbol against a word ("shipped🚀", "Kafka™") and a comma between two
+    words ("kafka,flink") as a space."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", _SYMBOLS.sub(" ", text))
+    if "," in text:
+        text = _LISTED.sub(" ", text)
+    return text
+
+
 def parse_query(text: str) -> QueryTerms:
+    text = typed_text(text)
     cleaned = clean_query(text)
     written, runs = read_text(cleaned)
     coded = code_words(text)

@@ -158,3 +158,18 @@ def test_a_hosts_own_name_is_written_as_a_name() -> None:
     marked = parse_query("see https://acme.sentry.io/issues/123, mail bob@gmail.com").marked
     assert {"sentry", "gmail"} <= marked and "acme" not in marked
     assert "settings" not in parse_query("edit settings.py and README.md").marked
+
+
+@pytest.mark.parametrize(
+    ("turn", "words"),
+    [
+        ("is kafka🔥 or not", ("is", "kafka", "or", "not")),
+        ("Kafka™ pricing", ("kafka", "pricing")),
+        ("kafka,flink,spark", ("kafka", "flink", "spark")),
+        ("kafka… maybe", ("kafka", "maybe")),
+        ("ｋａｆｋａ lag", ("kafka", "lag")),
+        ("1,000 rows", ("rows",)),  # a number's comma is no list
+    ],
+)
+def test_a_word_is_read_as_typed_in_a_chat(turn: str, words: tuple[str, ...]) -> None:
+    assert parse_query(turn).words == words
