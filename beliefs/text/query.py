@@ -317,6 +317,11 @@ def typed_text(text: str) -> str:
     return text
 
 
+# A name with its version typed against it ("node18", "python3.12", "c++20", "java17"): the
+# name is a word of the turn, written as a name (a version names a kind of the thing).
+_VERSIONED = re.compile(r"^([^\W\d_][^\W\d]*?[^\W\d_+#]*[+#]*)(\d{1,3}(?:\.\d{1,3}){0,2})$")
+
+
 def parse_query(text: str) -> QueryTerms:
     text = typed_text(text)
     cleaned = clean_query(text)
@@ -333,13 +338,16 @@ def parse_query(text: str) -> QueryTerms:
     seen.update(in_code)
     parts = _parts(words, text)
     words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
+    versioned = [m.group(1) for w in words if (m := _VERSIONED.match(w)) and len(m.group(1)) > 1]
+    words += [v for v in dict.fromkeys(versioned) if v not in seen and v not in parts]
+    marked.update(versioned)
     return QueryTerms(
         cleaned=cleaned,
         words=tuple(dict.fromkeys(words)),
         sequence=tuple(words),
         content=tuple(w for w in words if w not in STOP_WORDS),
         marked=frozenset(marked),
-        coded=frozenset(in_code),
+        coded=frozenset([*in_code, *versioned]),
         code_phrases=tuple(code_phrases),
         other_script=has_other_script(text),
         runs=runs,

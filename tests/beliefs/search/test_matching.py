@@ -240,6 +240,7 @@ TYPED_NAMES = {
     "o’reilly book on kafka": ("O'Reilly", "fuzzy"),
     "my oreilly safari account on kafka": ("O'Reilly", "fuzzy"),
     "flights to the zürich office": ("Zurich office", "fuzzy"),
+    "java17 records vs lombok": ("Java", "exact"),  # a version typed against the name
     "next js app router question": ("Next.js", "fuzzy"),  # a dotted name spaced out
     "@priya can you review this": ("Priya", "fuzzy"),  # a handle, a channel
     "mute eng-alerts channel for the weekend": ("#eng-alerts", "fuzzy"),

@@ -173,3 +173,9 @@ def test_a_hosts_own_name_is_written_as_a_name() -> None:
 )
 def test_a_word_is_read_as_typed_in_a_chat(turn: str, words: tuple[str, ...]) -> None:
     assert parse_query(turn).words == words
+
+
+def test_a_name_with_its_version_typed_against_it_is_a_word_written_as_code() -> None:
+    terms = parse_query("java17 records, c++20 concepts and python3.12 wheels, not s3")
+    assert {"java", "c++", "python"} <= set(terms.words) & terms.marked & terms.coded
+    assert "s" not in terms.words  # one letter names nothing
