@@ -24,6 +24,7 @@ from beliefs.search.corroboration import (
     needs_sense,
     short_code,
     short_turn,
+    speakers,
     telling_words,
     topic,
 )
@@ -132,6 +133,7 @@ def _corroborate(
     pending: list[tuple[str, str, str]] = []
     telling: dict[str, str] | None = None
     short = False
+    speaking: frozenset[str] = frozenset()
     checks = 0  # beliefs a kind word's sense was checked for one by one
     for token, groups, word, _ in walks:
         if word is None:
@@ -141,9 +143,10 @@ def _corroborate(
         if telling is None:
             telling = telling_words(terms)
             short = short_turn(telling)
+            speaking = speakers(terms)
         name = token.removesuffix(KIND)
         kind = name != token
-        witness = Witness(terms, word, name, telling, short=short, kind=kind)
+        witness = Witness(terms, word, name, telling, short=short, kind=kind, speaking=speaking)
         for _, ids in groups:
             chosen = ids if among is None else among.intersection(ids)
             if len(chosen) > MAX_SENSE_CHECKS or (kind and checks >= MAX_SENSE_CHECKS):

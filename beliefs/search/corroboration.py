@@ -127,6 +127,31 @@ KINSHIP = frozenset(
         "granddaughter",
         "stepson",
         "stepdaughter",
+        "stepmother",
+        "stepfather",
+        "stepbrother",
+        "stepsister",
+        "brother-in-law",
+        "sister-in-law",
+        "mother-in-law",
+        "father-in-law",
+        "son-in-law",
+        "daughter-in-law",
+        "godson",
+        "goddaughter",
+        "godmother",
+        "godfather",
+        "fiancé",
+        "fiancée",
+        "fiance",
+        "fiancee",
+        "hubby",
+        "bf",
+        "gf",
+        "mate",
+        "flatmate",
+        "roommate",
+        "housemate",
     ]
 )
 KIN = "its kinship word"
@@ -136,6 +161,28 @@ _OWN = frozenset(["the", "our", "my", "which"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"
+# Verbs only someone does, right after a clause's first word: "Rose says they're moving to
+# memoQ", "Hope has asked whether…", "rory wants to do the trip times". Not "needs" ("rose
+# needs pruning"), and only for a name the belief writes as one (`proper_words`).
+_SPEAKS = (
+    "says|said|asks|asked|tells|told|thinks|reckons|wants|wanted|mentioned|emailed|texted|"
+    "messaged|rang|replied|suggested|suggests|promised|confirmed|insists|complained|agreed|"
+    "sagt|zegt|dice|dit|disse|diz|quiere|vuole|chce|mówi"
+)
+_SPEAKER = re.compile(
+    rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)(\w[\w'’-]*)\s+"
+    rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}(?:{_SPEAKS})\b",
+    re.IGNORECASE,
+)
+# ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
+_ADDRESSES = (
+    "ask|asking|tell|telling|ping|pinging|email|emailing|message|messaging|text|texting|"
+    "remind|reminding|thank|cc|check with|talk to|speak to|loop in"
+)
+_ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
+# The verbs' first words: a turn holding none (most) is not read for them
+_PERSONAL_VERBS = frozenset(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|"))
+SPEAKS = "someone speaking or spoken to"
 
 
 def _telling(word: str) -> bool:
@@ -287,6 +334,21 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
     return first[:1].isupper() and not first[1:].isupper()
 
 
+def speakers(terms: QueryTerms) -> frozenset[str]:
+    """The turn's words that open a clause as someone saying or wanting something
+    (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
+    says" nor "landlord in Lisbon wants"), or that someone asks or tells (`_ADDRESSEE`: "ask
+    sunny if…")."""
+    if _PERSONAL_VERBS.isdisjoint(terms.sequence):
+        return frozenset()
+    text = terms.cleaned
+    return frozenset(
+        normalize_name(m.group(1))
+        for pattern in (_SPEAKER, _ADDRESSEE)
+        for m in pattern.finditer(text)
+    )
+
+
 def short_turn(turn: dict[str, str]) -> bool:
     """Whether the turn's telling words (`telling_words`) are SHORT words or fewer, too few to
     say another sense: a run of kana or Han counts a word for every two characters
@@ -380,6 +442,7 @@ class Witness:
         "_opens",
         "_pointed",
         "_short",
+        "_speaks",
         "_token",
         "_topic",
         "written",
@@ -394,9 +457,11 @@ class Witness:
         *,
         short: bool,
         kind: bool = False,
+        speaking: frozenset[str] = frozenset(),
     ) -> None:
-        """`turn`: the turn's `telling_words`, and `short`: whether they are too few to say
-        another sense (`short_turn`), both worked out once for all its words. `kind`: the word
+        """`turn`: the turn's `telling_words`, `short`: whether they are too few to say
+        another sense (`short_turn`), and `speaking`: its `speakers`, all worked out once for
+        all its words. `kind`: the word
         is the kind word of `token`, a canonical name of several words (`kind_words`)."""
         self._token = token
         self._topic = may_be_topic(token)
@@ -419,6 +484,7 @@ class Witness:
         self._near_stems = frozenset(self._near)
         self._mates = run_mates(terms, query_word)
         self._kin = kin_of(terms, query_word)
+        self._speaks = query_word in speaking
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -456,6 +522,8 @@ class Witness:
         said = self._said()
         if said is not None:
             return said
+        if self._speaks and self._token in proper_words(doc):
+            return SPEAKS
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:

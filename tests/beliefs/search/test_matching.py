@@ -278,8 +278,11 @@ def test_a_surname_after_a_title_names_the_person_alone(title: str) -> None:
         "f": [("frost~dr frost", "part", "written as a name")]
     }
     assert matches(index, "will the frost kill my dahlias tonight?") == {}
-    assert matches(index, "a VRE bacteraemia needs linezolid, shall I ask frost") == {
+    assert matches(index, "a VRE bacteraemia needs linezolid, is frost on call") == {
         "f": [("frost~dr frost", "part", "domain word 'linezolid'")]
+    }
+    assert matches(index, "shall I ask frost about the VRE bacteraemia") == {
+        "f": [("frost~dr frost", "part", "someone speaking or spoken to")]
     }
 
 
@@ -419,6 +422,24 @@ def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -
     assert matches(index, "my sister Priya turns 30, draft a toast") == {}
     assert set(matches(index, "Priya wants the PR split in two")) == {"p"}
     assert ("sanna", "exact", "its kinship word") in matches(index, "my partner Sanna is ill")["s"]
+
+
+def test_someone_speaking_or_spoken_to_is_the_belief_s_person() -> None:
+    rose = belief(
+        "r", "agency_bridgewater", ["Bridgewater", "Rose"], content="Agency for legal work."
+    )
+    rory = belief("a", "apprentice_rory", ["Rory"], content="Second-year apprentice electrician.")
+    index = index_of(rose, rory, filler=10)
+    said = "someone speaking or spoken to"
+    assert matches(index, "Rose says they're moving everyone to memoQ") == {
+        "r": [("rose", "exact", said)]
+    }
+    assert set(matches(index, "rory wants to do the trip times on his own tomorrow")) == {"a"}
+    assert set(matches(index, "ask rose if the deadline can move")) == {"r"}
+    # a flower, a possession or a word of kinship say otherwise
+    assert matches(index, "my rose needs pruning before winter") == {}
+    assert matches(index, "the rose says nothing about the soil, does it?") == {}
+    assert matches(index, "my brother-in-law Rory wants a bike for his birthday") == {}
 
 
 def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
