@@ -425,8 +425,9 @@ def _fuzzy_keys(token: str) -> list[int | tuple[int, str, str]]:
 
 def _count(sizes: dict[int, int], token: str, change: int) -> None:
     """Keep `sizes` (distinct tokens by the word counts a turn may write them in) in step;
-    counts that reach 0 go. A word joined by a hyphen or a stop counts for two words as well:
-    "gluten free" and "next js" are typed for "gluten-free" and "next.js"."""
+    counts that reach 0 go. A word joined by a hyphen or a stop, or a name with its number,
+    counts for two words as well: "gluten free", "next js" and "dac 8" are typed for
+    "gluten-free", "next.js" and "DAC8"."""
     words = token.count(" ") + 1
     for size in (1, 2) if words == 1 and _JOINED.search(token) else (words,):
         left = sizes.get(size, 0) + change
@@ -436,4 +437,4 @@ def _count(sizes: dict[int, int], token: str, change: int) -> None:
             sizes.pop(size, None)
 
 
-_JOINED = re.compile(r"\w[-.]\w")
+_JOINED = re.compile(r"\w[-.]\w|[^\W\d]{2}\d")  # "next.js", "on-call", "dac8"

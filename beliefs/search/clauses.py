@@ -9,6 +9,7 @@ later (`beliefs.search.relevance`, or the rules of `beliefs.search.accumulate`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label, similarity, within_one_edit
@@ -133,6 +134,8 @@ def match_aliases(
         return matched
     if terms.other_script and postings.script_aliases:
         _match_inside_scripts(postings, terms, n, matched)
+    if postings.sizes.get(2) and not _CHANGES.isdisjoint(terms.sequence):
+        _match_versions(postings, terms, n, matched)
     for queries, boost in ((words, BOOST_ALIAS_WORD), (phrases, BOOST_ALIAS_PHRASE)):
         for query in queries:
             for token in postings.stem_matches("alias", query):
@@ -140,6 +143,55 @@ def match_aliases(
                     base = boost * STEM_FACTOR * idf(n, postings.alias_df(token))
                     matched[token] = (base, "alias", label(query, token), "stemmed", query)
     return matched
+
+
+# A version: "22", "1.22", "v3.12.1"
+_VERSION = re.compile(r"v?(\d+)((?:\.\d+)*)")
+# Words that change a version: "bump node to 24", "upgrade python from 3.11 to 3.12"
+_CHANGES = frozenset(
+    [
+        "bump",
+        "bumping",
+        "bumped",
+        "upgrade",
+        "upgrading",
+        "upgraded",
+        "update",
+        "updating",
+        "raise",
+        "raising",
+        "migrate",
+        "migrating",
+        "move",
+        "moving",
+        "pin",
+        "pinning",
+    ]
+)
+
+
+def _match_versions(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
+    """An alias of a name and its version ("node 22", "go 1.22") named with another version of
+    the same form in a turn that changes one ("bump node to 24", "upgrade go from 1.22 to
+    1.23"): the belief is the version in use, and the name alone ("node", "go", "next") is an
+    everyday word. Scored as the alias one edit away."""
+    seq = terms.sequence
+    for i, word in enumerate(seq[:-1]):
+        after = seq[i + 2] if seq[i + 1] in ("to", "from") and i + 2 < len(seq) else seq[i + 1]
+        typed = _VERSION.fullmatch(after)
+        if typed is None:
+            continue
+        for token in members(postings.ends.get((2, "first", word))):
+            held = _VERSION.fullmatch(token.split(" ")[1])
+            if token in matched or held is None:
+                continue
+            if len(held.group(1)) == len(typed.group(1)) and bool(held.group(2)) == bool(
+                typed.group(2)
+            ):
+                query = f"{word} {after}"
+                base = BOOST_ALIAS_PHRASE * idf(n, postings.alias_df(token))
+                base *= similarity(query, token, 1)
+                matched[token] = (base, "alias", label(query, token), "fuzzy", query)
 
 
 def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
@@ -231,11 +283,26 @@ def _short(query: str, token: str) -> bool:
 def _not_a_typo(query: str, token: str) -> bool:
     """Whether a one-edit match is another word than the alias (`_another_word`, `_short`,
     `_joined`); in a phrase, whether the word the edit is in is another word
-    (`_another_in_phrase`: "them warehouse" is not "the warehouse", "the jcn" not "the SCN")."""
+    (`_another_in_phrase`: "them warehouse" is not "the warehouse", "the jcn" not "the SCN").
+    A name typed apart is the name: its words written with a hyphen or a stop ("on call" for
+    "on-call"), or written together where one is no everyday word ("dac 8" for "DAC8"; not "the
+    fast lane" for the tool "fastlane")."""
+    if _typed_apart(query, token):
+        return False
     pair = _edited_word(query, token)
     if pair is not None and _another_in_phrase(*pair):
         return True
     return _another_word(query, token) or _short(query, token) or _joined(query, token)
+
+
+def _typed_apart(query: str, token: str) -> bool:
+    """Whether `query` is the one-word `token` typed apart (see `_not_a_typo`)."""
+    if " " not in query or " " in token:
+        return False
+    unjoined = token.replace("-", "").replace(".", "")
+    if query.replace(" ", "") != unjoined:
+        return False
+    return token != unjoined or not all(is_common(w) for w in query.split(" "))
 
 
 def _another_in_phrase(word: str, alias_word: str) -> bool:

@@ -702,7 +702,7 @@ def test_an_alias_in_another_script_is_found_inside_unspaced_words() -> None:
     assert matches(index, "GDPマークの話") == {}
 
 
-def test_a_name_of_two_words_is_found_joined_hyphenated_or_spaced() -> None:
+def test_a_name_is_found_joined_hyphenated_or_spaced() -> None:
     deck = belief("d", "target_steam_deck", ["Steam Deck"], content="The game ships on the Deck.")
     gf = belief("g", "diet_coeliac", ["gluten-free"], content="Cook gluten-free for Sam.")
     wiz = belief("w", "shift_app", ["ShiftWizard"], content="Shifts are traded in ShiftWizard.")
@@ -719,6 +719,26 @@ def test_a_name_of_two_words_is_found_joined_hyphenated_or_spaced() -> None:
     assert set(matches(index, "write the going-home sheet for her owner")) == {"s"}
     # a word of its own is no name written as one word: the idiom is no belief's
     assert matches(index, "a mountain out of a molehill") == {}
+    # ... and a name of one word is found typed apart, unless as two everyday words
+    dac = belief("c", "dac8_reporting", ["DAC8"], content="Exchanges report crypto from 2026.")
+    lane = belief("f", "ios_releases_fastlane", ["fastlane"], content="Releases go by fastlane.")
+    index = index_of(dac, lane, filler=10)
+    assert matches(index, "with dac 8 kicking in, email the clients?") == {
+        "c": [("dac 8~dac8", "fuzzy", None)]
+    }
+    assert matches(index, "life in the fast lane is tiring") == {}
+
+
+def test_another_version_of_a_versioned_name_changed_is_the_belief() -> None:
+    node = belief("n", "node_version_22", ["node 22", ".nvmrc"], content="Runtime is Node 22.")
+    go = belief("g", "go_toolchain", ["go 1.22"], content="Services are pinned to Go 1.22.")
+    zones = belief("z", "hr_zones", ["zone 2"], content="Easy runs stay in heart-rate zone 2.")
+    index = index_of(node, go, zones, filler=10)
+    assert matches(index, "bump node to 24?") == {"n": [("node 24~node 22", "fuzzy", None)]}
+    assert set(matches(index, "upgrade go from 1.22 to 1.23")) == {"g"}
+    # a version of another form, or no change of one, names another thing
+    assert matches(index, "bump node to 3 replicas") == {}
+    assert matches(index, "is wimbledon in zone 3 for the oyster cap?") == {}
 
 
 def test_a_phrase_an_edit_away_in_a_stop_word_is_another_phrase() -> None:
