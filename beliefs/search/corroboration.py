@@ -167,7 +167,8 @@ ASKED = "asked which one"
 _SPEAKS = (
     "says|said|asks|asked|tells|told|thinks|reckons|wants|wanted|mentioned|emailed|texted|"
     "messaged|rang|replied|suggested|suggests|promised|confirmed|insists|complained|agreed|"
-    "sagt|zegt|dice|dit|disse|diz|quiere|vuole|chce|mówi"
+    "sagt|fragt|meint|möchte|zegt|vraagt|dit|demande|veut|dice|pregunta|quiere|pide|chiede|"
+    "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar"
 )
 _SPEAKER = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)(\w[\w'’-]*)\s+"

@@ -201,10 +201,10 @@ def test_a_number_with_its_unit_is_a_word_of_the_belief() -> None:
         "l", "apprentice_lucas", ["Lucas"], content="Lucas may start at 4h at the earliest."
     )
     index = index_of(lucas, filler=10)
-    assert matches(index, "Lucas veut venir à 4h samedi, j'ai le droit?") == {
+    assert matches(index, "est-ce que Lucas peut venir à 4h samedi ?") == {
         "l": [("lucas", "exact", "domain word '4h'")]
     }
-    assert matches(index, "Lucas veut venir samedi, j'ai le droit?") == {}
+    assert matches(index, "est-ce que Lucas peut venir samedi ?") == {}
 
 
 def test_an_alias_written_with_a_full_stop_is_found_as_typed() -> None:
@@ -436,6 +436,7 @@ def test_someone_speaking_or_spoken_to_is_the_belief_s_person() -> None:
     }
     assert set(matches(index, "rory wants to do the trip times on his own tomorrow")) == {"a"}
     assert set(matches(index, "ask rose if the deadline can move")) == {"r"}
+    assert set(matches(index, "Rose pyta, czy termin można przesunąć")) == {"r"}  # Polish
     # a flower, a possession or a word of kinship say otherwise
     assert matches(index, "my rose needs pruning before winter") == {}
     assert matches(index, "the rose says nothing about the soil, does it?") == {}
