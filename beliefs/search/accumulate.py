@@ -22,6 +22,7 @@ from beliefs.search.corroboration import (
     in_names,
     may_be_topic,
     needs_sense,
+    possessive_opener,
     short_code,
     short_turn,
     speakers,
@@ -134,6 +135,7 @@ def _corroborate(
     telling: dict[str, str] | None = None
     short = False
     speaking: frozenset[str] = frozenset()
+    opener = ""
     checks = 0  # beliefs a kind word's sense was checked for one by one
     for token, groups, word, _ in walks:
         if word is None:
@@ -144,9 +146,12 @@ def _corroborate(
             telling = telling_words(terms)
             short = short_turn(telling)
             speaking = speakers(terms)
+            opener = possessive_opener(terms)
         name = token.removesuffix(KIND)
         kind = name != token
-        witness = Witness(terms, word, name, telling, short=short, kind=kind, speaking=speaking)
+        witness = Witness(
+            terms, word, name, telling, short=short, kind=kind, speaking=speaking, opener=opener
+        )
         for _, ids in groups:
             chosen = ids if among is None else among.intersection(ids)
             if len(chosen) > MAX_SENSE_CHECKS or (kind and checks >= MAX_SENSE_CHECKS):

@@ -184,6 +184,10 @@ _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them
 _PERSONAL_VERBS = frozenset(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|"))
 SPEAKS = "someone speaking or spoken to"
+# A turn that opens with a name and its "'s" ("Hale's too mopey in chapter 9", "Guy's off next
+# week", "Biscuit's T4 came back low"): its subject, the user's own, whatever else the word is
+_POSSESSIVE = re.compile(r"([^\W\d_][\w-]*)(?:'s|’s)(?!\w)")
+OPENS_OWN = "the turn opens with its 's"
 
 
 def _telling(word: str) -> bool:
@@ -335,6 +339,18 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
     return first[:1].isupper() and not first[1:].isupper()
 
 
+def possessive_opener(terms: QueryTerms) -> str:
+    """The turn's first word when it is written with a capital and its "'s" (`_POSSESSIVE`),
+    of three letters or more; "" otherwise."""
+    first = terms.cleaned[:64].split(maxsplit=1)
+    if not first or not first[0][:1].isupper():
+        return ""
+    found = _POSSESSIVE.fullmatch(first[0].rstrip(",.:;!?"))
+    if found is None or len(found.group(1)) < 3:
+        return ""
+    return normalize_name(found.group(1))
+
+
 def speakers(terms: QueryTerms) -> frozenset[str]:
     """The turn's words that open a clause as someone saying or wanting something
     (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
@@ -441,6 +457,7 @@ class Witness:
         "_near",
         "_near_stems",
         "_opens",
+        "_owned",
         "_pointed",
         "_short",
         "_speaks",
@@ -459,10 +476,11 @@ class Witness:
         short: bool,
         kind: bool = False,
         speaking: frozenset[str] = frozenset(),
+        opener: str = "",
     ) -> None:
         """`turn`: the turn's `telling_words`, `short`: whether they are too few to say
         another sense (`short_turn`), and `speaking`: its `speakers`, all worked out once for
-        all its words. `kind`: the word
+        all its words; `opener`: its `possessive_opener`. `kind`: the word
         is the kind word of `token`, a canonical name of several words (`kind_words`)."""
         self._token = token
         self._topic = may_be_topic(token)
@@ -486,6 +504,7 @@ class Witness:
         self._mates = run_mates(terms, query_word)
         self._kin = kin_of(terms, query_word)
         self._speaks = query_word in speaking
+        self._owned = query_word == opener
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -523,8 +542,8 @@ class Witness:
         said = self._said()
         if said is not None:
             return said
-        if self._speaks and self._token in proper_words(doc):
-            return SPEAKS
+        if (self._speaks or self._owned) and self._token in proper_words(doc):
+            return SPEAKS if self._speaks else OPENS_OWN
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:

@@ -424,7 +424,7 @@ def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -
     assert ("sanna", "exact", "its kinship word") in matches(index, "my partner Sanna is ill")["s"]
 
 
-def test_someone_speaking_or_spoken_to_is_the_belief_s_person() -> None:
+def test_someone_speaking_spoken_to_or_opening_the_turn_is_the_belief_s_person() -> None:
     rose = belief(
         "r", "agency_bridgewater", ["Bridgewater", "Rose"], content="Agency for legal work."
     )
@@ -437,6 +437,11 @@ def test_someone_speaking_or_spoken_to_is_the_belief_s_person() -> None:
     assert set(matches(index, "rory wants to do the trip times on his own tomorrow")) == {"a"}
     assert set(matches(index, "ask rose if the deadline can move")) == {"r"}
     assert set(matches(index, "Rose pyta, czy termin można przesunąć")) == {"r"}  # Polish
+    # ... and so is the turn's subject written with its 's
+    assert matches(index, "Rory's off sick tomorrow, who covers the trip times?") == {
+        "a": [("rory", "exact", "the turn opens with its 's")]
+    }
+    assert matches(index, "a rose's thorns: are they poisonous to dogs?") == {}
     # a flower, a possession or a word of kinship say otherwise
     assert matches(index, "my rose needs pruning before winter") == {}
     assert matches(index, "the rose says nothing about the soil, does it?") == {}
