@@ -176,13 +176,21 @@ _SPEAKER = re.compile(
     re.IGNORECASE,
 )
 # ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
-_ADDRESSES = (
+_ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
+    "email to|message to|note to|reply to|text to|letter to|write to|check with|talk to|"
+    "speak to|loop in|up with|in with|"
     "ask|asking|tell|telling|ping|pinging|email|emailing|message|messaging|text|texting|"
-    "remind|reminding|thank|cc|check with|talk to|speak to|loop in"
+    "remind|reminding|thank|cc"
 )
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them
-_PERSONAL_VERBS = frozenset(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|"))
+_PERSONAL_VERBS = frozenset(
+    [
+        *(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|") if " " not in v),
+        *("check", "talk", "speak", "loop", "bring", "catch", "follow", "note", "reply"),
+        *("letter", "write"),
+    ]
+)
 SPEAKS = "someone speaking or spoken to"
 # A turn that opens with a name and its "'s" ("Hale's too mopey in chapter 9", "Guy's off next
 # week", "Biscuit's T4 came back low"): its subject, the user's own, whatever else the word is

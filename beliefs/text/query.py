@@ -192,10 +192,12 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
 
 
 _RUN_BREAKS = frozenset(',;:.!?)]}—–"”')
-# Capitalised by convention, not as part of a name: "Brightwater's March trial balance"
+# Capitalised by convention, not as part of a name: "Brightwater's March trial balance",
+# "tell Gwen I'm away"
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
-_CALENDAR = frozenset(f"{_MONTHS} {_DAYS} i".split())
+_I = "i i'm i've i'll i'd i’m i’ve i’ll i’d"
+_CALENDAR = frozenset(f"{_MONTHS} {_DAYS} {_I}".split())
 
 
 def name_runs(text: str) -> tuple[tuple[str, ...], ...]:

@@ -436,6 +436,9 @@ def test_someone_speaking_spoken_to_or_opening_the_turn_is_the_belief_s_person()
     }
     assert set(matches(index, "rory wants to do the trip times on his own tomorrow")) == {"a"}
     assert set(matches(index, "ask rose if the deadline can move")) == {"r"}
+    assert set(matches(index, "draft an email to rose, the contract is late")) == {"r"}
+    assert set(matches(index, "how do I bring up with rose that the rates went up")) == {"r"}
+    assert set(matches(index, "need to tell Rory I'm away on the 14th")) == {"a"}
     assert set(matches(index, "Rose pyta, czy termin można przesunąć")) == {"r"}  # Polish
     # ... and so is the turn's subject written with its 's
     assert matches(index, "Rory's off sick tomorrow, who covers the trip times?") == {
