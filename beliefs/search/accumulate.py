@@ -18,15 +18,12 @@ from beliefs.search.clauses import Matched
 from beliefs.search.corroboration import (
     OTHER_CLAUSE,
     SIBLING,
+    TurnSigns,
     Witness,
     in_names,
     may_be_topic,
     needs_sense,
-    possessive_opener,
     short_code,
-    short_turn,
-    speakers,
-    telling_words,
     topic,
 )
 from beliefs.search.deadline import Deadline, passed
@@ -132,26 +129,18 @@ def _corroborate(
     found: Corroborated = {}
     confirmed: dict[str, set[str]] = {}  # belief -> the turn's words whose clause counts
     pending: list[tuple[str, str, str]] = []
-    telling: dict[str, str] | None = None
-    short = False
-    speaking: frozenset[str] = frozenset()
-    opener = ""
+    signs: TurnSigns | None = None
     checks = 0  # beliefs a kind word's sense was checked for one by one
     for token, groups, word, _ in walks:
         if word is None:
             continue
         if passed(deadline):
             break
-        if telling is None:
-            telling = telling_words(terms)
-            short = short_turn(telling)
-            speaking = speakers(terms)
-            opener = possessive_opener(terms)
+        if signs is None:
+            signs = TurnSigns.read(terms)
         name = token.removesuffix(KIND)
         kind = name != token
-        witness = Witness(
-            terms, word, name, telling, short=short, kind=kind, speaking=speaking, opener=opener
-        )
+        witness = Witness(terms, word, name, signs, kind=kind)
         for _, ids in groups:
             chosen = ids if among is None else among.intersection(ids)
             if len(chosen) > MAX_SENSE_CHECKS or (kind and checks >= MAX_SENSE_CHECKS):

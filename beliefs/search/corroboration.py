@@ -44,10 +44,23 @@ Corroboration is one of:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.hits import Match
+from beliefs.search.name_roles import (
+    DESCRIBED,
+    KIN,
+    KINSHIP,
+    OPENS_OWN,
+    SPEAKS,
+    descriptions,
+    kin_of,
+    possessive_opener,
+    speakers,
+    telling,
+)
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
     ELSEWHERE_ZIPF,
@@ -55,14 +68,13 @@ from beliefs.text.lexicon import (
     has_other_sense,
     in_dictionary,
     is_common,
-    is_function_word,
     is_function_word_elsewhere,
     is_general,
     stem,
     zipf,
     zipf_elsewhere,
 )
-from beliefs.text.query import STOP_WORDS, QueryTerms, normalize_name, written_words
+from beliefs.text.query import QueryTerms, normalize_name, written_words
 
 # Rarer than once per ten thousand words (the commonest words, `lexicon.is_general`): an
 # everyday word the belief writes in lower case is its topic ("exceptions", "viewpoint",
@@ -93,120 +105,12 @@ SHORT_NAMED_ZIPF = 3.5
 # Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
 # them is a run of several (about two characters a word).
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-# Who someone is to the user: "my sister Priya" is no colleague Priya
-KINSHIP = frozenset(
-    [
-        "sister",
-        "brother",
-        "niece",
-        "nephew",
-        "cousin",
-        "aunt",
-        "auntie",
-        "uncle",
-        "mum",
-        "mom",
-        "mother",
-        "dad",
-        "father",
-        "son",
-        "daughter",
-        "wife",
-        "husband",
-        "partner",
-        "boyfriend",
-        "girlfriend",
-        "friend",
-        "neighbour",
-        "neighbor",
-        "grandma",
-        "grandmother",
-        "grandpa",
-        "grandfather",
-        "grandson",
-        "granddaughter",
-        "stepson",
-        "stepdaughter",
-        "stepmother",
-        "stepfather",
-        "stepbrother",
-        "stepsister",
-        "brother-in-law",
-        "sister-in-law",
-        "mother-in-law",
-        "father-in-law",
-        "son-in-law",
-        "daughter-in-law",
-        "godson",
-        "goddaughter",
-        "godmother",
-        "godfather",
-        "fiancé",
-        "fiancée",
-        "fiance",
-        "fiancee",
-        "hubby",
-        "bf",
-        "gf",
-        "mate",
-        "flatmate",
-        "roommate",
-        "housemate",
-    ]
-)
-KIN = "its kinship word"
 # Words before a topic that point at the user's own one: "write a bio for the band", "which
 # clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
 _OWN = frozenset(["the", "our", "my", "which"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"
-# Verbs only someone does, right after a clause's first word: "Rose says they're moving to
-# memoQ", "Hope has asked whether…", "rory wants to do the trip times". Not "needs" ("rose
-# needs pruning"), and only for a name the belief writes as one (`proper_words`).
-_SPEAKS = (
-    "says|said|asks|asked|tells|told|thinks|reckons|wants|wanted|mentioned|emailed|texted|"
-    "messaged|rang|replied|suggested|suggests|promised|confirmed|insists|complained|agreed|"
-    "sagt|fragt|meint|möchte|zegt|vraagt|dit|demande|veut|dice|pregunta|quiere|pide|chiede|"
-    "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar"
-)
-_SPEAKER = re.compile(
-    rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)(\w[\w'’-]*)\s+"
-    rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}(?:{_SPEAKS})\b",
-    re.IGNORECASE,
-)
-# ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
-_ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
-    "email to|message to|note to|reply to|text to|letter to|write to|check with|talk to|"
-    "speak to|loop in|up with|in with|"
-    "ask|asking|tell|telling|ping|pinging|email|emailing|message|messaging|text|texting|"
-    "remind|reminding|thank|cc"
-)
-_ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
-# The verbs' first words: a turn holding none (most) is not read for them
-_PERSONAL_VERBS = frozenset(
-    [
-        *(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|") if " " not in v),
-        *("check", "talk", "speak", "loop", "bring", "catch", "follow", "note", "reply"),
-        *("letter", "write"),
-    ]
-)
-SPEAKS = "someone speaking or spoken to"
-# A turn that opens with a name and its "'s" ("Hale's too mopey in chapter 9", "Guy's off next
-# week", "Biscuit's T4 came back low"): its subject, the user's own, whatever else the word is
-_POSSESSIVE = re.compile(r"([^\W\d_][\w-]*)(?:'s|’s)(?!\w)")
-OPENS_OWN = "the turn opens with its 's"
-
-
-def _telling(word: str) -> bool:
-    """A word specific enough to tie a turn to a belief (not a stop or function word, in
-    English or another language)."""
-    return (
-        len(word) > 1
-        and word not in STOP_WORDS
-        and not is_function_word(word)
-        and not is_function_word_elsewhere(word)
-    )
 
 
 def domain_words(doc: IndexedDoc) -> frozenset[str]:
@@ -215,7 +119,7 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
         belief = doc.belief
         names = [belief.canonical_name.replace("_", " "), *belief.aliases]
         text = " ".join([belief.content, belief.why_it_matters or "", *names])
-        doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if _telling(w))
+        doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if telling(w))
     return doc.domain
 
 
@@ -243,7 +147,7 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
         if w != word:
             continue
         for near in seq[max(0, i - WINDOW) : i + WINDOW + 1]:
-            if near != word and _telling(near):
+            if near != word and telling(near):
                 out.setdefault(stem(near), near)
     return out
 
@@ -260,13 +164,13 @@ def follows(terms: QueryTerms, word: str, pointers: frozenset[str], within: int)
 
 def in_names(terms: QueryTerms) -> frozenset[str]:
     """The turn's words whose sense must be checked however rare: those written inside a name
-    of several words (`QueryTerms.runs`) or named by a word of kinship ("my sister Priya"),
-    both saying which one is meant, and codes of two or three letters written only in
-    capitals (`capital_codes`)."""
+    of several words (`QueryTerms.runs`), named by a word of kinship ("my sister Priya") or
+    by what they are from (`descriptions`: "Kasumi from housekeeping"), all saying which one
+    is meant, and codes of two or three letters written only in capitals (`capital_codes`)."""
     seq = terms.sequence
     kin = (w for before, w in pairwise(seq) if before in KINSHIP)
     runs = (w for run in terms.runs for w in run if any(not _designator(m) for m in run if m != w))
-    return frozenset([*runs, *kin, *capital_codes(terms)])
+    return frozenset([*runs, *kin, *capital_codes(terms), *descriptions(terms)])
 
 
 _TITLES = frozenset(["dr", "mr", "ms", "st"])
@@ -293,13 +197,6 @@ def capital_codes(terms: QueryTerms) -> list[str]:
     return out
 
 
-def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
-    """Stems of the words of kinship right before `word` ("sister" for "my sister Priya"): a
-    belief about another Priya does not say "sister"."""
-    seq = terms.sequence
-    return frozenset(stem(b) for b, w in pairwise(seq) if w == word and b in KINSHIP)
-
-
 def run_mates(terms: QueryTerms, word: str) -> frozenset[str]:
     """Stems of the other words of each several-word name `word` is written in ("lineker" for
     "gary" in "Gary Lineker"): a name the belief's own text does not hold is another thing's."""
@@ -310,7 +207,7 @@ def telling_words(terms: QueryTerms) -> dict[str, str]:
     """Stems of the turn's words that may tie it to a belief from anywhere (no stop word, no
     number, none of the commonest words) -> the words."""
     return {
-        stem(w): w for w in terms.sequence if _telling(w) and not is_general(w) and not w.isdigit()
+        stem(w): w for w in terms.sequence if telling(w) and not is_general(w) and not w.isdigit()
     }
 
 
@@ -347,33 +244,6 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
     return first[:1].isupper() and not first[1:].isupper()
 
 
-def possessive_opener(terms: QueryTerms) -> str:
-    """The turn's first word when it is written with a capital and its "'s" (`_POSSESSIVE`),
-    of three letters or more; "" otherwise."""
-    first = terms.cleaned[:64].split(maxsplit=1)
-    if not first or not first[0][:1].isupper():
-        return ""
-    found = _POSSESSIVE.fullmatch(first[0].rstrip(",.:;!?"))
-    if found is None or len(found.group(1)) < 3:
-        return ""
-    return normalize_name(found.group(1))
-
-
-def speakers(terms: QueryTerms) -> frozenset[str]:
-    """The turn's words that open a clause as someone saying or wanting something
-    (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
-    says" nor "landlord in Lisbon wants"), or that someone asks or tells (`_ADDRESSEE`: "ask
-    sunny if…")."""
-    if _PERSONAL_VERBS.isdisjoint(terms.sequence):
-        return frozenset()
-    text = terms.cleaned
-    return frozenset(
-        normalize_name(m.group(1))
-        for pattern in (_SPEAKER, _ADDRESSEE)
-        for m in pattern.finditer(text)
-    )
-
-
 def short_turn(turn: dict[str, str]) -> bool:
     """Whether the turn's telling words (`telling_words`) are SHORT words or fewer, too few to
     say another sense: a run of kana or Han counts a word for every two characters
@@ -402,7 +272,7 @@ def _short_named(terms: QueryTerms, token: str) -> bool:
 def _technical(word: str) -> bool:
     """A word of code or a version: no everyday English word, stop or function word, nor a
     bare number ("config", "devtools", "5.1"; not "season", "2")."""
-    return _telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)
+    return telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)
 
 
 def needs_sense(
@@ -454,11 +324,36 @@ def may_be_topic(token: str) -> bool:
     return english(token) and zipf(token) < TOPIC_ZIPF
 
 
+@dataclass(frozen=True, slots=True)
+class TurnSigns:
+    """What a turn says of all its words, read once for all the words the sense check asks
+    about: its `telling_words`, whether they are too few to say another sense
+    (`short_turn`), its `speakers`, its `possessive_opener` and its `descriptions`."""
+
+    telling: dict[str, str]
+    short: bool
+    speaking: frozenset[str]
+    opener: str
+    described: dict[str, frozenset[str]]
+
+    @classmethod
+    def read(cls, terms: QueryTerms) -> TurnSigns:
+        telling = telling_words(terms)
+        return cls(
+            telling=telling,
+            short=short_turn(telling),
+            speaking=speakers(terms),
+            opener=possessive_opener(terms),
+            described=descriptions(terms),
+        )
+
+
 class Witness:
     """What can corroborate one common query word, worked out once per word and turn."""
 
     __slots__ = (
         "_asked",
+        "_from",
         "_inflected",
         "_kin",
         "_mates",
@@ -475,25 +370,15 @@ class Witness:
     )
 
     def __init__(
-        self,
-        terms: QueryTerms,
-        query_word: str,
-        token: str,
-        turn: dict[str, str],
-        *,
-        short: bool,
-        kind: bool = False,
-        speaking: frozenset[str] = frozenset(),
-        opener: str = "",
+        self, terms: QueryTerms, query_word: str, token: str, turn: TurnSigns, *, kind: bool = False
     ) -> None:
-        """`turn`: the turn's `telling_words`, `short`: whether they are too few to say
-        another sense (`short_turn`), and `speaking`: its `speakers`, all worked out once for
-        all its words; `opener`: its `possessive_opener`. `kind`: the word
-        is the kind word of `token`, a canonical name of several words (`kind_words`)."""
+        """`turn`: what the turn says of all its words, read once (`TurnSigns`). `kind`: the
+        word is the kind word of `token`, a canonical name of several words (`kind_words`)."""
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
         by_own = follows(terms, query_word, _OWN, 1)
+        short = turn.short
         self._pointed = self._topic and (by_own or (short and len(terms.sequence) <= SHORT_TOPIC))
         self._short = short and (kind or short_code(token) or _short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
@@ -503,23 +388,25 @@ class Witness:
         self._opens = not kind and " " not in token and opens_with_name(terms, query_word)
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = neighbours(terms, query_word)
+        telling = turn.telling
         if is_general(query_word):  # "make sure the tests pass" is no make target: for one of
             # the commonest words only a word no dictionary lists ties it from afar
-            turn = {s: w for s, w in turn.items() if not is_common(w)}
-        near.update(turn)
+            telling = {s: w for s, w in telling.items() if not is_common(w)}
+        near.update(telling)
         self._near = {s: w for s, w in near.items() if s not in own}
         self._near_stems = frozenset(self._near)
         self._mates = run_mates(terms, query_word)
         self._kin = kin_of(terms, query_word)
-        self._speaks = query_word in speaking
-        self._owned = query_word == opener
+        self._speaks = query_word in turn.speaking
+        self._owned = query_word == turn.opener
+        self._from = turn.described.get(query_word, frozenset())
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
         outside a name of several words and not after a word of kinship, written as a name, or
         a kind word asked for, or a kind word or short code in a turn too short for another
         sense."""
-        if self._mates or self._kin:
+        if self._mates or self._kin or self._from:
             return None
         said = self._said()
         if said is not None:
@@ -544,6 +431,8 @@ class Witness:
             return KIN if self._kin <= domain_words(doc) else None
         if self._mates:  # written in a name of several words: is it the belief's?
             return RUN if self._mates <= domain_words(doc) else None
+        if self._from:  # "Kasumi from housekeeping": is the belief's from there?
+            return DESCRIBED if not self._from.isdisjoint(domain_words(doc)) else None
         topic = self._topic and self._token not in proper_words(doc)
         if topic and self._inflected:
             return ""

@@ -159,7 +159,7 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
             out.append((word, not shouting and (inner or (first and not starts))))
         if shouting:
             continue
-        in_name = bool(word) and first and not starts and word not in _CALENDAR
+        in_name = bool(word) and first and not starts and word not in CALENDAR
         if in_name:
             run.append(word)
             titled += not inner
@@ -197,7 +197,7 @@ _RUN_BREAKS = frozenset(',;:.!?)]}—–"”')
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
 _I = "i i'm i've i'll i'd i’m i’ve i’ll i’d"
-_CALENDAR = frozenset(f"{_MONTHS} {_DAYS} {_I}".split())
+CALENDAR = frozenset(f"{_MONTHS} {_DAYS} {_I}".split())
 
 
 def name_runs(text: str) -> tuple[tuple[str, ...], ...]:

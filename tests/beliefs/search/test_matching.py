@@ -415,11 +415,16 @@ def test_a_turn_in_kana_or_han_is_long_for_as_many_words_as_it_holds() -> None:
     assert matches(index, "CI 壊れた") == {"c": [("ci", "exact", "the user's own")]}
 
 
-def test_a_name_after_a_word_of_kinship_is_the_belief_s_only_when_it_says_so() -> None:
+def test_a_name_said_to_be_kin_or_from_somewhere_is_the_belief_s_only_when_it_says_so() -> None:
     reviewer = belief("p", "priya_gateway_owner", ["Priya"], content="Priya reviews the gateway.")
     partner = belief("s", "partner_sanna", ["Sanna"], content="Sanna is his partner.")
     index = index_of(reviewer, partner, filler=10)
     assert matches(index, "my sister Priya turns 30, draft a toast") == {}
+    # ... and so is a name said to be from somewhere
+    assert matches(index, "Priya from accounts is leaving, draft two lines for her card") == {}
+    assert matches(index, "Priya from the gateway team wants the PR split") == {
+        "p": [("priya", "exact", "what it is from")]
+    }
     assert set(matches(index, "Priya wants the PR split in two")) == {"p"}
     assert ("sanna", "exact", "its kinship word") in matches(index, "my partner Sanna is ill")["s"]
 

@@ -1,0 +1,175 @@
+"""What a turn says a name in it is to the user, besides its sense: kin ("my sister Priya"),
+someone speaking or spoken to ("Rose says…", "ask sunny if…"), the turn's subject with its 's
+("Hale's too mopey…") or someone from somewhere ("Kasumi from housekeeping"). The sense check
+(`beliefs.search.corroboration`) weighs each against the belief's own text."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from beliefs.text.lexicon import is_function_word, is_function_word_elsewhere, is_general, stem
+from beliefs.text.query import CALENDAR, STOP_WORDS, QueryTerms, normalize_name
+
+# Who someone is to the user: "my sister Priya" is no colleague Priya
+KINSHIP = frozenset(
+    [
+        "sister",
+        "brother",
+        "niece",
+        "nephew",
+        "cousin",
+        "aunt",
+        "auntie",
+        "uncle",
+        "mum",
+        "mom",
+        "mother",
+        "dad",
+        "father",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "partner",
+        "boyfriend",
+        "girlfriend",
+        "friend",
+        "neighbour",
+        "neighbor",
+        "grandma",
+        "grandmother",
+        "grandpa",
+        "grandfather",
+        "grandson",
+        "granddaughter",
+        "stepson",
+        "stepdaughter",
+        "stepmother",
+        "stepfather",
+        "stepbrother",
+        "stepsister",
+        "brother-in-law",
+        "sister-in-law",
+        "mother-in-law",
+        "father-in-law",
+        "son-in-law",
+        "daughter-in-law",
+        "godson",
+        "goddaughter",
+        "godmother",
+        "godfather",
+        "fiancé",
+        "fiancée",
+        "fiance",
+        "fiancee",
+        "hubby",
+        "bf",
+        "gf",
+        "mate",
+        "flatmate",
+        "roommate",
+        "housemate",
+    ]
+)
+KIN = "its kinship word"
+# Verbs only someone does, right after a clause's first word: "Rose says they're moving to
+# memoQ", "Hope has asked whether…", "rory wants to do the trip times". Not "needs" ("rose
+# needs pruning"), and only for a name the belief writes as one (`proper_words`).
+_SPEAKS = (
+    "says|said|asks|asked|tells|told|thinks|reckons|wants|wanted|mentioned|emailed|texted|"
+    "messaged|rang|replied|suggested|suggests|promised|confirmed|insists|complained|agreed|"
+    "sagt|fragt|meint|möchte|zegt|vraagt|dit|demande|veut|dice|pregunta|quiere|pide|chiede|"
+    "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar"
+)
+_SPEAKER = re.compile(
+    rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)(\w[\w'’-]*)\s+"
+    rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}(?:{_SPEAKS})\b",
+    re.IGNORECASE,
+)
+# ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
+_ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
+    "email to|message to|note to|reply to|text to|letter to|write to|check with|talk to|"
+    "speak to|loop in|up with|in with|"
+    "ask|asking|tell|telling|ping|pinging|email|emailing|message|messaging|text|texting|"
+    "remind|reminding|thank|cc"
+)
+_ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
+# The verbs' first words: a turn holding none (most) is not read for them
+_PERSONAL_VERBS = frozenset(
+    [
+        *(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|") if " " not in v),
+        *("check", "talk", "speak", "loop", "bring", "catch", "follow", "note", "reply"),
+        *("letter", "write"),
+    ]
+)
+SPEAKS = "someone speaking or spoken to"
+# Where or what a name is from says which one: "Tracy from audio", "Rita on the front desk",
+# "Kasumi from housekeeping"; one the belief does not say is another's. Not "Avro on
+# orders.v2" nor "Lighthouse in Chrome": on or in says where only with "the" or "my"
+_DESCRIBED = re.compile(
+    r"\b([A-Z][a-z'’-]+) (?:from (?:(?:the|our|my|his|her) )?|(?:on|in) (?:the|our|my|his|her) )"
+    r"([a-z][\w-]*)(?: ([a-z][\w-]*))?"
+)
+DESCRIBED = "what it is from"
+# A turn that opens with a name and its "'s" ("Hale's too mopey in chapter 9", "Guy's off next
+# week", "Biscuit's T4 came back low"): its subject, the user's own, whatever else the word is
+_POSSESSIVE = re.compile(r"([^\W\d_][\w-]*)(?:'s|’s)(?!\w)")
+OPENS_OWN = "the turn opens with its 's"
+
+
+def telling(word: str) -> bool:
+    """A word specific enough to tie a turn to a belief (not a stop or function word, in
+    English or another language)."""
+    return (
+        len(word) > 1
+        and word not in STOP_WORDS
+        and not is_function_word(word)
+        and not is_function_word_elsewhere(word)
+    )
+
+
+def descriptions(terms: QueryTerms) -> dict[str, frozenset[str]]:
+    """The turn's names written with a capital and what it says they are from (`_DESCRIBED`)
+    -> the stems of those words; not a day, a month or a stop word ("Galloway on Saturday",
+    "Saltwick in a February gale" say nothing of which one)."""
+    found: dict[str, set[str]] = {}
+    for name, *whats in _DESCRIBED.findall(terms.cleaned):
+        said = {stem(w) for w in whats if telling(w) and w not in CALENDAR and not is_general(w)}
+        if said:
+            found.setdefault(normalize_name(name), set()).update(said)
+    return {name: frozenset(whats) for name, whats in found.items()}
+
+
+def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
+    """Stems of the words of kinship right before `word` ("sister" for "my sister Priya"): a
+    belief about another Priya does not say "sister"."""
+    seq = terms.sequence
+    return frozenset(stem(b) for b, w in pairwise(seq) if w == word and b in KINSHIP)
+
+
+def possessive_opener(terms: QueryTerms) -> str:
+    """The turn's first word when it is written with a capital and its "'s" (`_POSSESSIVE`),
+    of three letters or more; "" otherwise."""
+    first = terms.cleaned[:64].split(maxsplit=1)
+    if not first or not first[0][:1].isupper():
+        return ""
+    found = _POSSESSIVE.fullmatch(first[0].rstrip(",.:;!?"))
+    if found is None or len(found.group(1)) < 3:
+        return ""
+    return normalize_name(found.group(1))
+
+
+def speakers(terms: QueryTerms) -> frozenset[str]:
+    """The turn's words that open a clause as someone saying or wanting something
+    (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
+    says" nor "landlord in Lisbon wants"), or that someone asks or tells (`_ADDRESSEE`: "ask
+    sunny if…")."""
+    if _PERSONAL_VERBS.isdisjoint(terms.sequence):
+        return frozenset()
+    text = terms.cleaned
+    return frozenset(
+        normalize_name(m.group(1))
+        for pattern in (_SPEAKER, _ADDRESSEE)
+        for m in pattern.finditer(text)
+    )
