@@ -38,7 +38,12 @@ Corroboration is one of:
   stop or function word in English or another language, nor one of the commonest words)
   anywhere in the turn, or for one of the commonest name words ("make", "go") within
   `WINDOW` words of it, or anywhere when no dictionary lists it ("what does my son do on
-  wednesdays", for a belief about his Wednesday lessons).
+  wednesdays", for a belief about his Wednesday lessons);
+- for a name the belief writes as one, what the turn says it is to the user
+  (`beliefs.search.name_roles`): someone speaking or spoken to ("Rose says…", "ask sunny
+  if…") or the turn's subject with its 's ("Hale's too mopey…"). A word of kinship or where
+  it is from ("my sister Priya", "Kasumi from housekeeping") says which one: it counts only
+  when the belief says so too.
 """
 
 from __future__ import annotations
