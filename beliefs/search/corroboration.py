@@ -62,6 +62,7 @@ from beliefs.search.name_roles import (
     SPEAKS,
     descriptions,
     kin_of,
+    kin_said,
     possessive_opener,
     speakers,
     telling,
@@ -89,6 +90,7 @@ WINDOW = 2  # words either side: "which go version", "the Spark job", "a click c
 # a word, or a number with its unit ("4h", "5xx", "32k"): the turn reads them as words too
 _WORD = re.compile(r"[a-z][a-z0-9+#]*|[0-9]+[a-z][a-z0-9]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
+_KIN_WORD = re.compile(r"[a-zé]+(?:-in-law)?")
 
 WRITTEN = "written as a name"
 OPENS = "the turn opens with it"
@@ -126,6 +128,18 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
         text = " ".join([belief.content, belief.why_it_matters or "", *names])
         doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if telling(w))
     return doc.domain
+
+
+def kin_words(doc: IndexedDoc) -> frozenset[str]:
+    """The relations the belief's own text names, each by one name (`name_roles.kin_said`):
+    "her mother's flat" -> "mum"."""
+    belief = doc.belief
+    text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
+    return frozenset(
+        kin_said(k)
+        for w in _KIN_WORD.findall(text)
+        if (k := w if w in KINSHIP else w.removesuffix("s")) in KINSHIP
+    )
 
 
 def proper_words(doc: IndexedDoc) -> frozenset[str]:

@@ -35,10 +35,11 @@ from beliefs.search.clauses import (
     match_canonical,
     match_parts,
 )
-from beliefs.search.corroboration import in_names
+from beliefs.search.corroboration import in_names, kin_words
 from beliefs.search.deadline import Deadline
 from beliefs.search.hits import Clause, Hit, Relevance
 from beliefs.search.kind_words import KindWord, NameWords, match_kind_words
+from beliefs.search.name_roles import own_family, owned_words
 from beliefs.search.ranking import (
     best_weighted,
     fused,
@@ -154,6 +155,28 @@ def _taker(docs: dict[str, IndexedDoc], ask: _Ask, known: dict[str, bool]) -> Ca
     return taken
 
 
+def _in_family(
+    taken: Callable[[str], bool], terms: QueryTerms, docs: dict[str, IndexedDoc]
+) -> Callable[[str], bool]:
+    """`taken`, and when the turn is about the user's relations (`own_family`: "my sister's
+    wedding" is no work belief's) only beliefs that say something of them or that the turn
+    names as the user's own (`owned_words`: "can my son use my Steam Deck?")."""
+    family = own_family(terms)
+    if not family:
+        return taken
+    owned = owned_words(terms)
+
+    def in_family(bid: str) -> bool:
+        doc = docs[bid]
+        if not taken(bid):
+            return False
+        if owned and any(a.split(" ")[0] in owned for a in doc.aliases):
+            return True
+        return not family.isdisjoint(kin_words(doc))
+
+    return in_family
+
+
 def _factor(docs: dict[str, IndexedDoc], ask: _Ask) -> Callable[[str], float]:
     weight = ask.weight
     if weight is None:
@@ -192,8 +215,11 @@ def _by_model(
     prescores, m = model_candidates(postings, terms, ask.sense, ask.deadline)
     docs = postings.docs
     factor = _factor(docs, ask)
+    taken = _taker(docs, ask, known)
+    if ask.sense:
+        taken = _in_family(taken, terms, docs)
     chosen = []
-    for bid, verdict in kept(m, prescores, _taker(docs, ask, known), ask.limit, ask.deadline):
+    for bid, verdict in kept(m, prescores, taken, ask.limit, ask.deadline):
         score = MODEL.score(verdict.logit) * factor(bid)
         if score >= ask.min_score:
             chosen.append((-round(score, 9), bid, docs[bid], score, verdict))
@@ -230,6 +256,8 @@ def _by_rules(
     )
     docs = postings.docs
     taken = _taker(docs, ask, known)
+    if gated:
+        taken = _in_family(taken, terms, docs)
     factor = _factor(docs, ask)
     limit, min_score = ask.limit, ask.min_score
     most = 1.0 if ask.weight is None else ask.max_weight  # the largest factor, if known

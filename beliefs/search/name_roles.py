@@ -173,3 +173,85 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
         for pattern in (_SPEAKER, _ADDRESSEE)
         for m in pattern.finditer(text)
     )
+
+
+# One relation said several ways: the belief's "mother" is the turn's "mum"
+_SAME_KIN = {
+    "mom": "mum",
+    "mother": "mum",
+    "mam": "mum",
+    "mama": "mum",
+    "father": "dad",
+    "papa": "dad",
+    "husband": "partner",
+    "wife": "partner",
+    "hubby": "partner",
+    "spouse": "partner",
+    "boyfriend": "partner",
+    "girlfriend": "partner",
+    "bf": "partner",
+    "gf": "partner",
+    "fiance": "partner",
+    "fiancee": "partner",
+    "fiancé": "partner",
+    "fiancée": "partner",
+    "grandmother": "grandma",
+    "grandfather": "grandpa",
+    "neighbor": "neighbour",
+    "auntie": "aunt",
+    "friend": "mate",
+    "flatmate": "mate",
+    "roommate": "mate",
+    "housemate": "mate",
+}
+# Words by which a relation is a source, not the subject: "my daughter thinks I should switch
+# to Family Tree Maker", "my neighbour says the bags with móin are grand"
+_SOURCES = frozenset(
+    [
+        "says",
+        "said",
+        "thinks",
+        "thought",
+        "reckons",
+        "swears",
+        "saying",
+        "told",
+        "suggested",
+        "suggests",
+        "recommends",
+        "recommended",
+        "uses",
+        "used",
+        "mentioned",
+    ]
+)
+
+
+def kin_said(word: str) -> str:
+    """One name for a relation however it is said ("mom", "mother" -> "mum")."""
+    return _SAME_KIN.get(word, word)
+
+
+def own_family(terms: QueryTerms) -> frozenset[str]:
+    """The relations the turn is about, said as the user's own ("my sister's wedding", "my
+    dad (78) is on Eliquis"): a belief that says nothing of them is not what the turn asks
+    about. Not a relation the turn cites as a source ("my neighbour says…"), nor any in a
+    turn that speaks for a household ("we", "our")."""
+    seq = terms.sequence
+    if "our" in seq or "we" in seq:  # the user speaks for a household: "our Plex server"
+        return frozenset()
+    found: set[str] = set()
+    for i, (before, word) in enumerate(pairwise(seq)):
+        if before != "my" or word not in KINSHIP:
+            continue
+        if _SOURCES.isdisjoint(seq[i + 2 : i + 6]):
+            found.add(kin_said(word))
+    return frozenset(found)
+
+
+def owned_words(terms: QueryTerms) -> frozenset[str]:
+    """The turn's words right after "my" that name no relation ("can my son use my Steam
+    Deck?"): the user's own things, whoever else the turn is about."""
+    return frozenset(
+        w for before, w in pairwise(terms.sequence) if before == "my" and w not in KINSHIP
+    )

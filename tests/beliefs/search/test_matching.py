@@ -61,7 +61,7 @@ def test_a_rare_word_of_the_belief_corroborates_from_anywhere_in_the_turn() -> N
     assert matches(index, "ruby earrings for my mom, she has a shop") == {}
     # an everyday word of the belief corroborates from anywhere too, one of the commonest
     # ("the", "make") only within two words
-    assert matches(index, "ruby earrings for my mom, she runs a shop") == {
+    assert matches(index, "ruby earrings for a customer, she runs a shop") == {
         "r": [("ruby", "exact", "domain word 'runs'")]
     }
 
@@ -454,6 +454,22 @@ def test_someone_speaking_spoken_to_or_opening_the_turn_is_the_belief_s_person()
     assert matches(index, "my rose needs pruning before winter") == {}
     assert matches(index, "the rose says nothing about the soil, does it?") == {}
     assert matches(index, "my brother-in-law Rory wants a bike for his birthday") == {}
+
+
+def test_a_turn_about_the_user_s_family_reaches_only_beliefs_that_say_so() -> None:
+    hour = belief("g", "golden_hour_sessions", ["golden hour"], content="Portraits at dusk.")
+    wedding = belief(
+        "w", "sister_wedding_shoot", ["the wedding"], content="Shooting my sister's wedding."
+    )
+    index = index_of(hour, wedding, filler=10)
+    assert matches(index, "my brother is an EMT and keeps on about the golden hour") == {}
+    assert set(matches(index, "move the golden hour session to Saturday")) == {"g"}
+    assert set(matches(index, "my sister's wedding: which lens for the wedding?")) == {"w"}
+    # ... unless the relation is a source, or the turn speaks for a household
+    assert set(matches(index, "my neighbour says golden hour shoots are overrated")) == {"g"}
+    assert set(matches(index, "my wife and I want our golden hour session earlier")) == {"g"}
+    # ... or names the belief's thing as the user's own
+    assert set(matches(index, "can my son join my golden hour session?")) == {"g"}
 
 
 def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
