@@ -463,6 +463,7 @@ def test_a_turn_about_the_user_s_family_reaches_only_beliefs_that_say_so() -> No
     )
     index = index_of(hour, wedding, filler=10)
     assert matches(index, "my brother is an EMT and keeps on about the golden hour") == {}
+    assert matches(index, "my kid needs a golden hour photo for a school project") == {}
     assert set(matches(index, "move the golden hour session to Saturday")) == {"g"}
     assert set(matches(index, "my sister's wedding: which lens for the wedding?")) == {"w"}
     # ... unless the relation is a source, or the turn speaks for a household
