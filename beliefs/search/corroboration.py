@@ -62,10 +62,8 @@ from beliefs.search.name_roles import (
     SPEAKS,
     descriptions,
     kin_of,
-    kin_said,
     possessive_opener,
     speakers,
-    telling,
 )
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
@@ -80,7 +78,7 @@ from beliefs.text.lexicon import (
     zipf,
     zipf_elsewhere,
 )
-from beliefs.text.query import QueryTerms, normalize_name, written_words
+from beliefs.text.query import QueryTerms, is_telling, normalize_name, written_words
 
 # Rarer than once per ten thousand words (the commonest words, `lexicon.is_general`): an
 # everyday word the belief writes in lower case is its topic ("exceptions", "viewpoint",
@@ -90,7 +88,6 @@ WINDOW = 2  # words either side: "which go version", "the Spark job", "a click c
 # a word, or a number with its unit ("4h", "5xx", "32k"): the turn reads them as words too
 _WORD = re.compile(r"[a-z][a-z0-9+#]*|[0-9]+[a-z][a-z0-9]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
-_KIN_WORD = re.compile(r"[a-zé]+(?:-in-law)?")
 
 WRITTEN = "written as a name"
 OPENS = "the turn opens with it"
@@ -126,20 +123,8 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
         belief = doc.belief
         names = [belief.canonical_name.replace("_", " "), *belief.aliases]
         text = " ".join([belief.content, belief.why_it_matters or "", *names])
-        doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if telling(w))
+        doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if is_telling(w))
     return doc.domain
-
-
-def kin_words(doc: IndexedDoc) -> frozenset[str]:
-    """The relations the belief's own text names, each by one name (`name_roles.kin_said`):
-    "her mother's flat" -> "mum"."""
-    belief = doc.belief
-    text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
-    return frozenset(
-        kin_said(k)
-        for w in _KIN_WORD.findall(text)
-        if (k := w if w in KINSHIP else w.removesuffix("s")) in KINSHIP
-    )
 
 
 def proper_words(doc: IndexedDoc) -> frozenset[str]:
@@ -166,7 +151,7 @@ def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
         if w != word:
             continue
         for near in seq[max(0, i - WINDOW) : i + WINDOW + 1]:
-            if near != word and telling(near):
+            if near != word and is_telling(near):
                 out.setdefault(stem(near), near)
     return out
 
@@ -226,7 +211,9 @@ def telling_words(terms: QueryTerms) -> dict[str, str]:
     """Stems of the turn's words that may tie it to a belief from anywhere (no stop word, no
     number, none of the commonest words) -> the words."""
     return {
-        stem(w): w for w in terms.sequence if telling(w) and not is_general(w) and not w.isdigit()
+        stem(w): w
+        for w in terms.sequence
+        if is_telling(w) and not is_general(w) and not w.isdigit()
     }
 
 
@@ -291,7 +278,7 @@ def _short_named(terms: QueryTerms, token: str) -> bool:
 def _technical(word: str) -> bool:
     """A word of code or a version: no everyday English word, stop or function word, nor a
     bare number ("config", "devtools", "5.1"; not "season", "2")."""
-    return telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)
+    return is_telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)
 
 
 def needs_sense(

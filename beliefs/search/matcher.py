@@ -35,11 +35,11 @@ from beliefs.search.clauses import (
     match_canonical,
     match_parts,
 )
-from beliefs.search.corroboration import in_names, kin_words
+from beliefs.search.corroboration import in_names
 from beliefs.search.deadline import Deadline
 from beliefs.search.hits import Clause, Hit, Relevance
 from beliefs.search.kind_words import KindWord, NameWords, match_kind_words
-from beliefs.search.name_roles import own_family, owned_words
+from beliefs.search.name_roles import kin_words, own_family, owned_words
 from beliefs.search.ranking import (
     best_weighted,
     fused,

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from beliefs.text.lexicon import is_function_word, is_function_word_elsewhere, is_general, stem
-from beliefs.text.query import CALENDAR, STOP_WORDS, QueryTerms, normalize_name
+from beliefs.index.indexed_doc import IndexedDoc
+from beliefs.text.lexicon import is_general, stem
+from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
 # Who someone is to the user: "my sister Priya" is no colleague Priya
 KINSHIP = frozenset(
@@ -106,14 +107,10 @@ _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
     "remind|reminding|thank|cc"
 )
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
-# The verbs' first words: a turn holding none (most) is not read for them
-_PERSONAL_VERBS = frozenset(
-    [
-        *(v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|") if " " not in v),
-        *("check", "talk", "speak", "loop", "bring", "catch", "follow", "note", "reply"),
-        *("letter", "write"),
-    ]
-)
+# The verbs' first words: a turn holding none (most) is not read for them ("bring it up
+# with", "catch up with", "follow up with", "check in with" for the phrases "up with", "in with")
+_FIRST_WORDS = {v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|")}
+_PERSONAL_VERBS = frozenset(_FIRST_WORDS - {"up", "in"} | {"bring", "catch", "follow"})
 SPEAKS = "someone speaking or spoken to"
 # Where or what a name is from says which one: "Tracy from audio", "Rita on the front desk",
 # "Kasumi from housekeeping"; one the belief does not say is another's. Not "Avro on
@@ -129,24 +126,13 @@ _POSSESSIVE = re.compile(r"([^\W\d_][\w-]*)(?:'s|’s)(?!\w)")
 OPENS_OWN = "the turn opens with its 's"
 
 
-def telling(word: str) -> bool:
-    """A word specific enough to tie a turn to a belief (not a stop or function word, in
-    English or another language)."""
-    return (
-        len(word) > 1
-        and word not in STOP_WORDS
-        and not is_function_word(word)
-        and not is_function_word_elsewhere(word)
-    )
-
-
 def descriptions(terms: QueryTerms) -> dict[str, frozenset[str]]:
     """The turn's names written with a capital and what it says they are from (`_DESCRIBED`)
     -> the stems of those words; not a day, a month or a stop word ("Galloway on Saturday",
     "Saltwick in a February gale" say nothing of which one)."""
     found: dict[str, set[str]] = {}
     for name, *whats in _DESCRIBED.findall(terms.cleaned):
-        said = {stem(w) for w in whats if telling(w) and w not in CALENDAR and not is_general(w)}
+        said = {stem(w) for w in whats if is_telling(w) and w not in CALENDAR and not is_general(w)}
         if said:
             found.setdefault(normalize_name(name), set()).update(said)
     return {name: frozenset(whats) for name, whats in found.items()}
@@ -270,4 +256,19 @@ def owned_words(terms: QueryTerms) -> frozenset[str]:
     Deck?"): the user's own things, whoever else the turn is about."""
     return frozenset(
         w for before, w in pairwise(terms.sequence) if before == "my" and w not in KINSHIP
+    )
+
+
+_KIN_WORD = re.compile(r"[a-zé]+(?:-in-law)?")
+
+
+def kin_words(doc: IndexedDoc) -> frozenset[str]:
+    """The relations the belief's own text names, each by one name (`kin_said`): "her
+    mother's flat" -> "mum"."""
+    belief = doc.belief
+    text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
+    return frozenset(
+        kin_said(k)
+        for w in _KIN_WORD.findall(text)
+        if (k := w if w in KINSHIP else w.removesuffix("s")) in KINSHIP
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
-from beliefs.text.lexicon import turn_languages
+from beliefs.text.lexicon import is_function_word, is_function_word_elsewhere, turn_languages
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -126,6 +126,17 @@ def clean_query(text: str) -> str:
         or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
+
+
+def is_telling(word: str) -> bool:
+    """A word specific enough to tie a turn to a belief (not a stop or function word, in
+    English or another language)."""
+    return (
+        len(word) > 1
+        and word not in STOP_WORDS
+        and not is_function_word(word)
+        and not is_function_word_elsewhere(word)
+    )
 
 
 def query_words(cleaned: str) -> list[str]:
