@@ -9,81 +9,10 @@ import re
 from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
+from beliefs.search.kinship import HOUSEHOLD, KINSHIP, SOURCES, kin_said, said_kin
 from beliefs.text.lexicon import is_general, stem
 from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
-# Who someone is to the user: "my sister Priya" is no colleague Priya
-KINSHIP = frozenset(
-    [
-        "sister",
-        "brother",
-        "niece",
-        "nephew",
-        "cousin",
-        "aunt",
-        "auntie",
-        "uncle",
-        "mum",
-        "mom",
-        "mother",
-        "dad",
-        "father",
-        "son",
-        "daughter",
-        "wife",
-        "husband",
-        "partner",
-        "boyfriend",
-        "girlfriend",
-        "friend",
-        "neighbour",
-        "neighbor",
-        "grandma",
-        "grandmother",
-        "grandpa",
-        "grandfather",
-        "grandson",
-        "granddaughter",
-        "stepson",
-        "stepdaughter",
-        "kid",
-        "kids",
-        "child",
-        "children",
-        "baby",
-        "toddler",
-        "grandkids",
-        "grandchildren",
-        "parents",
-        "family",
-        "in-laws",
-        "stepmother",
-        "stepfather",
-        "stepbrother",
-        "stepsister",
-        "brother-in-law",
-        "sister-in-law",
-        "mother-in-law",
-        "father-in-law",
-        "son-in-law",
-        "daughter-in-law",
-        "godson",
-        "goddaughter",
-        "godmother",
-        "godfather",
-        "fiancé",
-        "fiancée",
-        "fiance",
-        "fiancee",
-        "hubby",
-        "bf",
-        "gf",
-        "mate",
-        "flatmate",
-        "roommate",
-        "housemate",
-    ]
-)
 KIN = "its kinship word"
 # Verbs only someone does, right after a clause's first word: "Rose says they're moving to
 # memoQ", "Hope has asked whether…", "rory wants to do the trip times". Not "needs" ("rose
@@ -94,9 +23,13 @@ _SPEAKS = (
     "sagt|fragt|meint|möchte|zegt|vraagt|dit|demande|veut|dice|pregunta|quiere|pide|chiede|"
     "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar"
 )
+# A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
+# "Luca mi chiede…"
+_TO_ME = r"[mt]['’]|(?:me|te|lui|nous|mi|ti|gli|le|les)\s+"
 _SPEAKER = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)(\w[\w'’-]*)\s+"
-    rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}(?:{_SPEAKS})\b",
+    rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}"
+    rf"(?:{_TO_ME})?(?:{_SPEAKS})\b",
     re.IGNORECASE,
 )
 # ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
@@ -172,94 +105,38 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     )
 
 
-# One relation said several ways: the belief's "mother" is the turn's "mum"
-_SAME_KIN = {
-    "mom": "mum",
-    "mother": "mum",
-    "mam": "mum",
-    "mama": "mum",
-    "father": "dad",
-    "papa": "dad",
-    "husband": "partner",
-    "wife": "partner",
-    "hubby": "partner",
-    "spouse": "partner",
-    "boyfriend": "partner",
-    "girlfriend": "partner",
-    "bf": "partner",
-    "gf": "partner",
-    "fiance": "partner",
-    "fiancee": "partner",
-    "fiancé": "partner",
-    "fiancée": "partner",
-    "grandmother": "grandma",
-    "grandfather": "grandpa",
-    "neighbor": "neighbour",
-    "auntie": "aunt",
-    "friend": "mate",
-    "flatmate": "mate",
-    "roommate": "mate",
-    "housemate": "mate",
-    "kids": "kid",
-    "child": "kid",
-    "children": "kid",
-    "toddler": "kid",
-    "grandchildren": "grandkids",
-}
-# Words by which a relation is a source, not the subject: "my daughter thinks I should switch
-# to Family Tree Maker", "my neighbour says the bags with móin are grand"
-_SOURCES = frozenset(
-    [
-        "says",
-        "said",
-        "thinks",
-        "thought",
-        "reckons",
-        "swears",
-        "saying",
-        "told",
-        "suggested",
-        "suggests",
-        "recommends",
-        "recommended",
-        "uses",
-        "used",
-        "mentioned",
-    ]
-)
-
-
-def kin_said(word: str) -> str:
-    """One name for a relation however it is said ("mom", "mother" -> "mum")."""
-    return _SAME_KIN.get(word, word)
-
-
 def own_family(terms: QueryTerms) -> frozenset[str]:
-    """The relations the turn is about, said as the user's own ("my sister's wedding", "my
-    dad (78) is on Eliquis"): a belief that says nothing of them is not what the turn asks
-    about. Not a relation the turn cites as a source ("my neighbour says…"), nor any in a
-    turn that speaks for a household ("we", "our")."""
+    """The relations the turn is about, said as the user's own (`said_kin`: "my sister's
+    wedding", "my dad (78) is on Eliquis", "ma fille a besoin d'aide en math"): a belief that
+    says nothing of them is not what the turn asks about. Not a relation the turn cites as a
+    source ("my neighbour says…"), nor any in a turn that speaks for a household ("we", "our",
+    "notre")."""
     seq = terms.sequence
-    if "our" in seq or "we" in seq:  # the user speaks for a household: "our Plex server"
+    if not HOUSEHOLD.isdisjoint(seq):  # the user speaks for a household: "our Plex server"
         return frozenset()
-    found: set[str] = set()
-    for i, (before, word) in enumerate(pairwise(seq)):
-        if before != "my" or word not in KINSHIP:
-            continue
-        if _SOURCES.isdisjoint(seq[i + 2 : i + 6]):
-            found.add(kin_said(word))
-    return frozenset(found)
+    return frozenset(
+        kin_said(word) for i, word in said_kin(seq) if SOURCES.isdisjoint(seq[i + 1 : i + 5])
+    )
 
 
 def owned_words(terms: QueryTerms) -> frozenset[str]:
     """The turn's words right after "my" that name no relation ("can my son use my Steam
-    Deck?"): the user's own things, whoever else the turn is about."""
-    return frozenset(
-        w for before, w in pairwise(terms.sequence) if before == "my" and w not in KINSHIP
-    )
+    Deck?"), past a number ("my 3/16 Whitworth spanner"): the user's own things, whoever else
+    the turn is about."""
+    seq = terms.sequence
+    out: set[str] = set()
+    for i, before in enumerate(seq[:-1]):
+        if before == "my":
+            j = i + 1
+            while j < len(seq) - 1 and seq[j][:1].isdigit():
+                j += 1
+            if seq[j] not in KINSHIP:
+                out.add(seq[j])
+    return frozenset(out)
 
 
 _KIN_WORD = re.compile(r"[a-zé]+(?:-in-law)?")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
 def kin_words(doc: IndexedDoc) -> frozenset[str]:
@@ -267,8 +144,10 @@ def kin_words(doc: IndexedDoc) -> frozenset[str]:
     mother's flat" -> "mum"."""
     belief = doc.belief
     text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
-    return frozenset(
-        kin_said(k)
+    english = (
+        k
         for w in _KIN_WORD.findall(text)
         if (k := w if w in KINSHIP else w.removesuffix("s")) in KINSHIP
     )
+    elsewhere = (w for _, w in said_kin(_WORD.findall(text)))  # "mi hija", "ma fille"
+    return frozenset(map(kin_said, (*english, *elsewhere)))
