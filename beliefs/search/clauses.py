@@ -147,6 +147,8 @@ def match_aliases(
 
 # A version: "22", "1.22", "v3.12.1"
 _VERSION = re.compile(r"v?(\d+)((?:\.\d+)*)")
+# An alias's word that stands for whichever version the turn names ("flutter version")
+_VERSION_WORDS = frozenset(["version", "versão", "versión", "versione", "wersja"])
 # Words that change a version: "bump node to 24", "upgrade python from 3.11 to 3.12"
 _CHANGES = frozenset(
     [
@@ -173,8 +175,9 @@ _CHANGES = frozenset(
 def _match_versions(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
     """An alias of a name and its version ("node 22", "go 1.22") named with another version of
     the same form in a turn that changes one ("bump node to 24", "upgrade go from 1.22 to
-    1.23"): the belief is the version in use, and the name alone ("node", "go", "next") is an
-    everyday word. Scored as the alias one edit away."""
+    1.23"), or an alias of a name and the word "version" named with any version ("bump flutter
+    to 3.29" for "flutter version"): the belief is the version in use, and the name alone
+    ("node", "go", "flutter") is an everyday word. Scored as the alias one edit away."""
     seq = terms.sequence
     for i, word in enumerate(seq[:-1]):
         after = seq[i + 2] if seq[i + 1] in ("to", "from") and i + 2 < len(seq) else seq[i + 1]
@@ -182,11 +185,13 @@ def _match_versions(postings: UserPostings, terms: QueryTerms, n: int, matched: 
         if typed is None:
             continue
         for token in members(postings.ends.get((2, "first", word))):
-            held = _VERSION.fullmatch(token.split(" ")[1])
-            if token in matched or held is None:
+            second = token.split(" ")[1]
+            held = _VERSION.fullmatch(second)
+            if token in matched or (held is None and second not in _VERSION_WORDS):
                 continue
-            if len(held.group(1)) == len(typed.group(1)) and bool(held.group(2)) == bool(
-                typed.group(2)
+            if held is None or (
+                len(held.group(1)) == len(typed.group(1))
+                and bool(held.group(2)) == bool(typed.group(2))
             ):
                 query = f"{word} {after}"
                 base = BOOST_ALIAS_PHRASE * idf(n, postings.alias_df(token))

@@ -54,10 +54,10 @@ from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.hits import Match
+from beliefs.search.kinship import KINSHIP
 from beliefs.search.name_roles import (
     DESCRIBED,
     KIN,
-    KINSHIP,
     OPENS_OWN,
     SPEAKS,
     descriptions,
@@ -108,6 +108,8 @@ SHORT_NAMED = 4
 SHORT_NAMED_ZIPF = 3.5
 # Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
 # them is a run of several (about two characters a word).
+# A ratio or fraction of small numbers: a split, a size, a score ("60/40", "3/16", "24/7")
+_SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Words before a topic that point at the user's own one: "write a bio for the band", "which
 # clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
@@ -250,6 +252,35 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
     return first[:1].isupper() and not first[1:].isupper()
 
 
+COMPOUND = 10  # letters of a word that may be several written as one ("Blockkommutierung")
+COMPOUND_PART = 6  # letters of a word of the belief's own found inside one
+_INFLECTION = 3  # letters a compound may end with past its last part ("Abgabeterminen")
+
+
+def compounds(terms: QueryTerms) -> tuple[str, ...]:
+    """The turn's long words no English list knows: words of a language that writes several
+    words as one ("Blockkommutierung", "Abgabetermin", "brandwerendheid")."""
+    return tuple(
+        w
+        for w in dict.fromkeys(terms.sequence)
+        if len(w) >= COMPOUND and w.isalpha() and zipf(w) < COMMON_ZIPF and not english(w)
+    )
+
+
+def inside_compound(words: tuple[str, ...], domain: frozenset[str], own: frozenset[str]) -> str:
+    """The first of `words` (`compounds`) that ends with a word of the belief's own text
+    (`domain`, stems of COMPOUND_PART letters or more, not the matched name's `own`) after a
+    word of its own ("kommutierung" in "Blockkommutierung"); "" for none."""
+    for word in words:
+        for part in domain:
+            if len(part) < COMPOUND_PART or part in own:
+                continue
+            at = word.find(part, _INFLECTION)
+            if at >= _INFLECTION and len(word) - at - len(part) <= _INFLECTION:
+                return word
+    return ""
+
+
 def short_turn(turn: dict[str, str]) -> bool:
     """Whether the turn's telling words (`telling_words`) are SHORT words or fewer, too few to
     say another sense: a run of kana or Han counts a word for every two characters
@@ -293,9 +324,10 @@ def needs_sense(
     edit or by its stem ("raw" for the alias "raws", "compose" for "composables"), or the turn
     writes it inside a name of several words,
     after a word of kinship or as a code in capitals (`in_names`: "Gary Lineker", "the
-    California Zephyr", "my sister Priya", "the UV index")."""
-    if how == "part":  # "842" of "ASC 842": a number is many things
-        return True
+    California Zephyr", "my sister Priya", "the UV index"). A number needs it as a part of a
+    name ("842" of "ASC 842") or as a ratio of small numbers ("60/40", "24/7")."""
+    if how == "part" or _SMALL_NUMBERS.fullmatch(token):  # "842" of "ASC 842", "60/40": a
+        return True  # number is many things
     if " " in token:
         return False
     return (
@@ -341,6 +373,7 @@ class TurnSigns:
     speaking: frozenset[str]
     opener: str
     described: dict[str, frozenset[str]]
+    compounds: tuple[str, ...]
 
     @classmethod
     def read(cls, terms: QueryTerms) -> TurnSigns:
@@ -351,6 +384,7 @@ class TurnSigns:
             speaking=speakers(terms),
             opener=possessive_opener(terms),
             described=descriptions(terms),
+            compounds=compounds(terms),
         )
 
 
@@ -359,6 +393,7 @@ class Witness:
 
     __slots__ = (
         "_asked",
+        "_compounds",
         "_from",
         "_inflected",
         "_kin",
@@ -366,6 +401,7 @@ class Witness:
         "_near",
         "_near_stems",
         "_opens",
+        "_own",
         "_owned",
         "_pointed",
         "_short",
@@ -400,6 +436,8 @@ class Witness:
             telling = {s: w for s, w in telling.items() if not is_common(w)}
         near.update(telling)
         self._near = {s: w for s, w in near.items() if s not in own}
+        self._own = frozenset(own)
+        self._compounds = turn.compounds
         self._near_stems = frozenset(self._near)
         self._mates = run_mates(terms, query_word)
         self._kin = kin_of(terms, query_word)
@@ -451,4 +489,8 @@ class Witness:
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
+        if self._compounds:  # "warum FOC statt Blockkommutierung?" for FOC's "Kommutierung"
+            inside = inside_compound(self._compounds, domain_words(doc), self._own)
+            if inside:
+                return f"domain word {inside!r}"
         return POINTED if (topic and self._pointed) or self._short else None

@@ -69,6 +69,8 @@ _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
 _PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2": a term, an alias may be one
 # "10X3", "4x4": a class, a set or a car as often as a size; a term (an alias may be one)
 _TIMES_CODE = re.compile(r"^\d+[xX]\d+$")
+# "221-413", "311/2": a part, a paper or a form numbered in groups; a term (an alias may be one)
+_NUMBER_CODE = re.compile(r"^\d+[-/]\d+$")  # two groups: a date of three is no name
 _NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can start with
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-…"
 _TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-…"
@@ -123,6 +125,7 @@ def clean_query(text: str) -> str:
         if w[0] not in _NUMBER_STARTS  # most words: no number can start there
         or _PLAIN_NUMBER.match(w.rstrip(_TRAIL_PUNCT))
         or _TIMES_CODE.match(w.rstrip(_TRAIL_PUNCT))
+        or _NUMBER_CODE.match(w.rstrip(_TRAIL_PUNCT))
         or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
@@ -192,7 +195,7 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
     word = stripped.lower()
-    if _PLAIN_NUMBER.match(word) or _TIMES_CODE.match(word):
+    if _PLAIN_NUMBER.match(word) or _TIMES_CODE.match(word) or _NUMBER_CODE.match(word):
         return word, False, False, ends
     if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
         return "", False, False, ends

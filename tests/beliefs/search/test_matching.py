@@ -445,6 +445,7 @@ def test_someone_speaking_spoken_to_or_opening_the_turn_is_the_belief_s_person()
     assert set(matches(index, "how do I bring up with rose that the rates went up")) == {"r"}
     assert set(matches(index, "need to tell Rory I'm away on the 14th")) == {"a"}
     assert set(matches(index, "Rose pyta, czy termin można przesunąć")) == {"r"}  # Polish
+    assert set(matches(index, "Rose m'dit que le délai peut bouger")) == {"r"}  # "to me"
     # ... and so is the turn's subject written with its 's
     assert matches(index, "Rory's off sick tomorrow, who covers the trip times?") == {
         "a": [("rory", "exact", "the turn opens with its 's")]
@@ -471,6 +472,23 @@ def test_a_turn_about_the_user_s_family_reaches_only_beliefs_that_say_so() -> No
     assert set(matches(index, "my wife and I want our golden hour session earlier")) == {"g"}
     # ... or names the belief's thing as the user's own
     assert set(matches(index, "can my son join my golden hour session?")) == {"g"}
+    assert set(matches(index, "can my son use my 2 golden hour slots?")) == {"g"}
+
+
+def test_the_user_s_family_is_read_in_the_languages_users_write() -> None:
+    hour = belief("g", "golden_hour_sessions", ["golden hour"], content="Portraits at dusk.")
+    visit = belief(
+        "v", "mum_visit_golden_hour", ["the visit"], content="Her mother visits in May."
+    )
+    index = index_of(hour, visit, filler=10)
+    assert matches(index, "ma fille veut une photo golden hour pour l'école") == {}
+    assert matches(index, "mi hijo quiere fotos en golden hour") == {}
+    assert matches(index, "meine Tochter fragt nach golden hour Fotos") == {}
+    # ... a belief that names the relation, in either language, still answers
+    assert set(matches(index, "minha mãe chega em maio, the visit plan?")) == {"v"}
+    # ... and a relation cited as a source, or a household, does not narrow the turn
+    assert set(matches(index, "mi hermana dice que golden hour es mejor")) == {"g"}
+    assert set(matches(index, "notre fils veut une séance golden hour")) == {"g"}
 
 
 def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
@@ -767,6 +785,9 @@ def test_another_version_of_a_versioned_name_changed_is_the_belief() -> None:
     index = index_of(node, go, zones, filler=10)
     assert matches(index, "bump node to 24?") == {"n": [("node 24~node 22", "fuzzy", None)]}
     assert set(matches(index, "upgrade go from 1.22 to 1.23")) == {"g"}
+    # an alias of the name and the word "version" stands for any version
+    flutter = belief("f", "flutter_fvm", ["flutter version", "fvm"], content="Pinned by FVM.")
+    assert set(matches(index_of(flutter, filler=10), "bump flutter to 3.29")) == {"f"}
     # a version of another form, or no change of one, names another thing
     assert matches(index, "bump node to 3 replicas") == {}
     assert matches(index, "is wimbledon in zone 3 for the oyster cap?") == {}
@@ -865,3 +886,25 @@ def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     assert set(matches(index, "they want 'Shine, Jesus, Shine' on Sunday")) == {"h"}
     assert set(matches(index, "every rate comes from =VLOOKUP(B2,Tariffs!A:F,5,FALSE)")) == {"x"}
     assert matches(index, "the sun will shine on Sunday (see above)") == {}
+
+
+def test_a_word_of_the_belief_inside_a_compound_corroborates_a_name() -> None:
+    foc = belief(
+        "f", "motor_control_foc", ["FOC", "Kommutierung"], content="Motors run field-oriented."
+    )
+    index = index_of(foc, filler=10)
+    assert matches(index, "warum nochmal FOC statt Blockkommutierung?") == {
+        "f": [("foc", "exact", "domain word 'blockkommutierung'")]
+    }
+    assert matches(index, "warum nochmal FOC statt Zahlungsverzug?") == {}
+
+
+def test_numbers_written_in_groups_are_terms_and_small_ratios_need_corroboration() -> None:
+    wago = belief("w", "wago_221", ["Wago", "221-413"], content="Only Wago lever connectors.")
+    paper = belief("k", "kcse_history", ["311/2"], content="KCSE History paper 2.")
+    split = belief("d", "diesel_split", ["60/40"], content="A 60/40 diesel duty split.")
+    index = index_of(wago, paper, split, filler=10)
+    assert set(matches(index, "wie viele 221-413 brauche ich?")) == {"w"}
+    assert set(matches(index, "drill sheet for 311/2 section C")) == {"k"}
+    assert matches(index, "is a 60/40 fund still sensible?") == {}
+    assert set(matches(index, "is the 60/40 diesel split still allowed?")) == {"d"}
