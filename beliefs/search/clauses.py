@@ -19,7 +19,7 @@ from beliefs.index.user_postings import UserPostings
 from beliefs.search.hits import Match
 from beliefs.text.identifiers import split_scripts
 from beliefs.text.lexicon import has_other_sense, in_dictionary, is_common, stem
-from beliefs.text.query import MAX_NGRAM, STOP_WORDS, QueryTerms
+from beliefs.text.query import MAX_NGRAM, STOP_WORDS, QueryTerms, is_telling
 
 MIN_SCORE = 3.0
 # BM25 needs a corpus: below this many beliefs the document count is floored, so a new
@@ -207,13 +207,17 @@ def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matc
     (`beliefs.search.corroboration.needs_sense`: a capital where no sentence starts, the
     belief's world in the turn). A rare word names a belief by a part only when the part is
     that one belief's and the word names no belief by itself ("redis" is the cache's alias,
-    not a part of the broker's "redis broker"; "dbt" of several beliefs' names is none)."""
+    not a part of the broker's "redis broker"; "dbt" of several beliefs' names is none). A
+    stop or function word names nothing by joining a name's other words ("voor" of "commissie
+    voor welstand")."""
     parts = postings.parts
     for word in terms.words:
         held = parts.get(word)
         if held is None:
             continue
         tokens = members(held)
+        if not is_telling(word):  # "voor" joins "commissie voor welstand"; "dag naming" is kept
+            tokens = [t for t in tokens if t.startswith(f"{word} ") or t.endswith(f" {word}")]
         if not any(ch.isdigit() for ch in word) and (
             word in matched or not _one_holder(postings, tokens)
         ):

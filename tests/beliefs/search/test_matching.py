@@ -320,6 +320,14 @@ def test_a_rare_word_of_one_belief_s_longer_name_names_it_alone() -> None:
     # a word that is an alias by itself, or a part of several beliefs' names, is no part
     assert set(matches(index, "redis connection refused from the cache")) == {"c"}
     assert matches(index, "dbt is slow on the laptop") == {}
+    # a function word joining a name's words is no part of it; one opening a name may be
+    board = belief(
+        "w", "welstand", ["commissie voor welstand"], content="The facade plans need approval."
+    )
+    dags = belief("d", "dag_naming", ["dag naming"], content="DAG ids are snake_case.")
+    index = index_of(board, dags, filler=10)
+    assert matches(index, "schrijf de update voor Ellen: de planning loopt nog") == {}
+    assert set(matches(index, "new DAG for the hubspot sync, which naming?")) == {"d"}
 
 
 def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
