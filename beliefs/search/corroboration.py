@@ -86,7 +86,7 @@ from beliefs.text.query import QueryTerms, is_telling, normalize_name, written_w
 TOPIC_ZIPF = 5.0
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
 # a word, or a number with its unit ("4h", "5xx", "32k"): the turn reads them as words too
-_WORD = re.compile(r"[a-z][a-z0-9+#]*|[0-9]+[a-z][a-z0-9]*")
+_WORD = re.compile(r"[^\W\d_][^\W_+#]*[+#]*|[0-9]+[^\W\d_][^\W_]*")
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 WRITTEN = "written as a name"
@@ -111,9 +111,10 @@ SHORT_NAMED_ZIPF = 3.5
 # A ratio or fraction of small numbers: a split, a size, a score ("60/40", "3/16", "24/7")
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-# Words before a topic that point at the user's own one: "write a bio for the band", "which
-# clients do I advise", "my editor"; "a starter template", "two lessons" point at none.
-_OWN = frozenset(["the", "our", "my", "which"])
+# Words before a topic that point at the user's own one: "which clients do I advise", "my
+# editor", "our queues"; "a starter template", "two lessons" point at none, nor does "the",
+# which any noun takes ("take the helm", "the fees for a passport").
+_OWN = frozenset(["our", "my", "which"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"

@@ -9,7 +9,8 @@ another stem, a kind word in code is none), after checking those two changes alo
 difference, and again for the sense check (a name with another sense needs corroboration),
 after checking that scoring with every posting read gives the same outcomes as pruned scoring,
 and for a topic counted by a short turn only in six words or fewer (one query of the 165
-changes: "works is so been like snowflake it and and fits about?").
+changes: "works is so been like snowflake it and and fits about?"), and when "the" stopped
+pointing at the user's own topic (44 of the 165 searches, all of them by that change alone).
 """
 
 from __future__ import annotations
