@@ -72,10 +72,11 @@ def _relations(table: str) -> dict[str, str]:
     return out
 
 
-# Relations in French, German, Spanish, Portuguese, Italian, Dutch, Polish and Swedish, counted
-# only after a word for "my" of those languages (`_MY_ELSEWHERE`): alone, "kind", "man",
-# "brat" or "son" are other words. Words for several relations (Italian "nipote", Dutch
-# "neef") are left out.
+# Relations in French, German, Spanish, Portuguese, Italian, Dutch, Polish, Swedish, Greek,
+# Tagalog, Hindi and Swahili, counted only beside a word for "my" of those languages
+# (`_MY_ELSEWHERE`, `_MY_AFTER`): alone, "kind", "man", "brat" or "son" are other words. Words
+# for several relations (Italian "nipote", Dutch "neef", "mama" an uncle in Hindi, "dada" a
+# sister in Swahili) are left out, and so are those said of anyone ("bhai", "didi").
 _ELSEWHERE = _relations(
     """
     daughter: fille tochter hija filha figlia dochter córka dotter
@@ -104,12 +105,38 @@ _ELSEWHERE = _relations(
     mother-in-law: belle-mère schwiegermutter suegra sogra suocera schoonmoeder teściowa
     father-in-law: beau-père schwiegervater suegro sogro suocero schoonvader teść
     family: famille familie familia família famiglia rodzina
+    daughter: κόρη beti anak
+    son: γιος beta
+    partner: σύζυγος άντρας γυναίκα asawa jowa pati patni mke mume
+    mum: μαμά μητέρα nanay inay mummy mummi maa ammi
+    dad: μπαμπάς πατέρας tatay itay papa pappa abbu baba
+    sister: αδερφή αδελφή ate behen
+    brother: αδερφός αδελφός kuya kaka
+    kid: παιδί παιδιά bacche mtoto watoto
+    grandma: γιαγιά lola nani dadi
+    grandpa: παππούς lolo babu
+    nephew: ανιψιός bhatija bhanja
+    niece: ανιψιά bhatiji bhanji
+    cousin: ξάδερφος ξαδέρφη ξάδελφος ξαδέλφη pinsan
+    aunt: θεία tita mausi chachi bua shangazi
+    uncle: θείος tito chacha mjomba
+    mate: φίλη φίλος kaibigan dost rafiki
     """
 )
-# "my" in those languages
+# "my" after the relation, with that language's relations: Greek "η ανιψιά μου", Tagalog
+# "tita ko", Swahili "mama yangu" (Hindi "bhai ko" is "to brother")
+_GREEK = _words(
+    """κόρη γιος σύζυγος άντρας γυναίκα μαμά μητέρα μπαμπάς πατέρας αδερφή αδελφή αδερφός
+    αδελφός παιδί παιδιά γιαγιά παππούς ανιψιός ανιψιά ξάδερφος ξαδέρφη ξάδελφος ξαδέλφη θεία
+    θείος φίλη φίλος"""
+)
+_TAGALOG = _words("anak asawa jowa nanay inay tatay itay ate kuya lola lolo pinsan tita tito")
+_SWAHILI = _words("mke mume baba kaka mtoto watoto babu shangazi mjomba rafiki")
+_MY_AFTER = {"μου": _GREEK, "ko": _TAGALOG, "yangu": _SWAHILI, "wangu": _SWAHILI}
+# "my" in those languages, and in Hindi and Urdu written in Latin letters ("meri beti")
 _MY_ELSEWHERE = _words(
     """ma mon mes mein meine meinen meinem meiner meines mi mis meu minha meus minhas mio mia
-    miei mie mijn mój moja moje moi mojej mojego mojemu moim moją min mitt mina"""
+    miei mie mijn mój moja moje moi mojej mojego mojemu moim moją min mitt mina mera meri mere"""
 )
 # A turn that speaks for a household ("we", "our"): its relations are not the user's alone
 HOUSEHOLD = _words(
@@ -135,8 +162,10 @@ def kin_said(word: str) -> str:
 
 def said_kin(words: Sequence[str]) -> Iterator[tuple[int, str]]:
     """Each word of `words` said as a relation of the user's ("my sister", "ma fille", "mein
-    Sohn"), with its place: a word of KINSHIP after "my", or a relation of another language
-    after its word for "my"."""
+    Sohn", "η ανιψιά μου"), with its place: a word of KINSHIP after "my", or a relation of
+    another language after its word for "my" or before it."""
     for i, (before, word) in enumerate(pairwise(words)):
         if (before == "my" and word in KINSHIP) or (before in _MY_ELSEWHERE and word in _ELSEWHERE):
             yield i + 1, word
+        elif before in _MY_AFTER.get(word, ()):
+            yield i, before

@@ -110,12 +110,14 @@ def own_family(terms: QueryTerms) -> frozenset[str]:
     wedding", "my dad (78) is on Eliquis", "ma fille a besoin d'aide en math"): a belief that
     says nothing of them is not what the turn asks about. Not a relation the turn cites as a
     source ("my neighbour says…"), nor any in a turn that speaks for a household ("we", "our",
-    "notre")."""
+    "notre"), nor "my kids", what teachers and coaches call their class."""
     seq = terms.sequence
     if not HOUSEHOLD.isdisjoint(seq):  # the user speaks for a household: "our Plex server"
         return frozenset()
     return frozenset(
-        kin_said(word) for i, word in said_kin(seq) if SOURCES.isdisjoint(seq[i + 1 : i + 5])
+        kin_said(word)
+        for i, word in said_kin(seq)
+        if word != "kids" and SOURCES.isdisjoint(seq[i + 1 : i + 5])
     )
 
 

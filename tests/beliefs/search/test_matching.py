@@ -492,6 +492,11 @@ def test_the_user_s_family_is_read_in_the_languages_users_write() -> None:
     assert matches(index, "ma fille veut une photo golden hour pour l'école") == {}
     assert matches(index, "mi hijo quiere fotos en golden hour") == {}
     assert matches(index, "meine Tochter fragt nach golden hour Fotos") == {}
+    assert matches(index, "η ανιψιά μου θέλει φωτογραφίες golden hour") == {}  # "my" after
+    assert matches(index, "tita ko wants golden hour photos for her birthday") == {}
+    assert set(matches(index, "Farhan bhai ko golden hour ka plan bhejna hai")) == {"g"}
+    # ... and "my kids" is what a teacher or a coach calls the class
+    assert set(matches(index, "my kids want a golden hour session for the yearbook")) == {"g"}
     # ... a belief that names the relation, in either language, still answers
     assert set(matches(index, "minha mãe chega em maio, the visit plan?")) == {"v"}
     # ... and a relation cited as a source, or a household, does not narrow the turn
@@ -916,3 +921,21 @@ def test_numbers_written_in_groups_are_terms_and_small_ratios_need_corroboration
     assert set(matches(index, "drill sheet for 311/2 section C")) == {"k"}
     assert matches(index, "is a 60/40 fund still sensible?") == {}
     assert set(matches(index, "is the 60/40 diesel split still allowed?")) == {"d"}
+
+
+def test_the_names_an_article_takes_point_at_nothing_of_the_user_s() -> None:
+    spot = belief("s", "spot_instances", ["spot"], content="Training runs on spot instances.")
+    index = index_of(spot, filler=10)
+    assert matches(index, "got put on the spot in standup, how do I push back politely") == {}
+    assert set(matches(index, "our spot capacity in eu-west dried up overnight")) == {"s"}
+
+
+def test_a_belief_s_words_with_accents_are_its_world() -> None:
+    bouchon = belief(
+        "b", "petit_bouchon", ["bouchon"], content="Le bouchon prend ses réservations en ligne."
+    )
+    index = index_of(bouchon, filler=10)
+    assert matches(index, "les réservations du bouchon sont pleines pour samedi") == {
+        "b": [("bouchon", "exact", "domain word 'réservations'")]
+    }
+    assert matches(index, "le bouchon de la bouteille est cassé, je fais quoi ?") == {}
