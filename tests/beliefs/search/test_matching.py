@@ -485,9 +485,7 @@ def test_a_turn_about_the_user_s_family_reaches_only_beliefs_that_say_so() -> No
 
 def test_the_user_s_family_is_read_in_the_languages_users_write() -> None:
     hour = belief("g", "golden_hour_sessions", ["golden hour"], content="Portraits at dusk.")
-    visit = belief(
-        "v", "mum_visit_golden_hour", ["the visit"], content="Her mother visits in May."
-    )
+    visit = belief("v", "mum_visit_golden_hour", ["the visit"], content="Her mother visits in May.")
     index = index_of(hour, visit, filler=10)
     assert matches(index, "ma fille veut une photo golden hour pour l'école") == {}
     assert matches(index, "mi hijo quiere fotos en golden hour") == {}
