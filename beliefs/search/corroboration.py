@@ -111,10 +111,10 @@ SHORT_NAMED_ZIPF = 3.5
 # A ratio or fraction of small numbers: a split, a size, a score ("60/40", "3/16", "24/7")
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-# Words before a topic that point at the user's own one: "which clients do I advise", "my
-# editor", "our queues"; "a starter template", "two lessons" point at none, nor does "the",
-# which any noun takes ("take the helm", "the fees for a passport").
-_OWN = frozenset(["our", "my", "which"])
+# Words before a topic that point at the user's own one: "my editor", "our queues"; "a starter
+# template", "two lessons" point at none, nor does "the", which any noun takes ("take the
+# helm"), nor "which", which asks among any ("which flux for soldering?").
+_OWN = frozenset(["our", "my"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"
