@@ -43,7 +43,12 @@ _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them ("bring it up
 # with", "catch up with", "follow up with", "check in with" for the phrases "up with", "in with")
 _FIRST_WORDS = {v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|")}
-_PERSONAL_VERBS = frozenset(_FIRST_WORDS - {"up", "in"} | {"bring", "catch", "follow"})
+# ... and a name written as one that opens a clause and "just" did something: "Biscuit just
+# nicked half a prawn", "lol Pixel just walked across my keyboard"
+_ACTOR = re.compile(
+    r"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+)([A-Z][\w'’-]*)\s+just\s+[a-z]{3,}"
+)
+_PERSONAL_VERBS = frozenset(_FIRST_WORDS - {"up", "in"} | {"bring", "catch", "follow", "just"})
 SPEAKS = "someone speaking or spoken to"
 # Where or what a name is from says which one: "Tracy from audio", "Rita on the front desk",
 # "Kasumi from housekeeping"; one the belief does not say is another's. Not "Avro on
@@ -93,14 +98,14 @@ def possessive_opener(terms: QueryTerms) -> str:
 def speakers(terms: QueryTerms) -> frozenset[str]:
     """The turn's words that open a clause as someone saying or wanting something
     (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
-    says" nor "landlord in Lisbon wants"), or that someone asks or tells (`_ADDRESSEE`: "ask
-    sunny if…")."""
+    says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
+    sunny if…"), or that just did something (`_ACTOR`: "Biscuit just nicked a prawn")."""
     if _PERSONAL_VERBS.isdisjoint(terms.sequence):
         return frozenset()
     text = terms.cleaned
     return frozenset(
         normalize_name(m.group(1))
-        for pattern in (_SPEAKER, _ADDRESSEE)
+        for pattern in (_SPEAKER, _ADDRESSEE, _ACTOR)
         for m in pattern.finditer(text)
     )
 

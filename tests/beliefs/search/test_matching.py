@@ -459,6 +459,13 @@ def test_someone_speaking_spoken_to_or_opening_the_turn_is_the_belief_s_person()
         "a": [("rory", "exact", "the turn opens with its 's")]
     }
     assert matches(index, "a rose's thorns: are they poisonous to dogs?") == {}
+    # ... and a name written as one that just did something
+    dog = belief("d", "dog_biscuit", ["Biscuit"], content="Biscuit is a spaniel.")
+    pets = index_of(dog, filler=10)
+    assert matches(pets, "Biscuit just nicked half a prawn off my plate") == {
+        "d": [("biscuit", "exact", said)]
+    }
+    assert matches(pets, "my biscuit just crumbled into the tea") == {}
     # a flower, a possession or a word of kinship say otherwise
     assert matches(index, "my rose needs pruning before winter") == {}
     assert matches(index, "the rose says nothing about the soil, does it?") == {}
