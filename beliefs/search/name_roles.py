@@ -21,15 +21,22 @@ _SPEAKS = (
     "says|said|asks|asked|tells|told|thinks|reckons|wants|wanted|mentioned|emailed|texted|"
     "messaged|rang|replied|suggested|suggests|promised|confirmed|insists|complained|agreed|"
     "sagt|fragt|meint|möchte|zegt|vraagt|dit|demande|veut|dice|pregunta|quiere|pide|chiede|"
-    "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar"
+    "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar|"
+    "dicho|pedido|preguntado|demandé|gesagt|gefragt|detto|chiesto|dito|perguntado|gezegd|"
+    "gevraagd"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"
 _TO_ME = r"[mt]['’]|(?:me|te|lui|nous|mi|ti|gli|le|les)\s+"
+# ... and an auxiliary after it: "Montse me ha dicho", "Rose m'a dit", "Jonas hat gefragt"
+_AUX = r"(?:ha|a|hat|heeft|har|è)\s+"
+# A name may take an article at a clause's start: "A Inês disse…", "o Diego perguntou…"
+_ARTICLE = r"(?:(?:o|a|la|il|el|lo|der|die)\s+)?"
 _SPEAKER = re.compile(
-    rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)(\w[\w'’-]*)\s+"
+    rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)"
+    rf"{_ARTICLE}(\w[\w'’-]*)\s+"
     rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}"
-    rf"(?:{_TO_ME})?(?:{_SPEAKS})\b",
+    rf"(?:{_TO_ME})?(?:{_AUX})?(?:{_SPEAKS})\b",
     re.IGNORECASE,
 )
 # ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
