@@ -18,7 +18,13 @@ from beliefs.index.postings import members
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.hits import Match
 from beliefs.text.identifiers import split_scripts
-from beliefs.text.lexicon import has_other_sense, in_dictionary, is_common, stem
+from beliefs.text.lexicon import (
+    has_other_sense,
+    in_dictionary,
+    is_common,
+    is_function_word_in,
+    stem,
+)
 from beliefs.text.query import MAX_NGRAM, STOP_WORDS, QueryTerms, is_telling
 
 MIN_SCORE = 3.0
@@ -209,14 +215,17 @@ def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matc
     that one belief's and the word names no belief by itself ("redis" is the cache's alias,
     not a part of the broker's "redis broker"; "dbt" of several beliefs' names is none). A
     stop or function word names nothing by joining a name's other words ("voor" of "commissie
-    voor welstand")."""
+    voor welstand"), nor by opening one in a turn of its language ("mijn" of "mijn duo" in a
+    Dutch turn)."""
     parts = postings.parts
     for word in terms.words:
         held = parts.get(word)
         if held is None:
             continue
         tokens = members(held)
-        if not is_telling(word):  # "voor" joins "commissie voor welstand"; "dag naming" is kept
+        if not is_telling(word):  # "voor" joins "commissie voor welstand"; "dag naming" is kept,
+            if word in STOP_WORDS or is_function_word_in(word, terms.languages):  # not "mijn"
+                continue  # a word of any sentence of the turn's language: "mijn duo"
             tokens = [t for t in tokens if t.startswith(f"{word} ") or t.endswith(f" {word}")]
         if not any(ch.isdigit() for ch in word) and (
             word in matched or not _one_holder(postings, tokens)

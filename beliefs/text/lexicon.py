@@ -224,6 +224,12 @@ def is_function_word(word: str) -> bool:
     return zipf(word) >= FUNCTION_ZIPF
 
 
+def is_function_word_in(word: str, languages: frozenset[str]) -> bool:
+    """A word of any sentence in one of `languages` (a turn's own, `turn_languages`): "mijn"
+    in a Dutch turn, not "dag" in an English one."""
+    return not languages.isdisjoint(_function_words().get(word, ()))
+
+
 def is_function_word_elsewhere(word: str) -> bool:
     """A word of any sentence in another language ("ma", "que", "elle"): it ties a French or
     Spanish turn to nothing."""

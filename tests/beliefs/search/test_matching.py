@@ -328,6 +328,10 @@ def test_a_rare_word_of_one_belief_s_longer_name_names_it_alone() -> None:
     index = index_of(board, dags, filler=10)
     assert matches(index, "schrijf de update voor Ellen: de planning loopt nog") == {}
     assert set(matches(index, "new DAG for the hubspot sync, which naming?")) == {"d"}
+    # ... unless it is a word of any sentence in the turn's own language
+    duo = belief("m", "backup_duo", ["mijn duo"], content="Femke covers my caseload.")
+    index = index_of(duo, filler=10)
+    assert matches(index, "een collega zegt dat mijn caseload te groot is, klopt dat?") == {}
 
 
 def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:
