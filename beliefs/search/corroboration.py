@@ -108,8 +108,9 @@ SHORT_NAMED = 4
 SHORT_NAMED_ZIPF = 3.5
 # Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
 # them is a run of several (about two characters a word).
-# A ratio or fraction of small numbers: a split, a size, a score ("60/40", "3/16", "24/7")
-_SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+")
+# A ratio or fraction of small numbers, or a number with a point: a split, a size, a score, a
+# version, a share ("60/40", "3/16", "24/7", "5.4", "99.9")
+_SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+|\d+(?:\.\d+)+")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Words before a topic that point at the user's own one: "my editor", "our queues"; "a starter
 # template", "two lessons" point at none, nor does "the", which any noun takes ("take the
@@ -326,7 +327,8 @@ def needs_sense(
     writes it inside a name of several words,
     after a word of kinship or as a code in capitals (`in_names`: "Gary Lineker", "the
     California Zephyr", "my sister Priya", "the UV index"). A number needs it as a part of a
-    name ("842" of "ASC 842") or as a ratio of small numbers ("60/40", "24/7")."""
+    name ("842" of "ASC 842"), as a ratio of small numbers ("60/40", "24/7") or with a point
+    ("99.9" uptime is no SLO's, a 5.4 truck engine no engine version)."""
     if how == "part" or _SMALL_NUMBERS.fullmatch(token):  # "842" of "ASC 842", "60/40": a
         return True  # number is many things
     if " " in token:

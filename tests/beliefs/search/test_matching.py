@@ -932,6 +932,10 @@ def test_numbers_written_in_groups_are_terms_and_small_ratios_need_corroboration
     assert set(matches(index, "drill sheet for 311/2 section C")) == {"k"}
     assert matches(index, "is a 60/40 fund still sensible?") == {}
     assert set(matches(index, "is the 60/40 diesel split still allowed?")) == {"d"}
+    slo = belief("s", "api_slo", ["99.9"], content="The API's SLO is 99.9% availability.")
+    index = index_of(slo, filler=10)
+    assert matches(index, "my ISP claims 99.9 uptime, worth switching?") == {}
+    assert set(matches(index, "are we still inside 99.9 availability this month?")) == {"s"}
 
 
 def test_the_names_an_article_takes_point_at_nothing_of_the_user_s() -> None:
