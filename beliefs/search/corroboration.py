@@ -113,8 +113,12 @@ SHORT_NAMED_ZIPF = 3.5
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+|\d+(?:\.\d+)+")
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Words before a topic that point at the user's own one: "my editor", "our queues"; "a starter
-# template", "two lessons" point at none, nor does "the", which any noun takes ("take the
-# helm"), nor "which", which asks among any ("which flux for soldering?").
+# template", "two lessons" point at none, nor does "which", which asks among any ("which flux
+# for soldering?"). "the" points in a turn of SHORT_THE words or fewer ("set up the editor for
+# rust", "write a scene where the villain searches the ship"); in a longer one any noun takes
+# it ("who takes the helm when tacking…", "the fees for a fast track passport renewal…").
+SHORT_THE = 10
+_THE = frozenset(["the"])
 _OWN = frozenset(["our", "my"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
@@ -422,7 +426,9 @@ class Witness:
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
-        by_own = follows(terms, query_word, _OWN, 1)
+        by_own = follows(terms, query_word, _OWN, 1) or (
+            len(terms.sequence) <= SHORT_THE and follows(terms, query_word, _THE, 1)
+        )
         short = turn.short
         self._pointed = self._topic and (by_own or (short and len(terms.sequence) <= SHORT_TOPIC))
         self._short = short and (kind or short_code(token) or _short_named(terms, token))

@@ -943,6 +943,7 @@ def test_the_names_an_article_takes_point_at_nothing_of_the_user_s() -> None:
     index = index_of(spot, filler=10)
     assert matches(index, "got put on the spot in standup, how do I push back politely") == {}
     assert set(matches(index, "our spot capacity in eu-west dried up overnight")) == {"s"}
+    assert set(matches(index, "is the spot pool drained again?")) == {"s"}  # a short turn
 
 
 def test_a_belief_s_words_with_accents_are_its_world() -> None:
