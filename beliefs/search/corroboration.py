@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
+from beliefs.search.compounds import compounds, inside_compound
 from beliefs.search.hits import Match
 from beliefs.search.kinship import KINSHIP
 from beliefs.search.name_roles import (
@@ -256,35 +257,6 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
         return False
     first = terms.cleaned.split(maxsplit=1)[0]
     return first[:1].isupper() and not first[1:].isupper()
-
-
-COMPOUND = 10  # letters of a word that may be several written as one ("Blockkommutierung")
-COMPOUND_PART = 6  # letters of a word of the belief's own found inside one
-_INFLECTION = 3  # letters a compound may end with past its last part ("Abgabeterminen")
-
-
-def compounds(terms: QueryTerms) -> tuple[str, ...]:
-    """The turn's long words no English list knows: words of a language that writes several
-    words as one ("Blockkommutierung", "Abgabetermin", "brandwerendheid")."""
-    return tuple(
-        w
-        for w in dict.fromkeys(terms.sequence)
-        if len(w) >= COMPOUND and w.isalpha() and zipf(w) < COMMON_ZIPF and not english(w)
-    )
-
-
-def inside_compound(words: tuple[str, ...], domain: frozenset[str], own: frozenset[str]) -> str:
-    """The first of `words` (`compounds`) that ends with a word of the belief's own text
-    (`domain`, stems of COMPOUND_PART letters or more, not the matched name's `own`) after a
-    word of its own ("kommutierung" in "Blockkommutierung"); "" for none."""
-    for word in words:
-        for part in domain:
-            if len(part) < COMPOUND_PART or part in own:
-                continue
-            at = word.find(part, _INFLECTION)
-            if at >= _INFLECTION and len(word) - at - len(part) <= _INFLECTION:
-                return word
-    return ""
 
 
 def short_turn(turn: dict[str, str]) -> bool:
