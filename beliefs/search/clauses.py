@@ -223,9 +223,12 @@ def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matc
         if held is None:
             continue
         tokens = members(held)
-        if not is_telling(word):  # "voor" joins "commissie voor welstand"; "dag naming" is kept,
-            if word in STOP_WORDS or is_function_word_in(word, terms.languages):  # not "mijn"
-                continue  # a word of any sentence of the turn's language: "mijn duo"
+        if not is_telling(word):
+            # a word of any sentence of the turn's language opens no name ("mijn duo" in a
+            # Dutch turn); another joins none ("commissie voor welstand"), but may open or
+            # close one ("dag naming" in an English turn)
+            if word in STOP_WORDS or is_function_word_in(word, terms.languages):
+                continue
             tokens = [t for t in tokens if t.startswith(f"{word} ") or t.endswith(f" {word}")]
         if not any(ch.isdigit() for ch in word) and (
             word in matched or not _one_holder(postings, tokens)

@@ -107,11 +107,11 @@ SHORT_NAMED = 4
 # Rarer than about once per 300,000 words: a tool's name ("jest", "django", "celery"), not a
 # word of every day ("the rust on the old chain", "spring break plans?").
 SHORT_NAMED_ZIPF = 3.5
-# Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
-# them is a run of several (about two characters a word).
 # A ratio or fraction of small numbers, or a number with a point: a split, a size, a score, a
 # version, a share ("60/40", "3/16", "24/7", "5.4", "99.9")
 _SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+|\d+(?:\.\d+)+")
+# Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
+# them is a run of several (about two characters a word).
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Words before a topic that point at the user's own one: "my editor", "our queues"; "a starter
 # template", "two lessons" point at none, nor does "which", which asks among any ("which flux

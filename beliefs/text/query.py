@@ -123,12 +123,16 @@ def clean_query(text: str) -> str:
         w
         for w in text.split()
         if w[0] not in _NUMBER_STARTS  # most words: no number can start there
-        or _PLAIN_NUMBER.match(w.rstrip(_TRAIL_PUNCT))
-        or _TIMES_CODE.match(w.rstrip(_TRAIL_PUNCT))
-        or _NUMBER_CODE.match(w.rstrip(_TRAIL_PUNCT))
+        or _number_term(w.rstrip(_TRAIL_PUNCT))
         or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
+
+
+def _number_term(word: str) -> bool:
+    """Whether `word`, a number, is kept as a term (an alias may be one): plain ("27001", "9.2"),
+    a size or class ("10X3") or numbered in two groups ("221-413", "311/2")."""
+    return bool(_PLAIN_NUMBER.match(word) or _TIMES_CODE.match(word) or _NUMBER_CODE.match(word))
 
 
 def is_telling(word: str) -> bool:
@@ -195,7 +199,7 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
     word = stripped.lower()
-    if _PLAIN_NUMBER.match(word) or _TIMES_CODE.match(word) or _NUMBER_CODE.match(word):
+    if _number_term(word):
         return word, False, False, ends
     if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
         return "", False, False, ends
