@@ -4,7 +4,9 @@
 `BigQueryClient` name things a belief may be about, yet as whole tokens they match no alias.
 An identifier is split at `/`, `.`, `_`, `::`, `-` and camel humps into its words, each kept
 with the whole (and adjacent humps joined: `BigQueryClient` also gives "bigquery"). A path
-after `~/`, `./` or `../` is read as any other, a hidden file or folder keeps its dot as well
+from `/`, `~/`, `./` or `../` is read as any other, a Windows one (on a drive or a share) also
+as far as each of its folders goes, a snake_case file in a path also as a name writes it
+("ci post clone.sh"), a hidden file or folder keeps its dot as well
 (`.github/workflows/ci.yml` gives ".github/workflows"), and a URL gives its host with its
 scheme ("s3://rtl-raw-telemetry", as an alias writes a bucket). A name pinned, tagged or
 assigned gives its name (`ruff==0.6.1`, `redis:7-alpine`, `ENV=prod`); pinned or tagged, it is
@@ -35,15 +37,17 @@ _URL = re.compile(r"\b([a-z][a-z0-9+.-]*)://([^\s?#`'\"<>()\[\]]+)", re.IGNORECA
 _WORDS_OF = re.compile(r"[a-z]+|\d+")  # a snake_case name's words and numbers
 _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
-# (after `~/`, `./` or `../`, and with a hidden folder's dot: `~/.ssh/config`)
+# (after `/`, `~/`, `./` or `../`, and with a hidden folder's dot: `~/.ssh/config`)
 _PROSE_IDENTIFIER = re.compile(
-    r"(?<![\w/.~$-])(?:~/|\.\.?/|\$[A-Za-z_]+/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
+    r"(?<![\w/.~$-])(?:~/|\.\.?/|/|\$[A-Za-z_]+/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
 )
 # A name pinned, tagged or assigned: `ruff==0.6.1`, `redis:7-alpine`, `ENV=prod`
 _PINNED = re.compile(
     r"(?<![\w/.-])([A-Za-z_][\w.-]*?)([=<>!~]=|=|[:@](?=v?\d))(v?\d)?([A-Za-z_][\w.-]*)?"
 )
+# A Windows path, on a drive or a share: `Z:\Progetti`, `\\fs02\extracts\orchard\`
+_WINDOWS_PATH = re.compile(r"(?<![\w\\])(?:[A-Za-z]:|\\\\[\w.$-]+)(?:\\[^\\\s,;:!?'\"()]+)+\\?")
 _CALL = re.compile(r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()")  # `=VLOOKUP(B2,...)`
 
 
@@ -101,6 +105,7 @@ def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
     a value assigned (`ts=1733350000`)."""
     sources: list[str] = []
     pinned: list[str] = []
+    words: dict[str, None] = {}
     if "`" in text or "~~~" in text:
         sources += [m.group(2) for m in _FENCED.finditer(text)]
         sources += _INLINE.findall(_FENCED.sub(" ", text))
@@ -112,9 +117,15 @@ def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
                 sources.append(value)
             if version and op != "=":
                 pinned.append(name.lower())
+    if "\\" in text:  # a Windows path: its folders' words, and itself as far as each goes
+        for match in _WINDOWS_PATH.finditer(text):
+            path = match.group(0).rstrip("\\")
+            sources.append(path.replace("\\", "/").lstrip("/"))
+            segments = path.lower().split("\\")
+            for end in range(2 if segments[0] else 4, len(segments) + 1):
+                words["\\".join(segments[:end])] = None
     if "(" in text:  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`
         sources += _CALL.findall(text)
-    words: dict[str, None] = {}
     if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
         for scheme, rest in _URL.findall(text):
             sources.append(rest)
@@ -132,7 +143,22 @@ def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
                 words_of = _WORDS_OF.findall(token.lower())
                 if len(words_of) > 2 and any(w.isdigit() for w in words_of) and len(words_of) <= 4:
                     phrases[" ".join(words_of)] = None
+            if "_" in token and ("/" in token or "." in token):
+                # a snake_case file in a path as a name writes it: "ci post clone.sh" of
+                # `ci_scripts/ci_post_clone.sh` (an alias's underscores are spaces)
+                phrases.update(dict.fromkeys(_snake_segments(token)))
             words.update(dict.fromkeys(parts))
             if len(words) >= MAX_CODE_TERMS:
                 return list(words)[:MAX_CODE_TERMS], list(phrases), pinned
     return list(words), list(phrases), pinned
+
+
+def _snake_segments(token: str) -> list[str]:
+    """Each snake_case segment of a path or dotted name with its underscores as spaces, of two
+    to four words."""
+    out = []
+    for segment in _SEGMENTS.split(token.lower()):
+        spaced = " ".join(segment.replace("_", " ").split())
+        if "_" in segment and 1 < spaced.count(" ") + 1 <= 4:
+            out.append(spaced)
+    return out

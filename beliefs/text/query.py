@@ -62,7 +62,8 @@ _PATH = re.compile(
     r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"  # /abs, ./rel, ~/home
     r"|(?<![\w/])[\w.@+-]+(?:/[\w.@+-]+){2,}"  # a/b/c
     r"|(?<![\w/])[\w@+-]+(?:/[\w@+-]+)*/[\w@+-]+\.[a-z0-9]{1,5}\b"  # src/app.ts
-    r"|[A-Za-z]:\\\S+",  # C:\windows
+    r"|[A-Za-z]:\\\S+"  # C:\windows
+    r"|\\\\[\w.$-]+\\\S*",  # \\server\share
 )
 _LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
@@ -197,6 +198,8 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     it ends a sentence. Turns repeat their words, so each piece is read once."""
     stripped = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
     stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
+    if ":" in stripped:
+        stripped = _without_case_ending(stripped)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
     word = stripped.lower()
     if _number_term(word):
@@ -207,6 +210,22 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
         return "", False, False, ends
     capitals = [ch.isupper() for ch in stripped]
     return word, any(capitals[1:]), capitals[0], ends
+
+
+# An abbreviation with a case ending after a colon, as Finnish and Swedish write one:
+# "W&B:hen", "EM:n", "API:ssa", "SVT:s"
+_CASE_ENDING = re.compile(r"^([A-Z0-9][\w&+#.-]*):([^\W\d_]{1,5})$")
+
+
+def _without_case_ending(word: str) -> str:
+    """`word` without a case ending written after a colon on an abbreviation ("EM:n" is
+    "EM"); any other word as it is ("Error:invalid", "note:this")."""
+    match = _CASE_ENDING.match(word)
+    if match is None or not match.group(2).islower():
+        return word
+    name = match.group(1)
+    upper = sum(ch.isupper() for ch in name)
+    return name if upper >= sum(ch.islower() for ch in name) else word
 
 
 _RUN_BREAKS = frozenset(',;:.!?)]}—–"”')
@@ -392,6 +411,25 @@ def _hyphen_part(part: str) -> bool:
     return len(part) > 1 and part.isalpha()
 
 
+def _hyphen_parts(word: str) -> list[str]:
+    """The words of a hyphenated word: its parts of two letters or more ("dagster", "dbt"),
+    and of a code numbered in groups its coded parts of three characters or more and its
+    leading groups ("RD-R7100" gives "r7100", "SHF-2026-014" "shf-2026", as a family of codes
+    is written; "L4-L5" gives no "l4")."""
+    pieces = word.split("-")
+    if not any(ch.isdigit() for ch in word) or "/" in word or "\\" in word:
+        return [p for p in pieces if _hyphen_part(p)]
+    out = [p for p in pieces if _hyphen_part(p) or _coded_part(p)]
+    out += ["-".join(pieces[:end]) for end in range(2, len(pieces))]
+    return out
+
+
+def _coded_part(part: str) -> bool:
+    """Whether a part of a code numbered in groups names something: three characters or more,
+    letters and digits ("r7100"; not "l4", not "2026")."""
+    return len(part) > 2 and part.isalnum() and not part.isdigit()
+
+
 def _tag(part: str) -> bool:
     """Whether a part of a word joined by "+" is a name: letters, perhaps with digits."""
     return len(part) > 1 and part.isalnum() and not part.isdigit()
@@ -404,7 +442,9 @@ def _parts(words: list[str], text: str) -> list[str]:
     "don't"), and a build's tags ("2.2.0+cu118"; not "c++")."""
     parts: list[str] = []
     if "-" in text:
-        parts += [p for w in words if "-" in w for p in w.split("-") if _hyphen_part(p)]
+        for word in words:
+            if "-" in word:
+                parts += _hyphen_parts(word)
     if "'" in text or "’" in text:
         parts += [
             p

@@ -903,6 +903,39 @@ def test_paths_a_url_s_bucket_and_pinned_names_are_read() -> None:
         assert set(matches(index, turn)) == {named}, turn
 
 
+def test_absolute_and_windows_paths_and_a_snake_case_file_in_a_path_are_read() -> None:
+    data = belief("k", "morph_dataset", ["kotusmorph"], content="The dataset, as TSV.")
+    nas = belief("n", "studio_nas", ["Synology", "Z:\\Progetti"], content="The studio's NAS.")
+    share = belief("s", "notary_share", ["\\\\srv-etude\\actes"], content="Deeds are filed here.")
+    hook = belief("h", "xcode_cloud", ["ci_post_clone.sh"], content="Builds run on Xcode Cloud.")
+    index = index_of(data, nas, share, hook, filler=10)
+    for turn, named in [
+        ("/proj/hy-morph/data/kotusmorph_v3/train.tsv has empty lemmas", "k"),
+        ("Hyper Backup failed on Z:\\Progetti last night", "n"),
+        ("the scan should be in \\\\srv-etude\\actes\\2026\\2026-0142\\ but it is empty", "s"),
+        ("ci_scripts/ci_post_clone.sh fails after the brew step", "h"),
+    ]:
+        assert set(matches(index, turn)) == {named}, turn
+    assert matches(index, "/compact the chat and check a\\b") == {}  # no path: one segment
+
+
+def test_codes_in_groups_give_their_coded_parts_and_leading_groups() -> None:
+    groupset = belief("g", "shimano_stock", ["R7100", "Shimano"], content="Stocks Shimano 105.")
+    invoices = belief("i", "school_invoicing", ["SHF-2026"], content="Invoices go out monthly.")
+    vaccine = belief("v", "lepto_vaccine", ["L4"], content="Dogs get the lepto L4 vaccine.")
+    index = index_of(groupset, invoices, vaccine, filler=10)
+    assert set(matches(index, "RD-R7100 came in with a bent cage")) == {"g"}
+    assert set(matches(index, "a polite chaser for SHF-2026-014 please")) == {"i"}
+    # a part of two characters is no code of its own ("L4-L5" is a place on a spine)
+    assert matches(index, "the X-ray says spondylosis at L4-L5") == {}
+
+
+def test_an_abbreviation_with_a_case_ending_after_a_colon_is_the_abbreviation() -> None:
+    terms = parse_query("miten saan W&B:hen EM:n samaan paneeliin, och SVT:s nyheter")
+    assert {"w&b", "em", "svt"} <= set(terms.words) & terms.marked
+    assert {"note:this", "error:invalid"} <= set(parse_query("Note:this Error:invalid").words)
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])
