@@ -66,6 +66,7 @@ from beliefs.search.name_roles import (
     possessive_opener,
     speakers,
 )
+from beliefs.search.switching import asks_to_switch
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
     ELSEWHERE_ZIPF,
@@ -124,6 +125,7 @@ _OWN = frozenset(["our", "my"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"
+SWITCHING = "asked to change to it"
 
 
 def domain_words(doc: IndexedDoc) -> frozenset[str]:
@@ -134,6 +136,11 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
         text = " ".join([belief.content, belief.why_it_matters or "", *names])
         doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if is_telling(w))
     return doc.domain
+
+
+def rejected_names(doc: IndexedDoc) -> frozenset[str]:
+    """The belief's rejected alternatives as the index holds them."""
+    return frozenset(normalize_name(r) for r in doc.belief.rejected_alternatives)
 
 
 def proper_words(doc: IndexedDoc) -> frozenset[str]:
@@ -353,6 +360,7 @@ class TurnSigns:
     opener: str
     described: dict[str, frozenset[str]]
     compounds: tuple[str, ...]
+    switching: bool  # it asks about changing to another thing (`asks_to_switch`)
 
     @classmethod
     def read(cls, terms: QueryTerms) -> TurnSigns:
@@ -364,6 +372,7 @@ class TurnSigns:
             opener=possessive_opener(terms),
             described=descriptions(terms),
             compounds=compounds(terms),
+            switching=asks_to_switch(terms.cleaned),
         )
 
 
@@ -385,6 +394,7 @@ class Witness:
         "_pointed",
         "_short",
         "_speaks",
+        "_switching",
         "_token",
         "_topic",
         "written",
@@ -425,6 +435,7 @@ class Witness:
         self._speaks = query_word in turn.speaking
         self._owned = query_word == turn.opener
         self._from = turn.described.get(query_word, frozenset())
+        self._switching = turn.switching
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -466,6 +477,8 @@ class Witness:
             return said
         if (self._speaks or self._owned) and self._token in proper_words(doc):
             return SPEAKS if self._speaks else OPENS_OWN
+        if self._switching and self._token in rejected_names(doc):
+            return SWITCHING
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:

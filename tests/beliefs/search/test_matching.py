@@ -936,6 +936,23 @@ def test_an_abbreviation_with_a_case_ending_after_a_colon_is_the_abbreviation() 
     assert {"note:this", "error:invalid"} <= set(parse_query("Note:this Error:invalid").words)
 
 
+def test_a_rejected_option_counts_when_the_turn_asks_about_changing_to_it() -> None:
+    graph = belief(
+        "g", "replication_graph", ["RepGraph"], rejected_alternatives=["Iris"], content="Net."
+    )
+    cat = belief("c", "cat_tool_memoq", ["memoQ"], rejected_alternatives=["Trados Studio"])
+    gitops = belief("a", "gitops_argocd", ["Argo CD"], rejected_alternatives=["Flux"])
+    index = index_of(graph, cat, gitops, filler=10)
+    assert matches(index, "iris worth switching to yet?") == {
+        "g": [("iris", "exact", "asked to change to it")]
+    }
+    assert set(matches(index, "Trados に乗り換えた方がいいんかな？")) == {"c"}
+    assert set(matches(index, "why don't we just use flux like everyone else")) == {"a"}
+    # the same names with no change asked of them are another thing's
+    assert matches(index, "we planted purple iris along the fence and it flowers early") == {}
+    assert matches(index, "which flux for soldering smd switches on my keyboard") == {}
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])

@@ -1,0 +1,47 @@
+"""Whether a turn asks about changing to another thing: the sign that a rejected alternative it
+names is the user's rejected one ("iris worth switching to yet?", "bring prettier back just
+for markdown?", "why don't we just use bloc", "Trados に乗り換えた方がいい？").
+
+A belief that rejected an option is what such a turn needs however everyday the option's name
+("gin", "iris", "phoenix", "points"): the turn weighs the option against the user's choice.
+The words are those of the languages users write to the assistant in; Japanese, Chinese and
+Korean are matched inside the text, which puts no space between words.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "switch to", "move everything to", "migrate", "reconsider", "go back to", "instead", "just
+# use", "why not", "worth switching", "give it another go", and the same in Spanish,
+# Portuguese, French, Italian, German, Dutch, Polish, Swedish and Tagalog
+_CHANGE = re.compile(
+    r"\b(?:switch(?:ing|ed)?|migrat\w*|reconsider\w*|revisit\w*|instead|go(?:ing)? back to"
+    r"|bring \w+ back|just use|why (?:not|don'?t (?:we|you|i) (?:just )?use)"
+    r"|(?:mov(?:e|ing)|port(?:ing)?) (?:\w+ )?(?:over )?to|worth (?:switching|moving|trying)"
+    r"|another (?:go|try|look)|give \w+ a (?:go|try)|cambiar\w*|me paso a|pasar(?:nos|me)? a"
+    r"|volver a|mudar\w*|trocar\w*|voltar a|passer (?:à|a|sur)|changer|revenir|cambiare|passare a"
+    r"|wechseln|umsteigen|zurück zu|overstappen|overschakelen|terug naar|przej\w* na"
+    r"|zmieni\w*|byta till|gå över till|lumipat|mag-switch)\b",
+    re.IGNORECASE,
+)
+_CHANGE_UNSPACED = (
+    "乗り換え",
+    "切り替え",
+    "変えた",
+    "戻す",
+    "戻そう",
+    "換成",
+    "改用",
+    "重新考慮",
+    "갈아타",
+    "바꿀",
+    "바꾸",
+)
+
+
+def asks_to_switch(text: str) -> bool:
+    """Whether `text` (a turn's cleaned text) asks about changing to another thing."""
+    if _CHANGE.search(text) is not None:
+        return True
+    return not text.isascii() and any(word in text for word in _CHANGE_UNSPACED)
