@@ -38,6 +38,7 @@ from beliefs.search.clauses import (
 from beliefs.search.corroboration import in_names
 from beliefs.search.deadline import Deadline
 from beliefs.search.hits import Clause, Hit, Relevance
+from beliefs.search.inflected import match_inflected
 from beliefs.search.kind_words import KindWord, NameWords, match_kind_words
 from beliefs.search.name_roles import kin_words, own_family, owned_words
 from beliefs.search.ranking import (
@@ -140,6 +141,8 @@ def _matched(
     names: NameWords = {}
     if extended and parts and postings.parts:
         match_parts(postings, terms, n, aliases)
+    if extended:
+        match_inflected(postings, terms, n, aliases)
     if extended:
         kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))
         used = consumed(canonical, aliases)

@@ -953,6 +953,19 @@ def test_a_rejected_option_counts_when_the_turn_asks_about_changing_to_it() -> N
     assert matches(index, "which flux for soldering smd switches on my keyboard") == {}
 
 
+def test_a_name_inflected_in_a_language_with_cases_is_the_name() -> None:
+    client = belief("w", "client_wojcik", ["Wójcik"], content="A B2B client on ryczałt.")
+    shop = belief("c", "wholesaler", ["hurtownia"], rejected_alternatives=["Castorama"])
+    dessert = belief("k", "dessert_kunefe", ["künefe"], content="Künefe takes 12 minutes.")
+    index = index_of(client, shop, dessert, filler=10)
+    assert set(matches(index, "Wójcikowi wyszło 41 200 zł przychodu, ile ma zapłacić?")) == {"w"}
+    assert set(matches(index, "Klient chce żebym kupił gniazdka w Castoramie, bo taniej")) == {"c"}
+    turn = "künefenin hazırlanma süresi kaç dakikaydı? garsona ne zaman söylemesi lazım"
+    assert set(matches(index, turn)) == {"k"}
+    # an English turn inflects no names: "wójcikowi" is read only as itself there
+    assert matches(index, "wójcikowi sent the invoice") == {}
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])

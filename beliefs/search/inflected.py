@@ -1,0 +1,52 @@
+"""Names inflected as languages with cases write them: "Wójcikowi" for Wójcik, "w Castoramie"
+for Castorama, "Sonoffów" for Sonoff, "künefenin" for künefe.
+
+Polish, Czech, Russian, Ukrainian, Greek, Turkish, Finnish and Hungarian put a case ending on
+a name where English puts a preposition, and may change its last vowel before the ending;
+Indonesian and Malay put "my" and "your" there ("adekku"). No
+stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so in a turn
+written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also
+read as a one-word alias it starts with, that alias being MIN_NAME letters or more and the
+ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced. Such a clause is a
+stemmed one: an everyday word reached so needs the belief's world (`needs_sense`).
+"""
+
+from __future__ import annotations
+
+from beliefs.index.bm25 import idf, label
+from beliefs.index.user_postings import UserPostings
+from beliefs.search.clauses import BOOST_ALIAS_WORD, STEM_FACTOR, Matched
+from beliefs.text.query import QueryTerms, is_telling
+
+INFLECTING = frozenset(["pl", "cs", "ru", "uk", "el", "tr", "fi", "hu", "id", "ms"])
+MIN_NAME = 4
+MIN_WORD = 5
+MAX_ENDING = 4
+_VOWELS = ("a", "o", "e", "ă", "ı")  # a name's last vowel a case ending replaces
+
+
+def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
+    """One-word aliases the turn names by an inflected form, into `matched` where the alias is
+    not matched already (see the module)."""
+    if terms.languages.isdisjoint(INFLECTING):
+        return
+    aliases = postings.aliases
+    for word in terms.words:
+        if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
+            continue
+        for token in _bases(word):
+            if token in aliases and token not in matched:
+                base = BOOST_ALIAS_WORD * STEM_FACTOR * idf(n, postings.alias_df(token))
+                matched[token] = (base, "alias", label(word, token), "stemmed", word)
+                break
+
+
+def _bases(word: str) -> list[str]:
+    """The names `word` may inflect, longest first: itself less an ending, and that with a
+    last vowel put back ("castoramie" -> "castoram" -> "castorama")."""
+    out = []
+    for end in range(len(word) - 1, max(MIN_NAME, len(word) - MAX_ENDING) - 1, -1):
+        stem = word[:end]
+        out.append(stem)
+        out.extend(stem + vowel for vowel in _VOWELS if stem[-1] not in _VOWELS)
+    return out
