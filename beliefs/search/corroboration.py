@@ -360,7 +360,6 @@ class TurnSigns:
     opener: str
     described: dict[str, frozenset[str]]
     compounds: tuple[str, ...]
-    switching: bool  # it asks about changing to another thing (`asks_to_switch`)
 
     @classmethod
     def read(cls, terms: QueryTerms) -> TurnSigns:
@@ -372,7 +371,6 @@ class TurnSigns:
             opener=possessive_opener(terms),
             described=descriptions(terms),
             compounds=compounds(terms),
-            switching=asks_to_switch(terms.cleaned),
         )
 
 
@@ -381,6 +379,7 @@ class Witness:
 
     __slots__ = (
         "_asked",
+        "_cleaned",
         "_compounds",
         "_from",
         "_inflected",
@@ -394,7 +393,6 @@ class Witness:
         "_pointed",
         "_short",
         "_speaks",
-        "_switching",
         "_token",
         "_topic",
         "written",
@@ -435,7 +433,7 @@ class Witness:
         self._speaks = query_word in turn.speaking
         self._owned = query_word == turn.opener
         self._from = turn.described.get(query_word, frozenset())
-        self._switching = turn.switching
+        self._cleaned = terms.cleaned
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -477,7 +475,7 @@ class Witness:
             return said
         if (self._speaks or self._owned) and self._token in proper_words(doc):
             return SPEAKS if self._speaks else OPENS_OWN
-        if self._switching and self._token in rejected_names(doc):
+        if asks_to_switch(self._cleaned) and self._token in rejected_names(doc):
             return SWITCHING
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them

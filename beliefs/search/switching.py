@@ -11,6 +11,7 @@ Korean are matched inside the text, which puts no space between words.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # "switch to", "move everything to", "migrate", "reconsider", "go back to", "instead", "just
 # use", "why not", "worth switching", "give it another go", and the same in Spanish,
@@ -40,6 +41,7 @@ _CHANGE_UNSPACED = (
 )
 
 
+@lru_cache(maxsize=1024)  # asked once a turn, for a rejected alternative nothing else vouched for
 def asks_to_switch(text: str) -> bool:
     """Whether `text` (a turn's cleaned text) asks about changing to another thing."""
     if _CHANGE.search(text) is not None:
