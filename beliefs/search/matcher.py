@@ -143,7 +143,6 @@ def _matched(
         match_parts(postings, terms, n, aliases)
     if extended:
         match_inflected(postings, terms, n, aliases)
-    if extended:
         kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))
         used = consumed(canonical, aliases)
         names = match_kind_words(postings, terms, n, canonical, used, kinds)

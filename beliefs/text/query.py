@@ -427,7 +427,7 @@ def _hyphen_parts(word: str) -> list[str]:
 def _coded_part(part: str) -> bool:
     """Whether a part of a code numbered in groups names something: three characters or more,
     letters and digits ("r7100"; not "l4", not "2026")."""
-    return len(part) > 2 and part.isalnum() and not part.isdigit()
+    return len(part) > 2 and _tag(part)
 
 
 def _tag(part: str) -> bool:
