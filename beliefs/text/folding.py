@@ -3,7 +3,9 @@ without the @ or # of a handle or channel.
 
 A user writes "cafe nero", "zurich", "hauptstrasse" or "oreilly" for the "Café Nero", "Zürich",
 "Hauptstraße" and "O'Reilly" a belief holds (or a phone writes "o’reilly"), "@priya" for Priya
-and "eng-alerts" for "#eng-alerts". Matching compares such a name by its folded form too
+and "eng-alerts" for "#eng-alerts"; in Arabic, "اوجمنتين" for "أوجمنتين" (an alef without its
+hamza, a final ya without its dots, a ta marbuta as ha, and no short-vowel marks). Matching
+compares such a name by its folded form too
 (`beliefs.index.user_postings.UserPostings.folded_like`).
 """
 
@@ -18,17 +20,25 @@ _LETTERS = str.maketrans(
 _APOSTROPHES = str.maketrans("", "", "'’‘")
 _LATIN_END = 0x250  # Latin-1, Latin Extended-A and -B end here
 _MARKS = "@#"  # a handle's or a channel's
+# Arabic letters as people type them in a hurry: alef with hamza or madda as alef, alef
+# maqsura as ya, ta marbuta as ha; the tatweel and the short-vowel marks dropped
+_ARABIC = str.maketrans(
+    {"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه", "ـ": None}
+    | {chr(mark): None for mark in range(0x64B, 0x653)}
+)
 
 
 def fold(token: str) -> str:
     """`token` without accents, apostrophes, full-width forms or a leading @ or #: "café nero"
     → "cafe nero", "hauptstraße" → "hauptstrasse", "o'reilly" → "oreilly", "ａｂｃ" → "abc",
-    "@priya" → "priya". A token holding a letter of another script keeps its marks: a kana's
-    voicing mark or a Hangul syllable's parts are no accents."""
+    "@priya" → "priya", "أوجمنتين" → "اوجمنتين". A token holding a letter of another script
+    keeps its marks: a kana's voicing mark or a Hangul syllable's parts are no accents."""
     if token[:1] in _MARKS and len(token) > 1:
         token = token[1:]
     if token.isascii() and "'" not in token:
         return token
+    if any("\u0621" <= ch <= "\u0652" for ch in token):
+        return token.translate(_ARABIC)
     decomposed = unicodedata.normalize("NFKD", token.casefold().translate(_APOSTROPHES))
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in folded):

@@ -163,11 +163,15 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     "loki", "chispa"): a name it shares with other people, places and things. `languages`:
     those the turn is written in (`turn_languages`), whose everyday words count as English ones
     do ("verger" in a French turn)."""
+    if any(ch.isdigit() for ch in word):
+        # a code ("q1", "s3", "ec2", "live-2041"; word frequencies split the last into "live"
+        # and "2041"): typed as the user types their tool's or ticket's name
+        return False
     if is_common(word):
         return True
-    if len(word) < 3 or any(ch.isdigit() for ch in word):
-        # two letters ("pg", "ci") or a code ("q1", "s3", "ec2"): an abbreviation typed as the
-        # user types their tool's name, not a first name or a word of another language
+    if len(word) < 3:
+        # two letters ("pg", "ci"): an abbreviation, not a first name or a word of another
+        # language
         return False
     if zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF:
         return True

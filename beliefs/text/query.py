@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
 from beliefs.text.lexicon import is_function_word, is_function_word_elsewhere, turn_languages
+from beliefs.text.numbers import number_term
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -60,21 +61,18 @@ _TRACE_LINE = re.compile(
 )
 _PATH = re.compile(
     r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"  # /abs, ./rel, ~/home
-    r"|(?<![\w/])[\w.@+-]+(?:/[\w.@+-]+){2,}"  # a/b/c
+    r"|(?<![\w/])(?!\d+(?:/\d+)+(?![\w.@+/-]))[\w.@+-]+(?:/[\w.@+-]+){2,}"  # a/b/c, not 30/40/30
     r"|(?<![\w/])[\w@+-]+(?:/[\w@+-]+)*/[\w@+-]+\.[a-z0-9]{1,5}\b"  # src/app.ts
     r"|[A-Za-z]:\\\S+"  # C:\windows
     r"|\\\\[\w.$-]+\\\S*",  # \\server\share
 )
-_LONG_HEX = re.compile(r"\b(?:0x)?[0-9a-f]{12,}\b", re.IGNORECASE)
+# a hash or an id in hex; twelve digits and more with no letter are an account's or an order's
+# number ("731902458816"), a term
+_LONG_HEX = re.compile(r"\b(?:0x[0-9a-f]{12,}|(?=\d*[a-f])[0-9a-f]{12,})\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
-_PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2": a term, an alias may be one
-# "10X3", "4x4": a class, a set or a car as often as a size; a term (an alias may be one)
-_TIMES_CODE = re.compile(r"^\d+[xX]\d+$")
-# "221-413", "311/2": a part, a paper or a form numbered in groups; a term (an alias may be one)
-_NUMBER_CODE = re.compile(r"^\d+[-/]\d+$")  # two groups: a date of three is no name
 _NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can start with
 _LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-…"
-_TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-…"
+_TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-…؟،؛"  # Arabic's question mark, comma, semicolon
 _POSSESSIVE_ENDS = ("'s", "’s")
 _NAME_EDGES = "\"'“”‘’«»,;!?"  # quotes and a list's commas around a name's words
 
@@ -124,16 +122,10 @@ def clean_query(text: str) -> str:
         w
         for w in text.split()
         if w[0] not in _NUMBER_STARTS  # most words: no number can start there
-        or _number_term(w.rstrip(_TRAIL_PUNCT))
+        or number_term(w.rstrip(_TRAIL_PUNCT))
         or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
-
-
-def _number_term(word: str) -> bool:
-    """Whether `word`, a number, is kept as a term (an alias may be one): plain ("27001", "9.2"),
-    a size or class ("10X3") or numbered in two groups ("221-413", "311/2")."""
-    return bool(_PLAIN_NUMBER.match(word) or _TIMES_CODE.match(word) or _NUMBER_CODE.match(word))
 
 
 def is_telling(word: str) -> bool:
@@ -202,7 +194,7 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
         stripped = _without_case_ending(stripped)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
     word = stripped.lower()
-    if _number_term(word):
+    if number_term(stripped):
         return word, False, False, ends
     if not word or _BARE_NUMBER.match(word):  # "(2024)" is a number too
         return "", False, False, ends

@@ -30,3 +30,17 @@ def test_a_latin_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: st
 def test_a_name_of_another_script_keeps_its_marks(token: str) -> None:
     # a kana's voicing mark or a Hangul syllable's parts are no accents
     assert fold(token) == token
+
+
+@pytest.mark.parametrize(
+    ("typed", "folded"),
+    [
+        ("أوجمنتين", "اوجمنتين"),  # an alef with its hamza
+        ("إسكندرية", "اسكندريه"),  # with its hamza below, and a ta marbuta
+        ("مُحَمَّد", "محمد"),  # short-vowel marks
+        ("مستشفى", "مستشفي"),  # an alef maqsura
+    ],
+)
+def test_an_arabic_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: str) -> None:
+    assert fold(typed) == folded
+    assert fold(folded) == folded
