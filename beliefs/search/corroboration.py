@@ -108,9 +108,10 @@ SHORT_NAMED = 4
 # Rarer than about once per 300,000 words: a tool's name ("jest", "django", "celery"), not a
 # word of every day ("the rust on the old chain", "spring break plans?").
 SHORT_NAMED_ZIPF = 3.5
-# A ratio or fraction of small numbers, or a number with a point: a split, a size, a score, a
-# version, a share ("60/40", "3/16", "24/7", "5.4", "99.9")
-_SMALL_NUMBERS = re.compile(r"\d{1,2}(?:[-/]\d{1,2})+|\d+(?:\.\d+)+")
+# A ratio or fraction of two small numbers, or a number with a point: a split, a size, a
+# score, a version, a share ("60/40", "3/16", "24/7", "5.4", "99.9"); a split in three groups or
+# more ("30/40/30") is one schedule's
+_SMALL_NUMBERS = re.compile(r"\d{1,2}[-/]\d{1,2}|\d+(?:\.\d+)+")
 # Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
 # them is a run of several (about two characters a word).
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
@@ -157,6 +158,15 @@ def proper_words(doc: IndexedDoc) -> frozenset[str]:
         acronyms = {a.lower() for a in _ACRONYM.findall(text) if not is_common(a.lower())}
         doc.proper = frozenset(named - acronyms)
     return doc.proper
+
+
+def _subject(doc: IndexedDoc) -> str:
+    """The belief's content's first word when written with a capital ("Hugo is her ridgeback"),
+    lower-cased; "" otherwise."""
+    content = doc.belief.content
+    if not content[:1].isupper():
+        return ""
+    return content.split(maxsplit=1)[0].strip(",.:;'’").lower()
 
 
 def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
@@ -310,7 +320,7 @@ def needs_sense(
     writes it inside a name of several words,
     after a word of kinship or as a code in capitals (`in_names`: "Gary Lineker", "the
     California Zephyr", "my sister Priya", "the UV index"). A number needs it as a part of a
-    name ("842" of "ASC 842"), as a ratio of small numbers ("60/40", "24/7") or with a point
+    name ("842" of "ASC 842"), as a ratio of two small numbers ("60/40", "24/7") or with a point
     ("99.9" uptime is no SLO's, a 5.4 truck engine no engine version)."""
     if how == "part" or _SMALL_NUMBERS.fullmatch(token):  # "842" of "ASC 842", "60/40": a
         return True  # number is many things
@@ -473,7 +483,9 @@ class Witness:
         said = self._said()
         if said is not None:
             return said
-        if (self._speaks or self._owned) and self._token in proper_words(doc):
+        if (self._speaks or self._owned) and (
+            self._token in proper_words(doc) or _subject(doc) == self._token
+        ):
             return SPEAKS if self._speaks else OPENS_OWN
         if asks_to_switch(self._cleaned) and self._token in rejected_names(doc):
             return SWITCHING

@@ -7,8 +7,13 @@ Indonesian and Malay put "my" and "your" there ("adekku"). No
 stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so in a turn
 written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also
 read as a one-word alias it starts with, that alias being MIN_NAME letters or more and the
-ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced. Such a clause is a
-stemmed one: an everyday word reached so needs the belief's world (`needs_sense`).
+ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced.
+
+Hebrew and Arabic write "and", "the", "in", "to", "from" as letters before the word they join
+("בתורנות" is "in" and "תורנות", "بالمكتب" is "in the" and "مكتب"): a word in either script is
+also read as the one-word alias that is left when up to MAX_CLITICS such letters are taken off
+its start (three letters or more left), as typed or as `folding.fold` types it. Such a
+clause is a stemmed one: an everyday word reached so needs the belief's world (`needs_sense`).
 """
 
 from __future__ import annotations
@@ -23,14 +28,27 @@ MIN_NAME = 4
 MIN_WORD = 5
 MAX_ENDING = 4
 _VOWELS = ("a", "o", "e", "ă", "ı")  # a name's last vowel a case ending replaces
+# Letters Hebrew joins before a word (and, the, in, to, from, that, as) and Arabic's (and, so,
+# in, to, as; "ال" the article, taken as a pair)
+_HEBREW_CLITICS = frozenset("ובהלמשכ")
+_ARABIC_CLITICS = frozenset("وفبلك")
+MAX_CLITICS = 3
 
 
 def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
     """One-word aliases the turn names by an inflected form, into `matched` where the alias is
     not matched already (see the module)."""
+    aliases = postings.aliases
+    for word in terms.words:
+        if "\u05d0" <= word[0] <= "\u064a":  # Hebrew or Arabic letters (and what lies between)
+            for rest in _without_clitics(word):
+                token = rest if rest in aliases else next(iter(postings.folded_like(rest)), "")
+                if token and token not in matched:
+                    base = BOOST_ALIAS_WORD * STEM_FACTOR * idf(n, postings.alias_df(token))
+                    matched[token] = (base, "alias", label(word, token), "stemmed", word)
+                    break
     if terms.languages.isdisjoint(INFLECTING):
         return
-    aliases = postings.aliases
     for word in terms.words:
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
             continue
@@ -49,4 +67,27 @@ def _bases(word: str) -> list[str]:
         stem = word[:end]
         out.append(stem)
         out.extend(stem + vowel for vowel in _VOWELS if stem[-1] not in _VOWELS)
+    return out
+
+
+def _without_clitics(word: str) -> list[str]:
+    """What a Hebrew or Arabic word is with one, two or three of the letters its language joins
+    before a word taken off its start, three letters or more left ("בתורנות" -> "תורנות")."""
+    first = word[:1]
+    if "\u05d0" <= first <= "\u05ea":
+        clitics = _HEBREW_CLITICS
+    elif "\u0621" <= first <= "\u064a":
+        clitics = _ARABIC_CLITICS
+    else:
+        return []
+    out = []
+    rest = word
+    for _ in range(MAX_CLITICS):
+        if rest[:2] == "ال" and len(rest) > 4:  # the article, Arabic's only clitic of two letters
+            rest = rest[2:]
+        elif rest[:1] in clitics and len(rest) > 3:
+            rest = rest[1:]
+        else:
+            break
+        out.append(rest)
     return out

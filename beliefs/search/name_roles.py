@@ -55,7 +55,24 @@ _FIRST_WORDS = {v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|")}
 _ACTOR = re.compile(
     r"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+)([A-Z][\w'’-]*)\s+just\s+[a-z]{3,}"
 )
-_PERSONAL_VERBS = frozenset(_FIRST_WORDS - {"up", "in"} | {"bring", "catch", "follow", "just"})
+# ... or that did what only a living thing does, right after it or after "has", "just" or
+# "again": "hugo ate half a bar of surf wax", "o kafka vomitou de novo", "Tokio hat gekotzt"
+_LIVING = (
+    "ate|eaten|eats|chewed|chews|swallowed|vomited|vomits|puked|pukes|threw|throwing|bit|"
+    "bites|barked|barks|peed|pees|pooped|poops|licked|licks|escaped|limping|limps|sneezed|"
+    "hissed|scratched|gefressen|frisst|fraß|gekotzt|kotzt|erbrochen|gebissen|beißt|bellt|comeu|"
+    "vomitou|mordeu|latiu|fugiu|comió|vomitó|mordió|ladra|mangé|vomi|mordu|aboie|gegeten|"
+    "kotst|blaft|spiste|bet|kastet|zjadł|zjadła|zwymiotował|zwymiotowała|ugryzł|ugryzła|"
+    "yedi|kustu|ısırdı|söi|oksensi|puri"
+)
+_LIVING_ACT = re.compile(
+    rf"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+){_ARTICLE}([^\W\d_][\w'’-]*)\s+"
+    rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja)\s+){{0,2}}(?:{_LIVING})\b",
+    re.IGNORECASE,
+)
+_PERSONAL_VERBS = frozenset(
+    _FIRST_WORDS - {"up", "in"} | {"bring", "catch", "follow", "just"} | set(_LIVING.split("|"))
+)
 SPEAKS = "someone speaking or spoken to"
 # Where or what a name is from says which one: "Tracy from audio", "Rita on the front desk",
 # "Kasumi from housekeeping"; one the belief does not say is another's. Not "Avro on
@@ -106,13 +123,14 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     """The turn's words that open a clause as someone saying or wanting something
     (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
     says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
-    sunny if…"), or that just did something (`_ACTOR`: "Biscuit just nicked a prawn")."""
+    sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn") or did what
+    only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove")."""
     if _PERSONAL_VERBS.isdisjoint(terms.sequence):
         return frozenset()
     text = terms.cleaned
     return frozenset(
         normalize_name(m.group(1))
-        for pattern in (_SPEAKER, _ADDRESSEE, _ACTOR)
+        for pattern in (_SPEAKER, _ADDRESSEE, _ACTOR, _LIVING_ACT)
         for m in pattern.finditer(text)
     )
 

@@ -14,16 +14,19 @@ import re
 from functools import lru_cache
 
 # "switch to", "move everything to", "migrate", "reconsider", "go back to", "instead", "just
-# use", "why not", "worth switching", "give it another go", and the same in Spanish,
-# Portuguese, French, Italian, German, Dutch, Polish, Swedish and Tagalog
+# use", "why not", "worth switching", "give it another go", "after all", "what if we", and the
+# same in Spanish, Portuguese, French, Italian, German, Dutch, Polish, Swedish, Tagalog,
+# Turkish and Vietnamese
 _CHANGE = re.compile(
     r"\b(?:switch(?:ing|ed)?|migrat\w*|reconsider\w*|revisit\w*|instead|go(?:ing)? back to"
     r"|bring \w+ back|just use|why (?:not|don'?t (?:we|you|i) (?:just )?use)"
     r"|(?:mov(?:e|ing)|port(?:ing)?) (?:\w+ )?(?:over )?to|worth (?:switching|moving|trying)"
-    r"|another (?:go|try|look)|give \w+ a (?:go|try)|cambiar\w*|me paso a|pasar(?:nos|me)? a"
+    r"|another (?:go|try|look)|give \w+ a (?:go|try)|after all|what if we|cambiar\w*|me paso a"
+    r"|pasar(?:nos|me)? a|al final|afinal|finalement|et si on|alla fine"
     r"|volver a|mudar\w*|trocar\w*|voltar a|passer (?:à|a|sur)|changer|revenir|cambiare|passare a"
     r"|wechseln|umsteigen|zurück zu|overstappen|overschakelen|terug naar|przej\w* na"
-    r"|zmieni\w*|byta till|gå över till|lumipat|mag-switch)\b",
+    r"|zmieni\w*|byta till|gå över till|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*"
+    r"|đổi|chuyển sang)\b",
     re.IGNORECASE,
 )
 _CHANGE_UNSPACED = (

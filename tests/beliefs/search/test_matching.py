@@ -948,6 +948,8 @@ def test_a_rejected_option_counts_when_the_turn_asks_about_changing_to_it() -> N
     }
     assert set(matches(index, "Trados に乗り換えた方がいいんかな？")) == {"c"}
     assert set(matches(index, "why don't we just use flux like everyone else")) == {"a"}
+    assert set(matches(index, "should we go with flux after all?")) == {"a"}
+    assert set(matches(index, "et si on prenait Flux finalement ?")) == {"a"}
     # the same names with no change asked of them are another thing's
     assert matches(index, "we planted purple iris along the fence and it flowers early") == {}
     assert matches(index, "which flux for soldering smd switches on my keyboard") == {}
@@ -1018,3 +1020,46 @@ def test_a_belief_s_words_with_accents_are_its_world() -> None:
         "b": [("bouchon", "exact", "domain word 'réservations'")]
     }
     assert matches(index, "le bouchon de la bouteille est cassé, je fais quoi ?") == {}
+
+
+def test_numbers_no_date_reads_codes_with_a_capital_and_long_ids_are_terms() -> None:
+    terms = belief("t", "payment_terms", ["30/40/30"], rejected_alternatives=["50/50"])
+    form = belief("f", "form_11k", ["11K"], content="11K is her Year 11 chemistry set.")
+    account = belief("a", "aws_prod", ["731902458816"], content="The prod AWS account.")
+    index = index_of(terms, form, account, filler=10)
+    assert set(matches(index, "30/40/30 o 50/50 para un cliente nuevo?")) == {"t"}
+    assert set(matches(index, "a WCF sheet for 11K's electrolysis test")) == {"f"}
+    assert set(matches(index, "guardduty spike in 731902458816 since 3am")) == {"a"}
+    # a date is no name, an amount in lower case no code, and a hash no account
+    assert matches(index, "the invoice of 30/04/2030 for 11k") == {}
+    assert matches(index, "commit 73190245881a broke the build") == {}
+
+
+def test_a_code_with_a_number_has_no_sense_of_its_words() -> None:
+    regatta = belief("r", "midsummer_regatta", ["Regatta", "LIVE-2041"], content="The June event.")
+    index = index_of(regatta, filler=10)
+    assert matches(index, "can you draft the art subtasks under LIVE-2041") == {
+        "r": [("live-2041", "exact", None)]
+    }
+
+
+def test_a_name_after_the_letters_hebrew_and_arabic_join_to_it_is_the_name() -> None:
+    oncall = belief("o", "oncall_rotation", ["תורנות", "on-call"], content="Weekly rotation.")
+    ahmed = belief("a", "night_ahmed", ["أحمد"], content="Ahmed covers the night shift.")
+    office = belief("m", "office_cairo", ["مكتب"], content="The office in Cairo.")
+    index = index_of(oncall, office, ahmed, filler=10)
+    assert set(matches(index, "احمد مش جاي الليلة")) == {"a"}  # typed without its hamza
+    assert set(matches(index, "מי בתורנות שבוע הבא? צריכה להחליף")) == {"o"}
+    assert set(matches(index, "هل أنت بالمكتب اليوم؟")) == {"m"}
+    assert set(matches(index, "هل انت في المكتب؟")) == {"m"}
+    assert matches(index, "מי בשבוע הבא?") == {}
+
+
+def test_a_name_that_did_what_only_a_living_thing_does_is_the_belief_s() -> None:
+    dog = belief("d", "dog_puma", ["Puma", "the dog"], content="Puma is the family's elkhound.")
+    cat = belief("c", "cat_kafka", ["kafka", "o gato"], content="Kafka is his tabby cat.")
+    index = index_of(dog, cat, filler=10)
+    assert set(matches(index, "puma ate half a ski glove this morning, should i worry")) == {"d"}
+    assert set(matches(index, "o kafka vomitou de novo hj cedo")) == {"c"}
+    assert matches(index, "are puma trainers any good for running?") == {}
+    assert matches(index, "the puma ate a deer on the nature show") == {}  # not the user's Puma
