@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
-from beliefs.text.lexicon import is_function_word, is_function_word_elsewhere, turn_languages
+from beliefs.text.lexicon import (
+    is_common,
+    is_function_word,
+    is_function_word_elsewhere,
+    turn_languages,
+)
 from beliefs.text.numbers import number_term
 
 MAX_QUERY_CHARS = 1000
@@ -162,6 +167,7 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
     run: list[str] = []
     titled = 0
     sentence_start = True
+    held: tuple[str, bool] | None = None  # a sentence's first word, if a name's first word
     for raw in text.split():
         word, inner, first, ends = _read_word(raw)
         starts = sentence_start
@@ -172,8 +178,13 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
             continue
         in_name = bool(word) and first and not starts and word not in CALENDAR
         if in_name:
+            if held is not None and not run and not is_common(word):  # "Kasia Kowalska gra…"
+                run.append(held[0])
+                titled += held[1]
             run.append(word)
             titled += not inner
+        named = first and starts and len(word) > 2 and not raw.endswith(_POSSESSIVE_ENDS)
+        held = (word, not inner) if named and _may_name(word) else None
         if not in_name or raw[-1] in _RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
             if len(run) > 1 and titled:
                 runs.append(tuple(run))
@@ -181,6 +192,19 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
     if len(run) > 1 and titled:
         runs.append(tuple(run))
     return out, tuple(runs)
+
+
+def _may_name(word: str) -> bool:
+    """Whether a capitalised word that starts a sentence may be a name's first word, with a
+    name no dictionary lists after it ("Kasia Kowalska gra…", not "Redis Cluster keeps…"): no
+    everyday English word nor function word ("Tell Marta", "Can Sarah", "Das Lager"); one with
+    its "'s" is the turn's subject, a name of its own ("Leo's Year 9 trip")."""
+    return (
+        word not in CALENDAR
+        and not is_common(word)
+        and not is_function_word(word)
+        and not is_function_word_elsewhere(word)
+    )
 
 
 @lru_cache(maxsize=65_536)

@@ -1063,3 +1063,11 @@ def test_a_name_that_did_what_only_a_living_thing_does_is_the_belief_s() -> None
     assert set(matches(index, "o kafka vomitou de novo hj cedo")) == {"c"}
     assert matches(index, "are puma trainers any good for running?") == {}
     assert matches(index, "the puma ate a deer on the nature show") == {}  # not the user's Puma
+
+
+def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
+    kasia = belief("k", "colleague_kasia", ["Kasia"], content="Kasia Nowak reviews the MRs.")
+    index = index_of(kasia, filler=10)
+    assert matches(index, "Kasia Kowalska gra w Stodole w marcu, warto iść?") == {}
+    assert set(matches(index, "Kasia Nowak wants the MR reviewed today")) == {"k"}
+    assert set(matches(index, "Tell Kasia the MR is ready")) == {"k"}  # a verb opens no name
