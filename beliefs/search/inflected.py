@@ -40,23 +40,28 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
     not matched already (see the module)."""
     aliases = postings.aliases
     for word in terms.words:
-        if "\u05d0" <= word[0] <= "\u064a":  # Hebrew or Arabic letters (and what lies between)
-            for rest in _without_clitics(word):
-                token = rest if rest in aliases else next(iter(postings.folded_like(rest)), "")
-                if token and token not in matched:
-                    base = BOOST_ALIAS_WORD * STEM_FACTOR * idf(n, postings.alias_df(token))
-                    matched[token] = (base, "alias", label(word, token), "stemmed", word)
-                    break
+        for rest in _without_clitics(word):
+            token = rest if rest in aliases else next(iter(postings.folded_like(rest)), "")
+            if token and _put(postings, n, matched, word, token):
+                break
     if terms.languages.isdisjoint(INFLECTING):
         return
     for word in terms.words:
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
             continue
         for token in _bases(word):
-            if token in aliases and token not in matched:
-                base = BOOST_ALIAS_WORD * STEM_FACTOR * idf(n, postings.alias_df(token))
-                matched[token] = (base, "alias", label(word, token), "stemmed", word)
+            if token in aliases and _put(postings, n, matched, word, token):
                 break
+
+
+def _put(postings: UserPostings, n: int, matched: Matched, word: str, token: str) -> bool:
+    """`token`, an alias `word` names, into `matched` as a stemmed clause unless it is matched
+    already; whether it was put."""
+    if token in matched:
+        return False
+    base = BOOST_ALIAS_WORD * STEM_FACTOR * idf(n, postings.alias_df(token))
+    matched[token] = (base, "alias", label(word, token), "stemmed", word)
+    return True
 
 
 def _bases(word: str) -> list[str]:

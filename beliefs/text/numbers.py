@@ -9,13 +9,12 @@ import re
 _PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")  # "27001", "9.2"
 # "10X3", "4x4": a class, a set or a car as often as a size
 _TIMES_CODE = re.compile(r"^\d+[xX]\d+$")
-# "221-413", "311/2": a part, a paper or a form numbered in groups
-_NUMBER_CODE = re.compile(r"^\d+[-/]\d+$")
 # "11K", "10K": a class, a set or a race when the letter is a capital ("11k" is an amount)
 _CAPITAL_CODE = re.compile(r"^\d{1,3}[KMB]$")
-# "30/40/30", "4-4-2": a split, a formation or a schedule in three groups or more, unless it
-# can be read as a date ("12/03/2026", "2026-01-14")
-_NUMBER_GROUPS = re.compile(r"^\d+(?:(?P<sep>[-/])\d+)(?:(?P=sep)\d+)+$")
+# "221-413", "311/2": a part, a paper or a form numbered in groups; "30/40/30", "4-4-2": a
+# split, a formation or a schedule, unless three groups can be read as a date ("12/03/2026",
+# "2026-01-14")
+_NUMBER_GROUPS = re.compile(r"^\d+(?:(?P<sep>[-/])\d+)(?:(?P=sep)\d+)*$")
 
 
 def number_term(word: str) -> bool:
@@ -26,7 +25,6 @@ def number_term(word: str) -> bool:
         _PLAIN_NUMBER.match(word)
         or _CAPITAL_CODE.match(word)
         or _TIMES_CODE.match(word)
-        or _NUMBER_CODE.match(word)
         or (_NUMBER_GROUPS.match(word) and not _date_like(word))
     )
 
