@@ -39,6 +39,8 @@ Corroboration is one of:
   anywhere in the turn, or for one of the commonest name words ("make", "go") within
   `WINDOW` words of it, or anywhere when no dictionary lists it ("what does my son do on
   wednesdays", for a belief about his Wednesday lessons);
+- a figure of three characters or more the belief's own text writes too ("the 16:30 call",
+  "the 2021 Bourgogne"), not one of the matched name's own;
 - for a name the belief writes as one, what the turn says it is to the user
   (`beliefs.search.name_roles`): someone speaking or spoken to ("Rose says…", "ask sunny
   if…") or the turn's subject with its 's ("Hale's too mopey…"). A word of kinship or where
@@ -66,6 +68,7 @@ from beliefs.search.name_roles import (
     possessive_opener,
     speakers,
 )
+from beliefs.search.short_turns import SHORT_TOPIC, short_named, short_turn
 from beliefs.search.switching import asks_to_switch
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
@@ -80,6 +83,7 @@ from beliefs.text.lexicon import (
     zipf,
     zipf_elsewhere,
 )
+from beliefs.text.numbers import figures
 from beliefs.text.query import QueryTerms, is_telling, normalize_name, written_words
 
 # Rarer than once per ten thousand words (the commonest words, `lexicon.is_general`): an
@@ -96,25 +100,10 @@ OPENS = "the turn opens with it"
 OTHER_CLAUSE = "another clause"
 RUN = "its own name's words"
 POINTED = "the user's own"
-# A turn of this many telling words or fewer has no room to say another sense: "set up
-# nightly backups" is about the user's backups.
-SHORT = 3
-# ... but a topic counts by it only in a turn of this many words or fewer: "how to keep a badger
-# out of the vegetable garden" has few telling words, and room to say another sense
-SHORT_TOPIC = 6
-# ... and a name rarer than SHORT_NAMED_ZIPF, in a turn of this many words or fewer, is the
-# user's own: "bump django to 5.1", "jest config" (not "is loki season 2 worth watching").
-SHORT_NAMED = 4
-# Rarer than about once per 300,000 words: a tool's name ("jest", "django", "celery"), not a
-# word of every day ("the rust on the old chain", "spring break plans?").
-SHORT_NAMED_ZIPF = 3.5
 # A ratio or fraction of two small numbers, or a number with a point: a split, a size, a
 # score, a version, a share ("60/40", "3/16", "24/7", "5.4", "99.9"); a split in three groups or
 # more ("30/40/30") is one schedule's
 _SMALL_NUMBERS = re.compile(r"\d{1,2}[-/]\d{1,2}|\d+(?:\.\d+)+")
-# Kana and Han: Japanese and Chinese put no space between words, so one of the turn's words in
-# them is a run of several (about two characters a word).
-_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # Words before a topic that point at the user's own one: "my editor", "our queues"; "a starter
 # template", "two lessons" point at none, nor does "which", which asks among any ("which flux
 # for soldering?"). "the" points in a turn of SHORT_THE words or fewer ("set up the editor for
@@ -126,6 +115,7 @@ _OWN = frozenset(["our", "my"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"
+FIGURE = "a figure of its own text"
 SWITCHING = "asked to change to it"
 
 
@@ -276,37 +266,6 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
     return first[:1].isupper() and not first[1:].isupper()
 
 
-def short_turn(turn: dict[str, str]) -> bool:
-    """Whether the turn's telling words (`telling_words`) are SHORT words or fewer, too few to
-    say another sense: a run of kana or Han counts a word for every two characters
-    ("公司要做 CI 视觉识别手册" is no three-word turn)."""
-    length = 0
-    for word in turn.values():
-        unspaced = 0 if word.isascii() else len(_UNSPACED.findall(word))
-        length += max(1, (unspaced + 1) // 2)
-    return length <= SHORT
-
-
-def _short_named(terms: QueryTerms, token: str) -> bool:
-    """Whether `token`, a name rarer than SHORT_NAMED_ZIPF in English and no everyday word of
-    the turn's language, stands alone or beside a word of code or a version in a turn of
-    SHORT_NAMED words or fewer: a tool asked about in a few words is the user's own ("jest
-    config", "bump django to 5.1", "sloth?"); "obsessed with Loki" and "loki season 2" hold
-    only everyday words, "der Zustand ist schlecht" is German for a bad state."""
-    words = terms.sequence
-    if len(words) > SHORT_NAMED or zipf(token) >= SHORT_NAMED_ZIPF:
-        return False
-    if everyday_in(token, terms.languages):
-        return False
-    return all(w == token for w in words) or any(_technical(w) for w in words if w != token)
-
-
-def _technical(word: str) -> bool:
-    """A word of code or a version: no everyday English word, stop or function word, nor a
-    bare number ("config", "devtools", "5.1"; not "season", "2")."""
-    return is_telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)
-
-
 def needs_sense(
     token: str,
     how: Match,
@@ -335,6 +294,18 @@ def needs_sense(
         )
         or query in in_names
     )
+
+
+def shares_figure(doc: IndexedDoc, token: str, turn_figures: frozenset[str]) -> bool:
+    """Whether the turn writes a figure (`numbers.figures`) that the belief's own text writes
+    too ("move the 16:30 call" for the 16:30 pick-up, "2021 Bourgogne" for that vintage),
+    other than one of the matched name's own ("UA 842 out of SFO" for "ASC 842")."""
+    if not turn_figures:
+        return False
+    belief = doc.belief
+    own = [belief.content, belief.why_it_matters or "", *belief.aliases]
+    shared = turn_figures & figures(" ".join([*own, *belief.rejected_alternatives]))
+    return any(figure not in token for figure in shared)
 
 
 def short_code(token: str) -> bool:
@@ -391,6 +362,7 @@ class Witness:
         "_asked",
         "_cleaned",
         "_compounds",
+        "_figures",
         "_from",
         "_inflected",
         "_kin",
@@ -421,7 +393,7 @@ class Witness:
         )
         short = turn.short
         self._pointed = self._topic and (by_own or (short and len(terms.sequence) <= SHORT_TOPIC))
-        self._short = short and (kind or short_code(token) or _short_named(terms, token))
+        self._short = short and (kind or short_code(token) or short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
         self.written = marked and (query_word in terms.coded or capital_tells(query_word))
@@ -444,6 +416,7 @@ class Witness:
         self._owned = query_word == turn.opener
         self._from = turn.described.get(query_word, frozenset())
         self._cleaned = terms.cleaned
+        self._figures = terms.figures
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -493,6 +466,8 @@ class Witness:
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
+        if shares_figure(doc, self._token, self._figures):
+            return FIGURE
         if self._compounds:  # "warum FOC statt Blockkommutierung?" for FOC's "Kommutierung"
             inside = inside_compound(self._compounds, domain_words(doc), self._own)
             if inside:

@@ -15,6 +15,11 @@ _CAPITAL_CODE = re.compile(r"^\d{1,3}[KMB]$")
 # split, a formation or a schedule, unless three groups can be read as a date ("12/03/2026",
 # "2026-01-14")
 _NUMBER_GROUPS = re.compile(r"^\d+(?:(?P<sep>[-/])\d+)(?:(?P=sep)\d+)*$")
+# A figure as written anywhere in a text: "16:30", "2021", "1.83", "9,50" (the unit or sign
+# around it aside)
+_FIGURE = re.compile(r"\d+(?:[.,:/]\d+)*")
+# Figures shorter than this are everyone's: a count, a size, an hour ("12 people", "40 tabs")
+FIGURE_MIN = 3
 
 
 def number_term(word: str) -> bool:
@@ -39,3 +44,10 @@ def _date_like(word: str) -> bool:
         if len(year) in (2, 4) and 1 <= int(month) <= 12 and 1 <= int(day) <= 31:
             return True
     return False
+
+
+def figures(text: str) -> frozenset[str]:
+    """The figures of FIGURE_MIN characters or more that `text` writes ("16:30", "2021", "504",
+    "1873"), as written: a time, a year or a number a turn shares with a belief's own text
+    says which of the things of that name is meant."""
+    return frozenset(f for f in _FIGURE.findall(text) if len(f) >= FIGURE_MIN)

@@ -15,7 +15,7 @@ from beliefs.text.lexicon import (
     is_function_word_elsewhere,
     turn_languages,
 )
-from beliefs.text.numbers import number_term
+from beliefs.text.numbers import figures, number_term
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -306,6 +306,7 @@ class QueryTerms:
     coded: frozenset[str] = frozenset()
     code_phrases: tuple[str, ...] = ()  # an identifier's words as a phrase ("feature flags")
     other_script: bool = False  # the turn holds Hangul, kana or Han
+    figures: frozenset[str] = frozenset()  # its figures as written (`numbers.figures`)
     # names of several capitalised words ("Gary Lineker", "Sentry Mode"), `name_runs`
     runs: tuple[tuple[str, ...], ...] = ()
     # the turn's words in order with each hyphenated word's parts in its place ("the
@@ -405,6 +406,7 @@ def parse_query(text: str) -> QueryTerms:
         coded=frozenset([*in_code, *versioned]),
         code_phrases=tuple(code_phrases),
         other_script=has_other_script(text),
+        figures=figures(text),
         runs=runs,
         spaced=spaced,
         # a function word is never written as a name ("Dan and Tim" are no Indonesian)

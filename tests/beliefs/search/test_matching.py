@@ -1071,3 +1071,19 @@ def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
     assert matches(index, "Kasia Kowalska gra w Stodole w marcu, warto iść?") == {}
     assert set(matches(index, "Kasia Nowak wants the MR reviewed today")) == {"k"}
     assert set(matches(index, "Tell Kasia the MR is ready")) == {"k"}  # a verb opens no name
+
+
+def test_a_figure_of_the_belief_s_own_text_corroborates_a_name() -> None:
+    kita = belief(
+        "k", "daycare_kita", ["Kita"], content="She picks her son up from the Kita at 16:30."
+    )  # fmt: skip
+    asc = belief("a", "lease_standard_asc_842", ["ASC 842"], content="Leases follow ASC 842.")
+    index = index_of(kita, asc, filler=10)
+    # "Kita" is a German word and a name; the pick-up's time says which
+    assert matches(index, "Kita hat morgen zu, how do I move the 16:30 call?") == {
+        "k": [("kita", "exact", "a figure of its own text")]
+    }
+    # a time the belief does not write says nothing
+    assert matches(index, "Kita hat morgen zu, how do I move the 11:15 call?") == {}
+    # nor does a figure of the matched name itself: a flight's number is no lease standard
+    assert matches(index, "I'm on UA 842 out of SFO tomorrow") == {}
