@@ -101,7 +101,11 @@ def normalize_name(value: str) -> str:
 
 def _name_word(word: str) -> str:
     word = _without_possessive(word.strip(_NAME_EDGES).lstrip(_LEAD_PUNCT))
-    return word.removesuffix("()").rstrip(_TRAIL_PUNCT)
+    word = word.removesuffix("()").rstrip(_TRAIL_PUNCT)
+    # a path of several folders as a turn reads one, from its first folder to its last:
+    # "~/Genealogy/Scans/" and "/cluster/scratch/me" are "genealogy/scans" and
+    # "cluster/scratch/me" ("~/jobs/", one folder, is no word "jobs")
+    return word.strip("/") if "/" in word.strip("/") else word
 
 
 def clean_query(text: str) -> str:

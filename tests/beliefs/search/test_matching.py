@@ -919,6 +919,17 @@ def test_absolute_and_windows_paths_and_a_snake_case_file_in_a_path_are_read() -
     assert matches(index, "/compact the chat and check a\\b") == {}  # no path: one segment
 
 
+def test_a_path_alias_written_from_the_root_or_home_is_read_as_a_turn_reads_it() -> None:
+    euler = belief("e", "euler_cluster", ["/cluster/scratch/nb"], content="Runs on Euler.")
+    scans = belief("s", "scan_naming", ["~/Genealogy/Scans/"], content="Scans go here.")
+    jobs = belief("j", "job_scripts", ["~/jobs/"], content="Job scripts live in one folder.")
+    index = index_of(euler, scans, jobs, filler=10)
+    assert set(matches(index, "Disk quota exceeded on /cluster/scratch/nb/runs")) == {"e"}
+    assert set(matches(index, "should it go in ~/Genealogy/Scans/ too?")) == {"s"}
+    # a folder of one segment stays a path: the word "jobs" is not it
+    assert matches(index, "how many jobs are still queued?") == {}
+
+
 def test_codes_in_groups_give_their_coded_parts_and_leading_groups() -> None:
     groupset = belief("g", "shimano_stock", ["R7100", "Shimano"], content="Stocks Shimano 105.")
     invoices = belief("i", "school_invoicing", ["SHF-2026"], content="Invoices go out monthly.")
