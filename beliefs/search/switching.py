@@ -15,18 +15,22 @@ from functools import lru_cache
 
 # "switch to", "move everything to", "migrate", "reconsider", "go back to", "instead", "just
 # use", "why not", "worth switching", "give it another go", "after all", "what if we", and the
-# same in Spanish, Portuguese, French, Italian, German, Dutch, Polish, Swedish, Tagalog,
-# Turkish and Vietnamese
+# same in Spanish, Portuguese, French, Italian, German, Dutch, Polish, Swedish, Norwegian,
+# Danish, Slovenian, Indonesian, Tagalog, Turkish and Vietnamese ("to" joined to its article:
+# "passare alla", "pasar al", "passer au"; "instead of": "invece di", "en vez de", "statt")
 _CHANGE = re.compile(
     r"\b(?:switch(?:ing|ed)?|migrat\w*|reconsider\w*|revisit\w*|instead|go(?:ing)? back to"
     r"|bring \w+ back|just use|why (?:not|don'?t (?:we|you|i) (?:just )?use)"
     r"|(?:mov(?:e|ing)|port(?:ing)?) (?:\w+ )?(?:over )?to|worth (?:switching|moving|trying)"
-    r"|another (?:go|try|look)|give \w+ a (?:go|try)|after all|what if we|cambiar\w*|me paso a"
-    r"|pasar(?:nos|me)? a|al final|afinal|finalement|et si on|alla fine"
-    r"|volver a|mudar\w*|trocar\w*|voltar a|passer (?:à|a|sur)|changer|revenir|cambiare|passare a"
+    r"|another (?:go|try|look)|give \w+ a (?:go|try)|after all|what if we|cambiar\w*"
+    r"|me paso al?|pasar(?:nos|me)? al?|al final|afinal|finalement|et si on|alla fine"
+    r"|volver al?|mudar\w*|trocar\w*|voltar ao?|passer (?:à|a|au|aux|sur)|changer|revenir"
+    r"|cambiare|passare a(?:l|lla|llo|i|gli|lle)?|invece|al posto d\w*|en (?:vez|lugar) de"
+    r"|au lieu d\w*|em vez d\w*|(?:an)?statt\w*|zamiast|in plaats van|namesto|istället för"
+    r"|i stedet for|yerine|thay vì"
     r"|wechseln|umsteigen|zurück zu|overstappen|overschakelen|terug naar|przej\w* na"
-    r"|zmieni\w*|byta till|gå över till|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*"
-    r"|đổi|chuyển sang)\b",
+    r"|zmieni\w*|byta till|gå över till|bytte til|skifte til|preiti na|ganti ke|pindah ke"
+    r"|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*|đổi|chuyển sang)\b",
     re.IGNORECASE,
 )
 _CHANGE_UNSPACED = (
