@@ -39,6 +39,7 @@ Corroboration is one of:
   anywhere in the turn, or for one of the commonest name words ("make", "go") within
   `WINDOW` words of it, or anywhere when no dictionary lists it ("what does my son do on
   wednesdays", for a belief about his Wednesday lessons);
+- what the user's team uses (`name_roles.team_tools`: "what are we using sloth for again");
 - a figure of three characters or more the belief's own text writes too ("the 16:30 call",
   "the 2021 Bourgogne"), not one of the matched name's own;
 - for a name the belief writes as one, what the turn says it is to the user
@@ -63,10 +64,12 @@ from beliefs.search.name_roles import (
     KIN,
     OPENS_OWN,
     SPEAKS,
+    TEAM_USES,
     descriptions,
     kin_of,
     possessive_opener,
     speakers,
+    team_tools,
 )
 from beliefs.search.short_turns import SHORT_TOPIC, short_named, short_turn
 from beliefs.search.switching import asks_to_switch
@@ -333,7 +336,8 @@ def may_be_topic(token: str) -> bool:
 class TurnSigns:
     """What a turn says of all its words, read once for all the words the sense check asks
     about: its `telling_words`, whether they are too few to say another sense
-    (`short_turn`), its `speakers`, its `possessive_opener` and its `descriptions`."""
+    (`short_turn`), its `speakers`, its `possessive_opener`, its `descriptions` and its
+    `team_tools`."""
 
     telling: dict[str, str]
     short: bool
@@ -341,6 +345,7 @@ class TurnSigns:
     opener: str
     described: dict[str, frozenset[str]]
     compounds: tuple[str, ...]
+    team: frozenset[str]
 
     @classmethod
     def read(cls, terms: QueryTerms) -> TurnSigns:
@@ -352,6 +357,7 @@ class TurnSigns:
             opener=possessive_opener(terms),
             described=descriptions(terms),
             compounds=compounds(terms),
+            team=team_tools(terms),
         )
 
 
@@ -375,6 +381,7 @@ class Witness:
         "_pointed",
         "_short",
         "_speaks",
+        "_team",
         "_token",
         "_topic",
         "written",
@@ -417,6 +424,7 @@ class Witness:
         self._from = turn.described.get(query_word, frozenset())
         self._cleaned = terms.cleaned
         self._figures = terms.figures
+        self._team = query_word in turn.team
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -466,6 +474,8 @@ class Witness:
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:
                     return f"domain word {near_word!r}"
+        if self._team:
+            return TEAM_USES
         if shares_figure(doc, self._token, self._figures):
             return FIGURE
         if self._compounds:  # "warum FOC statt Blockkommutierung?" for FOC's "Kommutierung"

@@ -167,6 +167,22 @@ def owned_words(terms: QueryTerms) -> frozenset[str]:
     return frozenset(out)
 
 
+# The speaker's team: "what are we using sloth for again", "do we still run Nomad?"
+_TEAM = frozenset(["we", "we're", "we've"])
+_USES = frozenset(["use", "using", "used", "run", "running"])
+TEAM_USES = "what the user's team uses"
+
+
+def team_tools(terms: QueryTerms) -> frozenset[str]:
+    """The turn's words right after a word of using in a turn where the user speaks for a team
+    ("what are we using sloth for again", "client asked if we use MMA"): what the team
+    uses is its own, however everyday its name."""
+    seq = terms.sequence
+    if _TEAM.isdisjoint(seq):
+        return frozenset()
+    return frozenset(word for before, word in pairwise(seq) if before in _USES)
+
+
 _KIN_WORD = re.compile(r"[a-zé]+(?:-in-law)?")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 

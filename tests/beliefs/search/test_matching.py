@@ -961,6 +961,9 @@ def test_a_rejected_option_counts_when_the_turn_asks_about_changing_to_it() -> N
     assert set(matches(index, "why don't we just use flux like everyone else")) == {"a"}
     assert set(matches(index, "should we go with flux after all?")) == {"a"}
     assert set(matches(index, "et si on prenait Flux finalement ?")) == {"a"}
+    # "to" joined to its article, and "instead of", in the languages the turns are written in
+    assert set(matches(index, "sto pensando di passare alla flux per il cluster nuovo")) == {"a"}
+    assert set(matches(index, "¿y si usamos flux en vez de lo que tenemos?")) == {"a"}
     # the same names with no change asked of them are another thing's
     assert matches(index, "we planted purple iris along the fence and it flowers early") == {}
     assert matches(index, "which flux for soldering smd switches on my keyboard") == {}
@@ -1098,3 +1101,13 @@ def test_a_figure_of_the_belief_s_own_text_corroborates_a_name() -> None:
     assert matches(index, "Kita hat morgen zu, how do I move the 11:15 call?") == {}
     # nor does a figure of the matched name itself: a flight's number is no lease standard
     assert matches(index, "I'm on UA 842 out of SFO tomorrow") == {}
+
+
+def test_what_the_user_s_team_uses_is_its_own() -> None:
+    slo = belief("s", "slo_generator", ["sloth"], content="SLO rules are generated from specs.")
+    index = index_of(slo, filler=10)
+    assert matches(index, "what are we using sloth for again") == {
+        "s": [("sloth", "exact", "what the user's team uses")]
+    }
+    # the animal, with no team using it
+    assert matches(index, "how long does a sloth sleep in a day, and what does it eat") == {}
