@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+from typing import TextIO
 
 from proxy.settings import Settings
 
@@ -47,9 +48,22 @@ class _SessionEnds(logging.Filter):
         return not str(record.msg).startswith("Terminating session:")
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to the standard error of the moment a line is logged, not of the moment the
+    handler was made: a host that swaps it (a test runner capturing each test's output, an
+    embedding application) would otherwise leave every later line on a closed stream."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+
 def configure_logging(settings: Settings) -> None:
     """Route every logger (ours, uvicorn's) through one stderr handler at the set level."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Stderr()
     json_logs = settings.log_format == "json"
     handler.setFormatter(JsonFormatter() if json_logs else logging.Formatter(TEXT_FORMAT))
     root = logging.getLogger()
