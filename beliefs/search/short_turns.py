@@ -49,10 +49,10 @@ def short_named(terms: QueryTerms, token: str) -> bool:
         return False
     if everyday_in(token, terms.languages):
         return False
-    return all(w == token for w in words) or any(technical(w) for w in words if w != token)
+    return all(w == token for w in words) or any(_technical(w) for w in words if w != token)
 
 
-def technical(word: str) -> bool:
+def _technical(word: str) -> bool:
     """A word of code or a version: no everyday English word, stop or function word, nor a
     bare number ("config", "devtools", "5.1"; not "season", "2")."""
     return is_telling(word) and not word.isdigit() and not is_common(word) and not is_general(word)

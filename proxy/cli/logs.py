@@ -54,7 +54,7 @@ class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
     embedding application) would otherwise leave every later line on a closed stream."""
 
     def __init__(self) -> None:
-        logging.Handler.__init__(self)
+        logging.Handler.__init__(self)  # not StreamHandler's: it would set the stream
 
     @property
     def stream(self) -> TextIO:
