@@ -163,6 +163,9 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     "loki", "chispa"): a name it shares with other people, places and things. `languages`:
     those the turn is written in (`turn_languages`), whose everyday words count as English ones
     do ("verger" in a French turn)."""
+    in_script = zipf_in_script(word)
+    if in_script is not None:  # "하나", "노트북", "クロ": the everyday words of their language
+        return in_script >= ELSEWHERE_ZIPF
     if any(ch.isdigit() for ch in word):
         # a code ("q1", "s3", "ec2", "live-2041"; word frequencies split the last into "live"
         # and "2041"): typed as the user types their tool's or ticket's name
@@ -176,6 +179,50 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     if zipf(word) >= OTHER_SENSE_ZIPF or zipf_elsewhere(word) >= ELSEWHERE_ZIPF:
         return True
     return everyday_in(word, languages)
+
+
+# The languages each script writes: (first, last) code points -> wordfreq's languages (Han
+# alone is Chinese or Japanese)
+_SCRIPTS = (
+    ((0xAC00, 0xD7A3), ("ko",)),
+    ((0x1100, 0x11FF), ("ko",)),
+    ((0x3130, 0x318F), ("ko",)),
+    ((0x3040, 0x30FF), ("ja",)),
+    ((0x4E00, 0x9FFF), ("zh", "ja")),
+)
+
+
+def zipf_in_script(word: str) -> float | None:
+    """How common `word`, written in Hangul, kana or Han, is in the language its script writes
+    (the most common of them for Han), or None for a word in none of those scripts. Looked up
+    whole in wordfreq's small list: those languages put no space between words, and the list's
+    words are what its segmenter splits (which the package does not ship), so a word of the
+    list is one it split. Traditional characters are not read as simplified ones."""
+    if word.isascii():
+        return None
+    languages = _script_languages(word)
+    if not languages:
+        return None
+    best = 0.0
+    for lang in languages:
+        index = _frequencies(lang, "small").value(word)
+        if index is not None:
+            best = max(best, zipf_of_bin(index))
+    return best
+
+
+def _script_languages(word: str) -> tuple[str, ...]:
+    """The languages of `word`'s first letter of Hangul or kana, or of its Han letters when it
+    has neither (a kana after Han makes the word Japanese: "斎藤さん")."""
+    han = False
+    for ch in word:
+        point = ord(ch)
+        for (first, last), languages in _SCRIPTS:
+            if first <= point <= last:
+                if languages != ("zh", "ja"):
+                    return languages
+                han = True
+    return ("zh", "ja") if han else ()
 
 
 def everyday_in(word: str, languages: frozenset[str]) -> bool:

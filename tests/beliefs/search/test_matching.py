@@ -761,13 +761,15 @@ def test_everyday_words_are_frequent_dictionary_words_or_their_plurals() -> None
 
 
 def test_an_alias_in_another_script_is_found_inside_unspaced_words() -> None:
-    daycare = belief("d", "daycare_pickup", ["保育園", "daycare"], content="Pickup is at 18:00.")
-    band = belief("b", "city_pop_band", ["ベース", "bass"], content="She plays bass.")
+    daycare = belief("d", "daycare_pickup", ["学童保育", "daycare"], content="Pickup is at 18:00.")
+    band = belief("b", "city_pop_band", ["ウクレレ", "ukulele"], content="She plays ukulele.")
     futsal = belief("f", "futsal_wednesdays", ["futsal", "풋살"], content="Futsal on Wednesdays.")
     mark = belief("p", "privacy_mark", ["Pマーク"], content="Renewal audit every two years.")
     index = index_of(daycare, band, futsal, mark, filler=10)
-    assert matches(index, "保育園のお迎えが18時なんだけど") == {"d": [("保育園", "exact", None)]}
-    assert matches(index, "ベースの弦っていつ張り替える?") == {"b": [("ベース", "exact", None)]}
+    assert matches(index, "学童保育のお迎えが18時なんだけど") == {
+        "d": [("学童保育", "exact", None)]
+    }
+    assert matches(index, "ウクレレの弦っていつ張り替える?") == {"b": [("ウクレレ", "exact", None)]}
     assert matches(index, "수요일 저녁은 풋살이랑 겹치나") == {"f": [("풋살", "exact", None)]}
     assert matches(index, "Pマークの更新審査の準備") == {"p": [("pマーク", "exact", None)]}
     # a katakana word inside a longer one is another word; a Latin letter must start a word
@@ -1111,3 +1113,21 @@ def test_what_the_user_s_team_uses_is_its_own() -> None:
     }
     # the animal, with no team using it
     assert matches(index, "how long does a sloth sleep in a day, and what does it eat") == {}
+
+
+def test_a_word_of_korean_japanese_or_chinese_with_an_everyday_sense_needs_corroboration() -> None:
+    # the flatmate's name is also the Korean for "one"; the team's sheet is also a car seat
+    hana = belief("h", "flatmate_hana", ["하나"], content="Hana is her flatmate; they split rent.")
+    sheets = belief(
+        "s", "connected_sheets", ["시트", "Connected Sheets"],
+        content="Reports go to BigQuery Connected Sheets.",
+    )  # fmt: skip
+    studio = belief("w", "studio_busan", ["작업실"], content="Her studio is in Busan.")
+    index = index_of(hana, sheets, studio, filler=10)
+    assert matches(index, "하나은행 체크카드 해외결제 수수료 얼마야") == {}
+    assert matches(index, "자동차 시트 커버 가죽 vs 패브릭 뭐가 나아?") == {}
+    assert matches(index, "키위 하나에 비타민 C 얼마나 들어있어?") == {}
+    bass = belief("b", "city_pop_band", ["ベース"], content="She plays bass in a city pop band.")
+    assert matches(index_of(bass, filler=10), "今の sensor ベースのままでいける?") == {}  # "-based"
+    # a word rarer than once per ten thousand names the belief alone, as before
+    assert set(matches(index, "작업실 월세 또 올랐어")) == {"w"}
