@@ -49,6 +49,8 @@ _PINNED = re.compile(
 # A Windows path, on a drive or a share: `Z:\Progetti`, `\\fs02\extracts\orchard\`
 _WINDOWS_PATH = re.compile(r"(?<![\w\\])(?:[A-Za-z]:|\\\\[\w.$-]+)(?:\\[^\\\s,;:!?'\"()]+)+\\?")
 _CALL = re.compile(r"(?<![\w/.-])[A-Za-z_][A-Za-z0-9_]*(?=\()")  # `=VLOOKUP(B2,...)`
+# A method called on what the sentence names, written alone: "14x .unwrap() im handler"
+_METHOD = re.compile(r"(?<!\S)\.([A-Za-z_][A-Za-z0-9_]*)(?=\()")
 
 
 def split_scripts(text: str) -> str:
@@ -124,8 +126,11 @@ def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
             segments = path.lower().split("\\")
             for end in range(2 if segments[0] else 4, len(segments) + 1):
                 words["\\".join(segments[:end])] = None
-    if "(" in text:  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`
+    if (
+        "(" in text
+    ):  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`, `.unwrap()`
         sources += _CALL.findall(text)
+        sources += _METHOD.findall(text)
     if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
         for scheme, rest in _URL.findall(text):
             sources.append(rest)

@@ -1131,3 +1131,12 @@ def test_a_word_of_korean_japanese_or_chinese_with_an_everyday_sense_needs_corro
     assert matches(index_of(bass, filler=10), "今の sensor ベースのままでいける?") == {}  # "-based"
     # a word rarer than once per ten thousand names the belief alone, as before
     assert set(matches(index, "작업실 월세 또 올랐어")) == {"w"}
+
+
+def test_a_method_called_in_prose_is_read_as_its_name() -> None:
+    unwrap = belief(
+        "u", "no_unwrap_in_firmware", ["unwrap()", "unwrap"], content="No unwrap in firmware."
+    )  # fmt: skip
+    index = index_of(unwrap, filler=10)
+    # the call is written apart from what it is called on, so no dotted name holds it
+    assert set(matches(index, "MR hat 14x .unwrap() im can rx handler")) == {"u"}
