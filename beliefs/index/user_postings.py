@@ -23,7 +23,7 @@ from beliefs.index.indexed_doc import (
     pinned_order,
 )
 from beliefs.index.postings import SMALL_POSTING, Members, join, members, put, take
-from beliefs.text.folding import fold
+from beliefs.text.folding import folds
 from beliefs.text.identifiers import has_other_script
 from beliefs.text.lexicon import COMMON_ZIPF, stem, stem_phrase, zipf
 from beliefs.text.query import STOP_WORDS
@@ -187,7 +187,7 @@ class UserPostings:
                         put(self.ends, key, token)
                 _count(self.sizes, token, 1)
                 _put_stem(self.alias_stems, token)
-                if (folded := fold(token)) != token:
+                for folded in folds(token):
                     put(self.folded, folded, token)
                 if not token.isascii() and has_other_script(token):
                     self.script_aliases.add(token)
@@ -247,7 +247,7 @@ class UserPostings:
             if token not in self.aliases:
                 _count(self.sizes, token, -1)
                 _take_stem(self.alias_stems, token)
-                if (folded := fold(token)) != token:
+                for folded in folds(token):
                     take(self.folded, folded, token)
                 self.script_aliases.discard(token)
                 for part in code_parts(token):
@@ -356,12 +356,14 @@ class UserPostings:
     def folded_like(self, term: str) -> tuple[str, ...]:
         """Alias tokens besides `term` that are `term` typed with or without accents and
         apostrophes ("cafe nero" for "café nero", "oreilly" for "o'reilly", "zürich" for
-        "zurich"): the same name (`beliefs.text.folding`)."""
-        key = fold(term)
-        found = tuple(token for token in members(self.folded.get(key)) if token != term)
-        if key != term and key in self.aliases:
-            found += (key,)
-        return found
+        "zurich"), or with its umlauts written out ("mueller" for "müller"): the same name
+        (`beliefs.text.folding.folds`)."""
+        found: dict[str, None] = {}
+        for key in folds(term, keep=True):
+            found.update((token, None) for token in members(self.folded.get(key)) if token != term)
+            if key != term and key in self.aliases:
+                found[key] = None
+        return tuple(found)
 
     def alias_candidates(self, term: str, *, fuzzy: bool) -> Iterator[str]:
         """Alias tokens equal to `term` or, with `fuzzy`, possibly one edit away (verify!).

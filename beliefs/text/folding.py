@@ -3,7 +3,8 @@ without the @ or # of a handle or channel.
 
 A user writes "cafe nero", "zurich", "hauptstrasse" or "oreilly" for the "Café Nero", "Zürich",
 "Hauptstraße" and "O'Reilly" a belief holds (or a phone writes "o’reilly"), "@priya" for Priya
-and "eng-alerts" for "#eng-alerts"; in Arabic, "اوجمنتين" for "أوجمنتين" (an alef without its
+and "eng-alerts" for "#eng-alerts"; "Mueller" for "Müller", as German writes an umlaut
+out; in Arabic, "اوجمنتين" for "أوجمنتين" (an alef without its
 hamza, a final ya without its dots, a ta marbuta as ha, and no short-vowel marks). Matching
 compares such a name by its folded form too
 (`beliefs.index.user_postings.UserPostings.folded_like`).
@@ -44,3 +45,19 @@ def fold(token: str) -> str:
     if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in folded):
         return token
     return folded.translate(_LETTERS)
+
+
+# German writes an umlaut out when it cannot type it: "Mueller" for "Müller", "Schroeder"
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
+
+
+def folds(token: str, keep: bool = False) -> tuple[str, ...]:
+    """The forms `token` is found under when typed loosely: `fold`ed, and with its umlauts
+    written out as German writes them without the letters ("müller" -> "muller" and
+    "mueller"), each once and, unless `keep`, other than `token` itself."""
+    out = dict.fromkeys([fold(token)])
+    if not token.isascii():
+        out[fold(token.translate(_UMLAUTS))] = None
+    if not keep:
+        out.pop(token, None)
+    return tuple(out)

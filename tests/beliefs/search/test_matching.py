@@ -1140,3 +1140,13 @@ def test_a_method_called_in_prose_is_read_as_its_name() -> None:
     index = index_of(unwrap, filler=10)
     # the call is written apart from what it is called on, so no dotted name holds it
     assert set(matches(index, "MR hat 14x .unwrap() im can rx handler")) == {"u"}
+
+
+def test_a_name_with_an_umlaut_is_found_written_out() -> None:
+    arla = belief(
+        "a", "milk_contract_arla", ["Arla", "milk contract"], rejected_alternatives=["Müller"],
+        content="The milk goes to Arla on a two-year contract.",
+    )  # fmt: skip
+    index = index_of(arla, filler=10)
+    assert set(matches(index, "a Mueller rep offered 1.5p a litre more, should I switch?")) == {"a"}
+    assert set(matches(index, "a Müller rep offered 1.5p a litre more, should I switch?")) == {"a"}
