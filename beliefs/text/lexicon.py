@@ -164,8 +164,8 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     those the turn is written in (`turn_languages`), whose everyday words count as English ones
     do ("verger" in a French turn)."""
     in_script = zipf_in_script(word)
-    if in_script is not None:  # "하나", "노트북", "クロ": the everyday words of their language
-        return in_script >= ELSEWHERE_ZIPF
+    if in_script is not None and in_script >= ELSEWHERE_ZIPF:
+        return True  # "하나", "노트북", "クロ", "يوسف": an everyday word or name of its language
     if any(ch.isdigit() for ch in word):
         # a code ("q1", "s3", "ec2", "live-2041"; word frequencies split the last into "live"
         # and "2041"): typed as the user types their tool's or ticket's name
@@ -181,23 +181,32 @@ def has_other_sense(word: str, languages: frozenset[str] = frozenset()) -> bool:
     return everyday_in(word, languages)
 
 
-# The languages each script writes: (first, last) code points -> wordfreq's languages (Han
-# alone is Chinese or Japanese)
+# The languages each script writes: (first, last) code points -> wordfreq's languages with a
+# small list (Han alone is Chinese or Japanese)
 _SCRIPTS = (
     ((0xAC00, 0xD7A3), ("ko",)),
     ((0x1100, 0x11FF), ("ko",)),
     ((0x3130, 0x318F), ("ko",)),
     ((0x3040, 0x30FF), ("ja",)),
     ((0x4E00, 0x9FFF), ("zh", "ja")),
+    ((0x0600, 0x06FF), ("ar", "fa", "ur")),
+    ((0x0590, 0x05FF), ("he",)),
+    ((0x0400, 0x04FF), ("ru", "uk", "bg", "mk")),
+    ((0x0370, 0x03FF), ("el",)),
+    ((0x0900, 0x097F), ("hi",)),
+    ((0x0980, 0x09FF), ("bn",)),
+    ((0x0B80, 0x0BFF), ("ta",)),
 )
 
 
 def zipf_in_script(word: str) -> float | None:
-    """How common `word`, written in Hangul, kana or Han, is in the language its script writes
-    (the most common of them for Han), or None for a word in none of those scripts. Looked up
-    whole in wordfreq's small list: those languages put no space between words, and the list's
-    words are what its segmenter splits (which the package does not ship), so a word of the
-    list is one it split. Traditional characters are not read as simplified ones."""
+    """How common `word`, written in a script other than Latin (`_SCRIPTS`), is in the
+    languages that script writes (the most common of them), or None for a word in none of
+    those scripts: the script says the language, whatever words the turn holds besides. Looked
+    up whole in wordfreq's small list: Chinese, Japanese and Korean put no space between words,
+    and the list's words are what its segmenter splits (which the package does not ship), so a
+    word of the list is one it split. Traditional characters are not read as simplified ones,
+    nor Arabic with its short vowels written."""
     if word.isascii():
         return None
     languages = _script_languages(word)
@@ -212,8 +221,8 @@ def zipf_in_script(word: str) -> float | None:
 
 
 def _script_languages(word: str) -> tuple[str, ...]:
-    """The languages of `word`'s first letter of Hangul or kana, or of its Han letters when it
-    has neither (a kana after Han makes the word Japanese: "斎藤さん")."""
+    """The languages of `word`'s first letter of a script of `_SCRIPTS` other than Han, or of
+    its Han letters when it has none (a kana after Han makes the word Japanese: "斎藤さん")."""
     han = False
     for ch in word:
         point = ord(ch)
