@@ -57,6 +57,7 @@ OTHER_LANGUAGES = ("fr", "es", "de", "it", "pt", "nl")
 TURN_LANGUAGES = (
     *OTHER_LANGUAGES,
     *("pl", "tr", "ca", "sv", "da", "nb", "fi", "cs", "ro", "hu", "id", "ms", "vi"),
+    *("fil", "sk", "sl", "lt", "lv", "sh", "is"),
     *("ru", "uk", "bg", "el", "hi"),
 )
 # A turn holding this many function words of a language, or more, is written in it (in part).

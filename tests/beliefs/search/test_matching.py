@@ -1162,3 +1162,10 @@ def test_a_common_name_in_arabic_script_needs_corroboration_too() -> None:
     )
     index = index_of(youssef, filler=10)
     assert matches(index, "احسن افلام يوسف شاهين؟") == {}  # the film director, not the colleague
+
+
+def test_an_everyday_word_of_tagalog_in_a_tagalog_turn_needs_corroboration() -> None:
+    mum = belief("n", "mother_in_cebu", ["nanay", "Mama Luz"], content="Her mother lives in Cebu.")
+    index = index_of(mum, filler=10)
+    # "nanay" is the Tagalog for "mother": here the boyfriend's
+    assert matches(index, "Birthday ng nanay ng bf ko sa Sunday, may alam ka bang cake shop?") == {}
