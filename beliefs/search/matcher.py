@@ -25,6 +25,7 @@ from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
 from beliefs.model.record import AnyBelief
 from beliefs.search.accumulate import Matches, accumulate, matched_clauses
+from beliefs.search.asked_meaning import asked_about, mentioned
 from beliefs.search.clauses import (
     MIN_CORPUS,
     MIN_SCORE,
@@ -146,6 +147,15 @@ def _matched(
         kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))
         used = consumed(canonical, aliases)
         names = match_kind_words(postings, terms, n, canonical, used, kinds)
+        asked = asked_about(terms)
+        if asked:  # "what does 'sectio' mean", "who was Dowding": the words, not the names
+            canonical = {k: m for k, m in canonical.items() if not mentioned(m[4], asked)}
+            aliases = {k: m for k, m in aliases.items() if not mentioned(m[4], asked)}
+            names = {
+                k: words
+                for k, words in names.items()
+                if not all(mentioned(q, asked) for _, _, q in words)
+            }
     return canonical, aliases, names
 
 

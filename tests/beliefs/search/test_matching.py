@@ -1169,3 +1169,17 @@ def test_an_everyday_word_of_tagalog_in_a_tagalog_turn_needs_corroboration() -> 
     index = index_of(mum, filler=10)
     # "nanay" is the Tagalog for "mother": here the boyfriend's
     assert matches(index, "Birthday ng nanay ng bf ko sa Sunday, may alam ka bang cake shop?") == {}
+
+
+def test_a_word_the_turn_asks_the_meaning_of_is_mentioned_not_meant() -> None:
+    note = belief("s", "sectio_notes", ["sectio"], content="Sectio notes follow Robson groups.")
+    dog = belief("b", "dog_bremner", ["Bremner"], content="Bremner is the family's terrier.")
+    band = belief("l", "band_la_banda", ["la banda"], content="She plays bass in La Banda.")
+    index = index_of(note, dog, band, filler=10)
+    assert matches(index, "what does 'sectio' literally mean in latin") == {}
+    assert matches(index, "como le explico que significa 'la banda' en chilango") == {}
+    assert matches(index, "who was billy bremner? our lass has a school project") == {}
+    # used, not asked about: the user's own things
+    assert set(matches(index, "write up the sectio notes for Tuesday")) == {"s"}
+    assert set(matches(index, "bremner ate a sock, vet or wait?")) == {"b"}
+    assert set(matches(index, "ensayo de 'la banda' el jueves, qué llevo?")) == {"l"}
