@@ -367,6 +367,40 @@ def consumed(canonical: Matched, aliases: Matched) -> set[str]:
     return {w for m in (canonical, aliases) for *_, q in m.values() if " " in q for w in q.split()}
 
 
+def within_phrases(
+    postings: UserPostings, canonical: Matched, aliases: Matched
+) -> dict[str, set[str]]:
+    """The turn's words inside a phrase that a name matched whole ("fct" of `fct_events` for
+    the alias "fct events", "panji" of `panji_2026.xlsx`) -> the beliefs of those phrases:
+    such a word names that thing, not another belief's one-word alias of it (`drop_within`).
+    Not a relation's name: it joins its participants' ("dagster-dbt" names Dagster and dbt
+    too)."""
+    out: dict[str, set[str]] = {}
+    docs = postings.docs
+    for matched, holders in ((canonical, postings.canonical_ids), (aliases, postings.alias_ids)):
+        for token, (*_, query) in matched.items():
+            if " " not in query:
+                continue
+            ids = holders(token)
+            if not any(docs[b].belief.type == "relation" for b in ids):
+                for word in query.split(" "):
+                    out.setdefault(word, set()).update(ids)
+    return out
+
+
+def drop_within(postings: UserPostings, aliases: Matched, inside: dict[str, set[str]]) -> Matched:
+    """`aliases` without the one-word clauses reached by a word of `inside` whose beliefs hold
+    none of its phrases (`within_phrases`): "my partner Sanna" still reaches Sanna's belief
+    by "sanna" as well as by "partner sanna"."""
+    return {
+        token: m
+        for token, m in aliases.items()
+        if " " in m[4]
+        or m[4] not in inside
+        or not inside[m[4]].isdisjoint(postings.alias_ids(token))
+    }
+
+
 def _numeric(word: str) -> bool:
     """A number ("27001", "9.2"): another number one edit away is another number, no typo."""
     return word.replace(".", "").replace(",", "").isdigit()

@@ -32,9 +32,11 @@ from beliefs.search.clauses import (
     Matched,
     TermMatches,
     consumed,
+    drop_within,
     match_aliases,
     match_canonical,
     match_parts,
+    within_phrases,
 )
 from beliefs.search.corroboration import in_names
 from beliefs.search.deadline import Deadline
@@ -147,6 +149,8 @@ def _matched(
         kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))
         used = consumed(canonical, aliases)
         names = match_kind_words(postings, terms, n, canonical, used, kinds)
+        if used:
+            aliases = drop_within(postings, aliases, within_phrases(postings, canonical, aliases))
         asked = asked_about(terms)
         if asked:  # "what does 'sectio' mean", "who was Dowding": the words, not the names
             canonical = {k: m for k, m in canonical.items() if not mentioned(m[4], asked)}

@@ -87,7 +87,7 @@ def test_bonuses_and_templates_follow_an_edited_belief_and_new_rules() -> None:
 
 def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
     index = index_of(
-        belief("l1", "gdpr_retention", ["retention"], scope=["domain:legal/eu"]),
+        belief("l1", "gdpr_retention", ["retention period"], scope=["domain:legal/eu"]),
         belief("l2", "gdpr_consent", ["consent"], scope=["domain:legal/eu"]),
         belief("n", "retention_notes", ["retention policy"], scope=["domain:notes"]),
         filler=40,
@@ -100,7 +100,9 @@ def test_template_once_per_group_placeholder_and_longest_pattern() -> None:
     ctx = assemble(
         index,
         ContextRequest(
-            "u1", ("domain:legal/eu", "domain:notes"), "retention policy and GDPR consent"
+            "u1",
+            ("domain:legal/eu", "domain:notes"),
+            "retention period, retention policy and GDPR consent",
         ),
         rules=rules,
     )

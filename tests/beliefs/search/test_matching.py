@@ -1183,3 +1183,29 @@ def test_a_word_the_turn_asks_the_meaning_of_is_mentioned_not_meant() -> None:
     assert set(matches(index, "write up the sectio notes for Tuesday")) == {"s"}
     assert set(matches(index, "bremner ate a sock, vet or wait?")) == {"b"}
     assert set(matches(index, "ensayo de 'la banda' el jueves, qué llevo?")) == {"l"}
+
+
+def test_a_word_inside_a_matched_name_names_that_thing_not_another_alias() -> None:
+    events = belief(
+        "e", "fct_events_incremental", ["fct events"], content="fct_events has a 3-day lookback."
+    )
+    layers = belief(
+        "l", "dbt_layers", ["stg", "fct", "marts"], content="Models go stg, int, fct, marts."
+    )
+    index = index_of(events, layers, filler=10)
+    assert set(matches(index, "fct_events lookback needs raising, late events keep dropping")) == {
+        "e"
+    }
+    assert set(matches(index, "new fct model for refunds, which layer reads it?")) == {"l"}
+    # a relation's name joins its participants' names: each is meant
+    dagster = belief("d", "orchestrator_dagster", ["Dagster"], content="Pipelines run on Dagster.")
+    dbt = belief("t", "transform_dbt", ["dbt"], content="Transforms are dbt models.")
+    rel = belief(
+        "r", "dagster_runs_dbt", ["dagster-dbt"], type="relation", content="Dagster runs dbt."
+    )
+    index = index_of(dagster, dbt, rel, filler=10)
+    assert set(matches(index, "with dagster-dbt, how do I surface failing dbt tests?")) == {
+        "d",
+        "t",
+        "r",
+    }
