@@ -55,9 +55,10 @@ def folds(token: str, keep: bool = False) -> tuple[str, ...]:
     """The forms `token` is found under when typed loosely: `fold`ed, and with its umlauts
     written out as German writes them without the letters ("müller" -> "muller" and
     "mueller"), each once and, unless `keep`, other than `token` itself."""
-    out = dict.fromkeys([fold(token)])
-    if not token.isascii():
-        out[fold(token.translate(_UMLAUTS))] = None
+    folded = fold(token)
+    if token.isascii():  # no umlaut: one form (most names)
+        return (folded,) if keep or folded != token else ()
+    out = dict.fromkeys([folded, fold(token.translate(_UMLAUTS))])
     if not keep:
         out.pop(token, None)
     return tuple(out)
