@@ -1061,18 +1061,14 @@ def test_a_code_with_a_number_has_no_sense_of_its_words() -> None:
 
 def test_a_name_after_the_letters_hebrew_and_arabic_join_to_it_is_the_name() -> None:
     oncall = belief("o", "oncall_rotation", ["תורנות", "on-call"], content="Weekly rotation.")
-    drug = belief("a", "antibiotic_augmentin", ["أوجمنتين"], content="Augmentin is stocked.")
-    store = belief("m", "warehouse_cairo", ["مستودع"], content="The warehouse in Cairo.")
-    index = index_of(oncall, store, drug, filler=10)
-    assert set(matches(index, "اوجمنتين خلص من الرف")) == {"a"}  # typed without its hamza
+    ahmed = belief("a", "night_ahmed", ["أحمد"], content="Ahmed covers the night shift.")
+    office = belief("m", "office_cairo", ["مكتب"], content="The office in Cairo.")
+    index = index_of(oncall, office, ahmed, filler=10)
+    assert set(matches(index, "احمد مش جاي الليلة")) == {"a"}  # typed without its hamza
     assert set(matches(index, "מי בתורנות שבוע הבא? צריכה להחליף")) == {"o"}
-    assert set(matches(index, "هل أنت بالمستودع اليوم؟")) == {"m"}
-    assert set(matches(index, "هل انت في المستودع؟")) == {"m"}
+    assert set(matches(index, "هل أنت بالمكتب اليوم؟")) == {"m"}
+    assert set(matches(index, "هل انت في المكتب؟")) == {"m"}
     assert matches(index, "מי בשבוע הבא?") == {}
-    # a name as common as "أحمد" or a word as common as "مكتب" (office) needs the belief's
-    # world: a script without capitals cannot write it as a name
-    ahmed = belief("h", "night_ahmed", ["أحمد"], content="Ahmed covers the night shift.")
-    assert matches(index_of(ahmed, filler=10), "احمد مش جاي الليلة") == {}
 
 
 def test_a_name_that_did_what_only_a_living_thing_does_is_the_belief_s() -> None:
@@ -1154,14 +1150,6 @@ def test_a_name_with_an_umlaut_is_found_written_out() -> None:
     index = index_of(arla, filler=10)
     assert set(matches(index, "a Mueller rep offered 1.5p a litre more, should I switch?")) == {"a"}
     assert set(matches(index, "a Müller rep offered 1.5p a litre more, should I switch?")) == {"a"}
-
-
-def test_a_common_name_in_arabic_script_needs_corroboration_too() -> None:
-    youssef = belief(
-        "y", "colleague_youssef", ["يوسف"], content="Youssef covers the pharmacy's night shift."
-    )
-    index = index_of(youssef, filler=10)
-    assert matches(index, "احسن افلام يوسف شاهين؟") == {}  # the film director, not the colleague
 
 
 def test_an_everyday_word_of_tagalog_in_a_tagalog_turn_needs_corroboration() -> None:
