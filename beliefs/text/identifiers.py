@@ -126,9 +126,8 @@ def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
             segments = path.lower().split("\\")
             for end in range(2 if segments[0] else 4, len(segments) + 1):
                 words["\\".join(segments[:end])] = None
-    if (
-        "(" in text
-    ):  # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`, `.unwrap()`
+    if "(" in text:
+        # a call's name: `=VLOOKUP(B2,Tariffs!A:F,5,FALSE)`, `Instantiate(`, `.unwrap()`
         sources += _CALL.findall(text)
         sources += _METHOD.findall(text)
     if "://" in text:  # a URL's host and path: the bucket of "s3://tidepool-landing/events/"
