@@ -358,8 +358,28 @@ def _joined(query: str, token: str) -> bool:
 
 def _another_word(query: str, token: str) -> bool:
     """Whether the turn's word, an edit from an alias, is an everyday word of another stem: the
-    word meant, not a typo ("cells" for "cello", "Falcon" for "Falco")."""
-    return is_common(query) and stem(query) != stem(token)
+    word meant, not a typo ("cells" for "cello", "Falcon" for "Falco"). The same word spelt
+    the British or the American way is the same ("harbor point" for "Harbour Point")."""
+    return (
+        is_common(query)
+        and stem(query) != stem(token)
+        and _spelled_alike(query) != _spelled_alike(token)
+    )
+
+
+# British spellings and the American ones an edit away: "harbour", "centre", "organise"
+_BRITISH = (
+    (re.compile(r"(?<=[a-z]{3})our(?=s?$|ed$|ing$|ite|ful|less|able|side|ist)"), "or"),
+    (re.compile(r"(?<=[a-z]{2}[tbg])re(?=s?$)"), "er"),
+    (re.compile(r"(?<=[a-z]{3})([iy])s(?=e$|es$|ed$|ing$|ation|er$|ers$)"), r"\1z"),
+)
+
+
+def _spelled_alike(word: str) -> str:
+    """`word` in American spelling where British spelling writes it an edit apart."""
+    for pattern, american in _BRITISH:
+        word = pattern.sub(american, word)
+    return word
 
 
 def consumed(canonical: Matched, aliases: Matched) -> set[str]:

@@ -65,17 +65,22 @@ from beliefs.search.name_roles import (
     OPENS_OWN,
     SPEAKS,
     TEAM_USES,
+    TITLED,
+    TITLES,
+    addressed,
     descriptions,
     kin_of,
     possessive_opener,
     speakers,
     team_tools,
+    titled,
 )
 from beliefs.search.short_turns import SHORT_TOPIC, short_named, short_turn
 from beliefs.search.switching import asks_to_switch
 from beliefs.text.lexicon import (
     COMMON_ZIPF,
     ELSEWHERE_ZIPF,
+    EVERYDAY_ZIPF,
     everyday_in,
     has_other_sense,
     in_dictionary,
@@ -223,7 +228,9 @@ def capital_codes(terms: QueryTerms) -> list[str]:
 def run_mates(terms: QueryTerms, word: str) -> frozenset[str]:
     """Stems of the other words of each several-word name `word` is written in ("lineker" for
     "gary" in "Gary Lineker"): a name the belief's own text does not hold is another thing's."""
-    return frozenset(stem(w) for run in terms.runs if word in run for w in run if w != word)
+    return frozenset(
+        stem(w) for run in terms.runs if word in run for w in run if w != word and w not in TITLES
+    )
 
 
 def telling_words(terms: QueryTerms) -> dict[str, str]:
@@ -240,6 +247,12 @@ def english(word: str) -> bool:
     """An everyday English word, or a form of one the dictionary lists by its stem only
     ("pairing" of "pair", "deployed" of "deploy")."""
     return is_common(word) or (zipf(word) >= COMMON_ZIPF and in_dictionary(stem(word)))
+
+
+def everyones(word: str) -> bool:
+    """A name so common in English or another language that, however it is written, it is
+    everyone's ("WhatsApp", "iPhone", "YouTube"): at least EVERYDAY_ZIPF."""
+    return zipf(word) >= EVERYDAY_ZIPF or zipf_elsewhere(word) >= EVERYDAY_ZIPF
 
 
 def capital_tells(word: str) -> bool:
@@ -346,6 +359,7 @@ class TurnSigns:
     described: dict[str, frozenset[str]]
     compounds: tuple[str, ...]
     team: frozenset[str]
+    titled: dict[str, frozenset[str]]
 
     @classmethod
     def read(cls, terms: QueryTerms) -> TurnSigns:
@@ -358,6 +372,7 @@ class TurnSigns:
             described=descriptions(terms),
             compounds=compounds(terms),
             team=team_tools(terms),
+            titled=titled(terms),
         )
 
 
@@ -382,6 +397,7 @@ class Witness:
         "_short",
         "_speaks",
         "_team",
+        "_titled",
         "_token",
         "_topic",
         "written",
@@ -403,7 +419,9 @@ class Witness:
         self._short = short and (kind or short_code(token) or short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
-        self.written = marked and (query_word in terms.coded or capital_tells(query_word))
+        self.written = (marked and (query_word in terms.coded or capital_tells(query_word))) or (
+            query_word in terms.mixed and not everyones(query_word)
+        )
         # a whole one-word name, not a part of a longer one ("Argo Workflows…" for "Argo CD")
         self._opens = not kind and " " not in token and opens_with_name(terms, query_word)
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
@@ -425,6 +443,7 @@ class Witness:
         self._cleaned = terms.cleaned
         self._figures = terms.figures
         self._team = query_word in turn.team
+        self._titled = turn.titled.get(query_word, frozenset())
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -468,6 +487,8 @@ class Witness:
             self._token in proper_words(doc) or _subject(doc) == self._token
         ):
             return SPEAKS if self._speaks else OPENS_OWN
+        if self._titled and not self._titled.isdisjoint(addressed(doc)):
+            return TITLED
         if asks_to_switch(self._cleaned) and self._token in rejected_names(doc):
             return SWITCHING
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):

@@ -7,7 +7,10 @@ Indonesian and Malay put "my" and "your" there ("adekku"). No
 stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so in a turn
 written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also
 read as a one-word alias it starts with, that alias being MIN_NAME letters or more and the
-ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced.
+ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced. A turn too terse to
+tell its language by ("pitäiskö sittenkin siirtyä Godotiin?") still writes a name with a
+capital: in a turn of any language such a word is read so too, when English neither uses nor
+lists it, with an ending of MAX_NAME_ENDING letters or fewer.
 
 Hebrew and Arabic write "and", "the", "in", "to", "from" as letters before the word they join
 ("בתורנות" is "in" and "תורנות", "بالمكتب" is "in the" and "مكتب"): a word in either script is
@@ -21,12 +24,17 @@ from __future__ import annotations
 from beliefs.index.bm25 import idf, label
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.clauses import BOOST_ALIAS_WORD, STEM_FACTOR, Matched
+from beliefs.text.lexicon import COMMON_ZIPF, in_dictionary, zipf
 from beliefs.text.query import QueryTerms, is_telling
 
 INFLECTING = frozenset(["pl", "cs", "ru", "uk", "el", "tr", "fi", "hu", "id", "ms"])
 MIN_NAME = 4
 MIN_WORD = 5
 MAX_ENDING = 4
+# ... and in a turn of any language, for a word written as a name (a capital where no sentence
+# starts: "siirtyä Godotiin", "lecę do Wrocławia") that English neither uses nor lists; no
+# longer, so that a German noun's second half is no ending ("Vorschulkind")
+MAX_NAME_ENDING = 3
 _VOWELS = ("a", "o", "e", "ă", "ı")  # a name's last vowel a case ending replaces
 # Letters Hebrew joins before a word (and, the, in, to, from, that, as) and Arabic's (and, so,
 # in, to, as; "ال" the article, taken as a pair)
@@ -44,14 +52,24 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
             token = rest if rest in aliases else next(iter(postings.folded_like(rest)), "")
             if token and _put(postings, n, matched, word, token):
                 break
-    if terms.languages.isdisjoint(INFLECTING):
-        return
+    inflecting = not terms.languages.isdisjoint(INFLECTING)
     for word in terms.words:
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
             continue
-        for token in _bases(word):
+        if inflecting:
+            bases = _bases(word, MAX_ENDING)
+        elif word in terms.marked and not _english(word):
+            bases = _bases(word, MAX_NAME_ENDING)
+        else:
+            continue
+        for token in bases:
             if token in aliases and _put(postings, n, matched, word, token):
                 break
+
+
+def _english(word: str) -> bool:
+    """A word English uses or its dictionary lists: no inflected name."""
+    return zipf(word) >= COMMON_ZIPF or in_dictionary(word)
 
 
 def _put(postings: UserPostings, n: int, matched: Matched, word: str, token: str) -> bool:
@@ -64,11 +82,11 @@ def _put(postings: UserPostings, n: int, matched: Matched, word: str, token: str
     return True
 
 
-def _bases(word: str) -> list[str]:
+def _bases(word: str, longest: int) -> list[str]:
     """The names `word` may inflect, longest first: itself less an ending, and that with a
     last vowel put back ("castoramie" -> "castoram" -> "castorama")."""
     out = []
-    for end in range(len(word) - 1, max(MIN_NAME, len(word) - MAX_ENDING) - 1, -1):
+    for end in range(len(word) - 1, max(MIN_NAME, len(word) - longest) - 1, -1):
         stem = word[:end]
         out.append(stem)
         out.extend(stem + vowel for vowel in _VOWELS if stem[-1] not in _VOWELS)

@@ -23,7 +23,21 @@ _SPEAKS = (
     "sagt|fragt|meint|möchte|zegt|vraagt|dit|demande|veut|dice|pregunta|quiere|pide|chiede|"
     "vuole|diz|disse|pergunta|perguntou|quer|pediu|mówi|pyta|chce|prosi|säger|frågar|"
     "dicho|pedido|preguntado|demandé|gesagt|gefragt|detto|chiesto|dito|perguntado|gezegd|"
-    "gevraagd"
+    "gevraagd|wrote|writes|called|pinged|"
+    "zei|vroeg|wil|wilde|belde|mailde|appte|stuurde|schreef|"
+    "sade|frågade|undrar|skrev|ringde|sier|spør|spurte|siger|spørger|spurgte|ringte|"
+    "sagte|fragte|wollte|schrieb|schreibt|"
+    "voulait|écrit|appelé|envoyé|dijo|preguntó|pidió|escribió|llamó|mandó|"
+    "scrive|scritto|escreveu|ligou|mandou|"
+    "powiedział|powiedziała|pytał|pytała|napisał|napisała|dzwonił|dzwoniła|chciał|chciała|"
+    "sanoo|sanoi|kysyy|kysyi|haluaa|halusi|kirjoitti|soitti|"
+    "diyor|dedi|soruyor|sordu|istiyor|yazdı|aradı|"
+    "bilang|nanya|tanya|bertanya|minta|ngomong|"
+    "anasema|alisema|anauliza|aliuliza|anataka|"
+    "bola|boli|kaha|pucha|poocha|likha|"
+    "forgot|forgets|vill|vil|sendte|sendt|pingade|skickade|"
+    "gestuur|no puede|no pudo|no viene|no vino|kann nicht|kommt nicht|peut pas|vient pas|"
+    "non può|não pode|não vem|nie może|nie przyjdzie|kan inte|kan ikke|kan niet|komt niet"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"
@@ -39,10 +53,12 @@ _SPEAKER = re.compile(
     rf"(?:{_TO_ME})?(?:{_AUX})?(?:{_SPEAKS})\b",
     re.IGNORECASE,
 )
-# ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta"
+# ... and verbs only someone is the object of: "ask sunny if…", "ping kasia", "tell Marta",
+# "my usual slot with Miriam"
 _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
     "email to|message to|note to|reply to|text to|letter to|write to|check with|talk to|"
-    "speak to|loop in|up with|in with|"
+    "speak to|loop in|up with|in with|meeting with|call with|slot with|sync with|1:1 with|"
+    "lunch with|coffee with|session with|"
     "ask|asking|tell|telling|ping|pinging|email|emailing|message|messaging|text|texting|"
     "remind|reminding|thank|cc"
 )
@@ -63,15 +79,20 @@ _LIVING = (
     "hissed|scratched|gefressen|frisst|fraß|gekotzt|kotzt|erbrochen|gebissen|beißt|bellt|comeu|"
     "vomitou|mordeu|latiu|fugiu|comió|vomitó|mordió|ladra|mangé|vomi|mordu|aboie|gegeten|"
     "kotst|blaft|spiste|bet|kastet|zjadł|zjadła|zwymiotował|zwymiotowała|ugryzł|ugryzła|"
-    "yedi|kustu|ısırdı|söi|oksensi|puri"
+    "yedi|kustu|ısırdı|söi|oksensi|puri|muntah|gigit|braakt|spuugt|ametapika|anatapika"
 )
 _LIVING_ACT = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+){_ARTICLE}([^\W\d_][\w'’-]*)\s+"
     rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja)\s+){{0,2}}(?:{_LIVING})\b",
     re.IGNORECASE,
 )
+# ... or that opens a clause marked as its doer by Hindi's "ne" ("scala ne subah se 3 baar
+# vomit kiya", "megha ne bola"), as French marks a subject ("Paloma ne peut pas")
+_DOER = re.compile(r"(?:^|[.!?;:,]\s*)([^\W\d_][\w'’-]*)\s+ne\s+\w", re.IGNORECASE)
 _PERSONAL_VERBS = frozenset(
-    _FIRST_WORDS - {"up", "in"} | {"bring", "catch", "follow", "just"} | set(_LIVING.split("|"))
+    _FIRST_WORDS - {"up", "in"}
+    | {"bring", "catch", "follow", "just", "ne"}
+    | set(_LIVING.split("|"))
 )
 SPEAKS = "someone speaking or spoken to"
 # Where or what a name is from says which one: "Tracy from audio", "Rita on the front desk",
@@ -86,6 +107,19 @@ DESCRIBED = "what it is from"
 # week", "Biscuit's T4 came back low"): its subject, the user's own, whatever else the word is
 _POSSESSIVE = re.compile(r"([^\W\d_][\w-]*)(?:'s|’s)(?!\w)")
 OPENS_OWN = "the turn opens with its 's"
+# Words of address written before a person's name ("mr muller emailed", "Frau Brandt", "pan
+# Nowak", "don Aurelio"), each with whom it addresses: a man, a woman, or either by their
+# degree. What follows is someone, whatever else the word is, and the belief's one only when
+# its own text addresses them so too ("pan Müller" for "mr muller"; "Frau Huber" is not
+# "Herr Huber", nor "Hollins Farm" a "Dr Hollins").
+_ADDRESSED = {
+    "man": "mr mister sir herr pan sr señor don monsieur signor sig bapak tuan mzee bwana",
+    "woman": "mrs ms miss dame frau pani sra srta señora doña dona mme mlle madame signora ibu fru",
+    "doctor": "dr dott",
+    "professor": "prof",
+}
+TITLES = {title: whom for whom, titles in _ADDRESSED.items() for title in titles.split()}
+TITLED = "a title before it"
 
 
 def descriptions(terms: QueryTerms) -> dict[str, frozenset[str]]:
@@ -98,6 +132,26 @@ def descriptions(terms: QueryTerms) -> dict[str, frozenset[str]]:
         if said:
             found.setdefault(normalize_name(name), set()).update(said)
     return {name: frozenset(whats) for name, whats in found.items()}
+
+
+def titled(terms: QueryTerms) -> dict[str, frozenset[str]]:
+    """The turn's words right after a title (`TITLES`: "mr muller", "Frau Brandt") -> whom
+    the titles address."""
+    seq = terms.sequence
+    if TITLES.keys().isdisjoint(seq):
+        return {}
+    found: dict[str, set[str]] = {}
+    for before, word in pairwise(seq):
+        if before in TITLES and word not in TITLES:
+            found.setdefault(word, set()).add(TITLES[before])
+    return {word: frozenset(whom) for word, whom in found.items()}
+
+
+def addressed(doc: IndexedDoc) -> frozenset[str]:
+    """Whom the titles of the belief's own text address (`TITLES`)."""
+    belief = doc.belief
+    text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
+    return frozenset(TITLES[w] for w in _WORD.findall(text) if w in TITLES)
 
 
 def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
@@ -130,7 +184,7 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     text = terms.cleaned
     return frozenset(
         normalize_name(m.group(1))
-        for pattern in (_SPEAKER, _ADDRESSEE, _ACTOR, _LIVING_ACT)
+        for pattern in (_SPEAKER, _ADDRESSEE, _ACTOR, _LIVING_ACT, _DOER)
         for m in pattern.finditer(text)
     )
 

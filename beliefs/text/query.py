@@ -318,6 +318,9 @@ class QueryTerms:
     spaced: tuple[str, ...] = ()
     # the languages besides English the turn is written in (`lexicon.turn_languages`)
     languages: frozenset[str] = frozenset()
+    # words written in mixed case, a capital past a small letter ("BaFin", "eID", "GitHub"),
+    # alone or as a hyphenated word's part: how a name is written, never an everyday word
+    mixed: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -415,6 +418,19 @@ def parse_query(text: str) -> QueryTerms:
         spaced=spaced,
         # a function word is never written as a name ("Dan and Tim" are no Indonesian)
         languages=turn_languages(w for w, named in written if not named),
+        mixed=_mixed_case(text),
+    )
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
+def _mixed_case(text: str) -> frozenset[str]:
+    """The words of `text` written in mixed case (`QueryTerms.mixed`), lower-cased."""
+    return frozenset(
+        w.lower()
+        for w in _LETTERS.findall(text)
+        if any(ch.isupper() for ch in w[1:]) and any(ch.islower() for ch in w)
     )
 
 

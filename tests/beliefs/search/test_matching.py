@@ -1197,3 +1197,73 @@ def test_a_word_inside_a_matched_name_names_that_thing_not_another_alias() -> No
         "t",
         "r",
     }
+
+
+def test_a_title_before_a_name_says_whom_when_the_belief_addresses_them_so() -> None:
+    guest = belief(
+        "g", "regular_guest_muller", ["Müller", "pan Müller"],
+        content="Pan Müller stays in room 214 every month.",
+    )  # fmt: skip
+    adviser = belief(
+        "a", "tax_adviser_huber", ["Frau Huber"], content="Frau Huber files the returns."
+    )  # fmt: skip
+    farm = belief("f", "apiary_at_hollins", ["Hollins Farm"], content="Hives at Hollins Farm.")
+    index = index_of(guest, adviser, farm, filler=10)
+    # "muller" is a surname many bear: "mr" says a man, as "pan" does
+    assert matches(index, "mr muller emailed, he comes thursday now") == {
+        "g": [("muller~müller", "fuzzy", "a title before it")]
+    }
+    assert matches(index, "Herr Huber (78) macht super Fortschritte") == {}  # not Frau Huber
+    assert matches(index, "Dr Hollins thinks I should carry an EpiPen") == {}  # a farm
+
+
+def test_a_name_written_with_a_case_ending_is_found_in_a_turn_of_any_language() -> None:
+    engine = belief(
+        "e", "engine_unity", ["Unity"], rejected_alternatives=["Godot"],
+        content="The studio stays on Unity 2022 LTS.",
+    )  # fmt: skip
+    index = index_of(engine, filler=10)
+    # too terse to tell its language by, but "Godotiin" is written as a name
+    assert set(matches(index, "pitäiskö sittenkin siirtyä Godotiin?")) == {"e"}
+    # a noun of German's, written with its capital, is no name with an ending
+    kita = belief("k", "kita_vorschule", ["Vorschule"], content="The Vorschule meets Tuesdays.")
+    assert matches(index_of(kita, filler=10), "welcher Schulranzen für ein Vorschulkind?") == {}
+
+
+def test_a_word_written_in_mixed_case_is_written_as_a_name() -> None:
+    regulator = belief("b", "bafin_rules", ["BaFin"], content="Onboarding follows BaFin rules.")
+    eid = belief("e", "eid_check", ["eID"], content="The eID online check comes first.")
+    index = index_of(regulator, eid, filler=10)
+    assert set(matches(index, "BaFin-Anforderungen: reicht eID allein?")) == {"b", "e"}
+    # a name everyone uses is everyone's, however it is written
+    chat = belief(
+        "w", "clinical_messaging", ["WhatsApp"], content="Client details never go on WhatsApp."
+    )  # fmt: skip
+    assert matches(index_of(chat, filler=10), "my WhatsApp backup is stuck at 47%") == {}
+
+
+def test_a_name_spelt_the_american_way_is_the_british_name() -> None:
+    venue = belief("v", "venue_harbour_point", ["Harbour Point"], content="Load-in at 5pm.")
+    index = index_of(venue, filler=10)
+    assert set(matches(index, "harbor point gig sat, what time load in again")) == {"v"}
+
+
+@pytest.mark.parametrize(
+    ("name", "turn"),
+    [
+        ("Lotte", "lotte vroeg of ik haar verloskundige wil zijn"),
+        ("Kari", "Kari sendte tilbake utkastet med 40 kommentarer"),
+        ("Maria", "Maria vill ha en statusuppdatering före 15"),
+        ("Nadia", "nadia nanya kenapa PR nya banyak komen"),
+        ("Paloma", "Paloma no puede el 14 de marzo"),
+        ("Scala", "scala ne subah se do baar vomit kiya"),
+        ("Will", "Will forgot his sticks again"),
+        ("Lotte", "when is my usual slot with Lotte?"),
+    ],
+)
+def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) -> None:
+    person = belief(
+        "p", f"colleague_{name.lower()}", [name], content=f"{name} is her colleague on the ward."
+    )  # fmt: skip
+    index = index_of(person, filler=10)
+    assert set(matches(index, turn)) == {"p"}
