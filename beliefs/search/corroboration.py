@@ -419,8 +419,11 @@ class Witness:
         self._short = short and (kind or short_code(token) or short_named(terms, token))
         self._asked = kind and follows(terms, query_word, QUESTIONS, 2)
         marked = query_word in terms.marked  # a code span or a capital; code alone is not
-        self.written = (marked and (query_word in terms.coded or capital_tells(query_word))) or (
-            query_word in terms.mixed and not everyones(query_word)
+        # mixed case names the word's thing, not which of the names holding it ("DeepSpeed"
+        # for "DeepSpeed ZeRO-3")
+        mixed = query_word in terms.mixed and " " not in token and not everyones(query_word)
+        self.written = mixed or (
+            marked and (query_word in terms.coded or capital_tells(query_word))
         )
         # a whole one-word name, not a part of a longer one ("Argo Workflows…" for "Argo CD")
         self._opens = not kind and " " not in token and opens_with_name(terms, query_word)

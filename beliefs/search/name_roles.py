@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.kinship import HOUSEHOLD, KINSHIP, SOURCES, kin_said, said_kin
-from beliefs.text.lexicon import is_general, stem
+from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
 KIN = "its kinship word"
@@ -79,16 +79,20 @@ _LIVING = (
     "hissed|scratched|gefressen|frisst|fraß|gekotzt|kotzt|erbrochen|gebissen|beißt|bellt|comeu|"
     "vomitou|mordeu|latiu|fugiu|comió|vomitó|mordió|ladra|mangé|vomi|mordu|aboie|gegeten|"
     "kotst|blaft|spiste|bet|kastet|zjadł|zjadła|zwymiotował|zwymiotowała|ugryzł|ugryzła|"
-    "yedi|kustu|ısırdı|söi|oksensi|puri|muntah|gigit|braakt|spuugt|ametapika|anatapika"
+    "yedi|kustu|ısırdı|söi|oksensi|puri|muntah|gigit|braakt|spuugt|ametapika|anatapika|"
+    "coughs|coughing|coughed|tousse|hustet|tose|tosse"
 )
 _LIVING_ACT = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+){_ARTICLE}([^\W\d_][\w'’-]*)\s+"
-    rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja)\s+){{0,2}}(?:{_LIVING})\b",
+    rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja)\s+){{0,2}}(?:{_LIVING})2?\b",
     re.IGNORECASE,
 )
 # ... or that opens a clause marked as its doer by Hindi's "ne" ("scala ne subah se 3 baar
 # vomit kiya", "megha ne bola"), as French marks a subject ("Paloma ne peut pas")
 _DOER = re.compile(r"(?:^|[.!?;:,]\s*)([^\W\d_][\w'’-]*)\s+ne\s+\w", re.IGNORECASE)
+# ... and German's "will" (wants), read in a German turn only: "Beat will bis Freitag ein
+# Statusupdate"; English's "will" says what a thing will do as readily
+_WANTS = re.compile(rf"(?:^|[.!?;:,]\s*){_ARTICLE}([^\W\d_][\w'’-]*)\s+will\b", re.IGNORECASE)
 _PERSONAL_VERBS = frozenset(
     _FIRST_WORDS - {"up", "in"}
     | {"bring", "catch", "follow", "just", "ne"}
@@ -162,15 +166,18 @@ def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
 
 
 def possessive_opener(terms: QueryTerms) -> str:
-    """The turn's first word when it is written with a capital and its "'s" (`_POSSESSIVE`),
-    of three letters or more; "" otherwise."""
+    """The turn's first word with its "'s" (`_POSSESSIVE`), of three letters or more, when
+    written with a capital or a word no dictionary lists; "" otherwise."""
     first = terms.cleaned[:64].split(maxsplit=1)
-    if not first or not first[0][:1].isupper():
+    if not first:
         return ""
     found = _POSSESSIVE.fullmatch(first[0].rstrip(",.:;!?"))
     if found is None or len(found.group(1)) < 3:
         return ""
-    return normalize_name(found.group(1))
+    name = normalize_name(found.group(1))
+    if not first[0][:1].isupper() and (in_dictionary(name) or is_common(name)):
+        return ""  # typed in lower case, only a name no dictionary lists: "fiona's oot on…"
+    return name
 
 
 def speakers(terms: QueryTerms) -> frozenset[str]:
@@ -179,13 +186,13 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
     sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn") or did what
     only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove")."""
-    if _PERSONAL_VERBS.isdisjoint(terms.sequence):
+    german = "de" in terms.languages and "will" in terms.sequence
+    if _PERSONAL_VERBS.isdisjoint(terms.sequence) and not german:
         return frozenset()
     text = terms.cleaned
+    patterns = (_SPEAKER, _ADDRESSEE, _ACTOR, _LIVING_ACT, _DOER, *([_WANTS] if german else []))
     return frozenset(
-        normalize_name(m.group(1))
-        for pattern in (_SPEAKER, _ADDRESSEE, _ACTOR, _LIVING_ACT, _DOER)
-        for m in pattern.finditer(text)
+        normalize_name(m.group(1)) for pattern in patterns for m in pattern.finditer(text)
     )
 
 

@@ -1240,6 +1240,13 @@ def test_a_word_written_in_mixed_case_is_written_as_a_name() -> None:
         "w", "clinical_messaging", ["WhatsApp"], content="Client details never go on WhatsApp."
     )  # fmt: skip
     assert matches(index_of(chat, filler=10), "my WhatsApp backup is stuck at 47%") == {}
+    # nor does it say which of the names holding the word is meant
+    sharding = belief(
+        "f", "sharding_fsdp", ["FSDP"], rejected_alternatives=["DeepSpeed ZeRO-3"],
+        content="Training shards with FSDP.",
+    )  # fmt: skip
+    index = index_of(sharding, filler=10)
+    assert matches(index, "reading the DeepSpeed-Ulysses paper for journal club") == {}
 
 
 def test_a_name_spelt_the_american_way_is_the_british_name() -> None:
@@ -1259,6 +1266,10 @@ def test_a_name_spelt_the_american_way_is_the_british_name() -> None:
         ("Scala", "scala ne subah se do baar vomit kiya"),
         ("Will", "Will forgot his sticks again"),
         ("Lotte", "when is my usual slot with Lotte?"),
+        ("Fiona", "fiona's oot on thursday tae look at the hoggs"),
+        ("Beat", "Beat will bis Freitag ein Statusupdate, kannst du was entwerfen?"),
+        ("Chloé", "chloé tousse encore la nuit depuis une semaine"),
+        ("Kopi", "kopi muntah2 dari pagi"),
     ],
 )
 def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) -> None:
