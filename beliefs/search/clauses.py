@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from beliefs.index.bm25 import TF_NORM_ONE, idf, label, similarity, within_one_edit
 from beliefs.index.indexed_doc import FUZZY_PREFIX
@@ -375,6 +376,7 @@ _BRITISH = (
 )
 
 
+@lru_cache(maxsize=50_000)  # asked of the same few words turn after turn
 def _spelled_alike(word: str) -> str:
     """`word` in American spelling where British spelling writes it an edit apart."""
     for pattern, american in _BRITISH:

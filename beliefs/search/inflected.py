@@ -53,12 +53,12 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
             if token and _put(postings, n, matched, word, token):
                 break
     inflecting = not terms.languages.isdisjoint(INFLECTING)
-    for word in terms.words:
+    for word in terms.words if inflecting else terms.marked:
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
             continue
         if inflecting:
             bases = _bases(word, MAX_ENDING)
-        elif word in terms.marked and not _english(word):
+        elif not _english(word):
             bases = _bases(word, MAX_NAME_ENDING)
         else:
             continue

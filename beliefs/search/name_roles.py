@@ -65,7 +65,10 @@ _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them ("bring it up
 # with", "catch up with", "follow up with", "check in with" for the phrases "up with", "in with")
-_FIRST_WORDS = {v.split(" ")[0] for v in f"{_SPEAKS}|{_ADDRESSES}".split("|")}
+# (a negation's verb for those of several words: "no" is no word of speaking, "puede" is)
+_FIRST_WORDS = {v.split(" ")[0] for v in _ADDRESSES.split("|")} | {
+    v.split(" ")[-1] for v in _SPEAKS.split("|")
+}
 # ... and a name written as one that opens a clause and "just" did something: "Biscuit just
 # nicked half a prawn", "lol Pixel just walked across my keyboard"
 _ACTOR = re.compile(

@@ -318,7 +318,7 @@ class QueryTerms:
     spaced: tuple[str, ...] = ()
     # the languages besides English the turn is written in (`lexicon.turn_languages`)
     languages: frozenset[str] = frozenset()
-    # words written in mixed case, a capital past a small letter ("BaFin", "eID", "GitHub"),
+    # words written in mixed case, a capital right after a small letter ("BaFin", "eID"),
     # alone or as a hyphenated word's part: how a name is written, never an everyday word
     mixed: frozenset[str] = frozenset()
 
@@ -422,16 +422,18 @@ def parse_query(text: str) -> QueryTerms:
     )
 
 
-_LETTERS = re.compile(r"[^\W\d_]{2,}")
+# a word with a small letter right before a capital: "BaFin", "eID", "GitHub"; not "APIs"
+_MIXED = re.compile(r"[^\W\d_]*[a-z][A-Z][^\W\d_]*")
+
+
+_HUMP = re.compile(r"[a-z][A-Z]")
 
 
 def _mixed_case(text: str) -> frozenset[str]:
     """The words of `text` written in mixed case (`QueryTerms.mixed`), lower-cased."""
-    return frozenset(
-        w.lower()
-        for w in _LETTERS.findall(text)
-        if any(ch.isupper() for ch in w[1:]) and any(ch.islower() for ch in w)
-    )
+    if _HUMP.search(text) is None:  # most turns: no word to look for
+        return frozenset()
+    return frozenset(w.lower() for w in _MIXED.findall(text))
 
 
 _ELIDED = re.compile("['’]")
