@@ -30,7 +30,8 @@ Corroboration is one of:
 - its written form: a code span, or a capital where a sentence does not start when the
   word's other sense is an English word, written in lower case ("rewrite it in Go"); a name
   no dictionary lists is capitalised in every sense ("my nephew Tomás", "the Maya
-  calendar", "Gary Lineker");
+  calendar", "Gary Lineker"); or mixed case ("BaFin", "eID") for a one-word name not
+  everyone's (`everyones`: "WhatsApp");
 - a clause of the same belief that counts, reached by another word of the turn;
 - the other words of the several-word name it is written in, when all are the belief's
   ("Zephyr RTOS");
@@ -46,7 +47,8 @@ Corroboration is one of:
   (`beliefs.search.name_roles`): someone speaking or spoken to ("Rose says…", "ask sunny
   if…") or the turn's subject with its 's ("Hale's too mopey…"). A word of kinship or where
   it is from ("my sister Priya", "Kasumi from housekeeping") says which one: it counts only
-  when the belief says so too.
+  when the belief says so too, and so does a title ("mr muller" for "pan Müller", not for
+  "Frau Müller").
 """
 
 from __future__ import annotations
