@@ -20,14 +20,13 @@ from beliefs.search.corroboration import (
     SIBLING,
     TurnSigns,
     Witness,
-    in_names,
     may_be_topic,
     needs_sense,
-    short_code,
     topic,
 )
 from beliefs.search.deadline import Deadline, passed
 from beliefs.search.hits import Clause, Match
+from beliefs.search.in_names import in_names, short_code
 from beliefs.search.kind_words import NameWords
 from beliefs.text.query import QueryTerms
 

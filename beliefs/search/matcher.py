@@ -38,9 +38,9 @@ from beliefs.search.clauses import (
     match_parts,
     within_phrases,
 )
-from beliefs.search.corroboration import in_names
 from beliefs.search.deadline import Deadline
 from beliefs.search.hits import Clause, Hit, Relevance
+from beliefs.search.in_names import in_names
 from beliefs.search.inflected import match_inflected
 from beliefs.search.kind_words import KindWord, NameWords, match_kind_words
 from beliefs.search.name_roles import kin_words, own_family, owned_words
