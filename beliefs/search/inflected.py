@@ -53,7 +53,8 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
             if token and _put(postings, n, matched, word, token):
                 break
     inflecting = not terms.languages.isdisjoint(INFLECTING)
-    for word in terms.words if inflecting else terms.marked:
+    marked = terms.marked
+    for word in terms.words if inflecting else [w for w in terms.words if w in marked]:
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
             continue
         if inflecting:

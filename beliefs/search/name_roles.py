@@ -1,7 +1,8 @@
 """What a turn says a name in it is to the user, besides its sense: kin ("my sister Priya"),
 someone speaking or spoken to ("Rose says…", "ask sunny if…"), the turn's subject with its 's
-("Hale's too mopey…") or someone from somewhere ("Kasumi from housekeeping"). The sense check
-(`beliefs.search.corroboration`) weighs each against the belief's own text."""
+("Hale's too mopey…"), someone from somewhere ("Kasumi from housekeeping") or someone a title
+addresses ("mr muller"). The sense check (`beliefs.search.corroboration`) weighs each against
+the belief's own text."""
 
 from __future__ import annotations
 
@@ -187,8 +188,10 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     """The turn's words that open a clause as someone saying or wanting something
     (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
     says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
-    sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn") or did what
-    only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove")."""
+    sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn"), did what
+    only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove"), is marked as the
+    doer by Hindi's "ne" (`_DOER`) or, in a German turn, wants something (`_WANTS`: "Beat
+    will…")."""
     german = "de" in terms.languages and "will" in terms.sequence
     if _PERSONAL_VERBS.isdisjoint(terms.sequence) and not german:
         return frozenset()

@@ -320,7 +320,7 @@ class QueryTerms:
     # the languages besides English the turn is written in (`lexicon.turn_languages`)
     languages: frozenset[str] = frozenset()
     # words written in mixed case, a capital right after a small letter ("BaFin", "eID"),
-    # alone or as a hyphenated word's part: how a name is written, never an everyday word
+    # alone or as a hyphenated word's part: how a name is written, not an everyday word
     mixed: frozenset[str] = frozenset()
 
     @property
