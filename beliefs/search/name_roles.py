@@ -157,9 +157,7 @@ def titled(terms: QueryTerms) -> dict[str, frozenset[str]]:
 
 def addressed(doc: IndexedDoc) -> frozenset[str]:
     """Whom the titles of the belief's own text address (`TITLES`)."""
-    belief = doc.belief
-    text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
-    return frozenset(TITLES[w] for w in _WORD.findall(text) if w in TITLES)
+    return frozenset(TITLES[w] for w in _WORD.findall(_own_text(doc)) if w in TITLES)
 
 
 def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
@@ -257,8 +255,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 def kin_words(doc: IndexedDoc) -> frozenset[str]:
     """The relations the belief's own text names, each by one name (`kin_said`): "her
     mother's flat" -> "mum"."""
-    belief = doc.belief
-    text = " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
+    text = _own_text(doc)
     english = (
         k
         for w in _KIN_WORD.findall(text)
@@ -266,3 +263,10 @@ def kin_words(doc: IndexedDoc) -> frozenset[str]:
     )
     elsewhere = (w for _, w in said_kin(_WORD.findall(text)))  # "mi hija", "ma fille"
     return frozenset(map(kin_said, (*english, *elsewhere)))
+
+
+def _own_text(doc: IndexedDoc) -> str:
+    """The belief's content, `why_it_matters` and aliases, lower-cased: where it says who its
+    people are."""
+    belief = doc.belief
+    return " ".join([belief.content, belief.why_it_matters or "", *belief.aliases]).lower()
