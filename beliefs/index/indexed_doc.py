@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from beliefs.model.record import BeliefRecord, spaced_name
-from beliefs.text.query import normalize_name
+from beliefs.text.query import name_forms, normalize_name
 
 FUZZY_PREFIX = 2
 PinnedKey = tuple[int, int, float, str]  # see `pinned_order`
@@ -139,13 +139,11 @@ def index_doc(belief: BeliefRecord) -> IndexedDoc:
     # strings are interned too, so a token written as it is indexed is that string
     tokens: dict[str, None] = {}
     for name in belief.aliases:
-        token = normalize_name(name)
-        if token:
+        for token in name_forms(name):
             tokens.setdefault(sys.intern(token))
     alias_count = len(tokens)
     for name in belief.rejected_alternatives:
-        token = normalize_name(name)
-        if token:
+        for token in name_forms(name):
             tokens.setdefault(sys.intern(token))
     aliases = tuple(tokens)
     # its names written as indexed: one tuple serves (a record's; a model's are lists)

@@ -25,7 +25,7 @@ from beliefs.index.indexed_doc import (
 from beliefs.index.postings import SMALL_POSTING, Members, join, members, put, take
 from beliefs.text.folding import folds
 from beliefs.text.identifiers import has_other_script
-from beliefs.text.lexicon import COMMON_ZIPF, stem, stem_phrase, zipf
+from beliefs.text.lexicon import COMMON_ZIPF, stem, stem_phrase, zipf, zipf_in_script
 from beliefs.text.query import STOP_WORDS
 
 # An alias's posting: its one belief, its few beliefs in a tuple, or more by their alias count
@@ -107,7 +107,14 @@ def _code(word: str) -> bool:
 
 
 def _rare_word(word: str) -> bool:
-    return len(word) >= 3 and word.isalpha() and word not in STOP_WORDS and zipf(word) < COMMON_ZIPF
+    # in another script, rare in its languages too: "για" of "διαμέρισμα για airbnb" is "for"
+    return (
+        len(word) >= 3
+        and word.isalpha()
+        and word not in STOP_WORDS
+        and zipf(word) < COMMON_ZIPF
+        and (zipf_in_script(word) or 0.0) < COMMON_ZIPF
+    )
 
 
 @dataclass

@@ -92,7 +92,7 @@ from beliefs.text.lexicon import (
     zipf_elsewhere,
 )
 from beliefs.text.numbers import figures
-from beliefs.text.query import QueryTerms, is_telling, normalize_name, written_words
+from beliefs.text.query import QueryTerms, is_telling, name_forms, written_words
 
 # Rarer than once per ten thousand words (the commonest words, `lexicon.is_general`): an
 # everyday word the belief writes in lower case is its topic ("exceptions", "viewpoint",
@@ -139,7 +139,7 @@ def domain_words(doc: IndexedDoc) -> frozenset[str]:
 
 def rejected_names(doc: IndexedDoc) -> frozenset[str]:
     """The belief's rejected alternatives as the index holds them."""
-    return frozenset(normalize_name(r) for r in doc.belief.rejected_alternatives)
+    return frozenset(t for r in doc.belief.rejected_alternatives for t in name_forms(r))
 
 
 def proper_words(doc: IndexedDoc) -> frozenset[str]:
@@ -147,7 +147,7 @@ def proper_words(doc: IndexedDoc) -> frozenset[str]:
     acronyms aside unless they spell an everyday word."""
     if doc.proper is None:
         belief = doc.belief
-        named = {normalize_name(a) for a in belief.aliases if any(ch.isupper() for ch in a)}
+        named = {t for a in belief.aliases if any(ch.isupper() for ch in a) for t in name_forms(a)}
         named.update(w for w, marked in written_words(belief.content) if marked)
         # An acronym ("PG", "CI") is not an everyday word written as a name, unless it spells
         # one ("GUT", a test framework, is "gut" too); a general word ("REST") is gated by its

@@ -100,6 +100,26 @@ def normalize_name(value: str) -> str:
     return " ".join(w for w in words if any(ch.isalnum() for ch in w))
 
 
+# A name with a note after it in parentheses: "Vortex (hardlink deployment broke saves)",
+# "Docker Desktop (licence)", "Phrase (Memsource)"
+_NOTED = re.compile(r"^(.*?\w)\s+\(([^()]+)\)$")
+
+
+def name_forms(value: str) -> tuple[str, ...]:
+    """The tokens a canonical name or alias is indexed as: the whole (`normalize_name`), and
+    for a name with a note after it in parentheses, the name before the note too (the note says
+    why, or what it is: "Vortex" is what a turn calls "Vortex (hardlink deployment broke
+    saves)")."""
+    whole = normalize_name(value)
+    noted = _NOTED.match(value.strip())
+    if noted is None:
+        return (whole,) if whole else ()
+    before = normalize_name(noted.group(1))
+    inner = normalize_name(noted.group(2))
+    other = inner if " " not in inner and not inner.isdigit() else ""
+    return tuple(t for t in dict.fromkeys((whole, before, other)) if t)
+
+
 def _name_word(word: str) -> str:
     word = _without_possessive(word.strip(_NAME_EDGES).lstrip(_LEAD_PUNCT))
     word = word.removesuffix("()").rstrip(_TRAIL_PUNCT)

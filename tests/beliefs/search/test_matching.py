@@ -332,6 +332,16 @@ def test_a_rare_word_of_one_belief_s_longer_name_names_it_alone() -> None:
     duo = belief("m", "backup_duo", ["mijn duo"], content="Femke covers my caseload.")
     index = index_of(duo, filler=10)
     assert matches(index, "een collega zegt dat mijn caseload te groot is, klopt dat?") == {}
+    # ... nor one common in the language of its script ("για", "for", of a rejected plan)
+    licence = belief(
+        "t", "taxi_licence", ["άδεια ταξί"],
+        rejected_alternatives=["διαμέρισμα για airbnb"], content="Πούλησε την άδεια της.",
+    )  # fmt: skip
+    index = index_of(licence, filler=10)
+    assert (
+        matches(index, "πινω ενεργειακα για να βγαλω τη νυχτα, πειραζει με το χαπι της πιεσης")
+        == {}
+    )
 
 
 def test_a_name_written_inside_a_longer_name_is_another_thing_s() -> None:

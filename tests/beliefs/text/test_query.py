@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.text.query import clean_query, name_runs, normalize_name, parse_query
+from beliefs.text.query import clean_query, name_forms, name_runs, normalize_name, parse_query
 
 
 def test_names_index_as_one_lowercase_token() -> None:
@@ -179,3 +179,15 @@ def test_a_name_with_its_version_typed_against_it_is_a_word_written_as_code() ->
     terms = parse_query("java17 records, c++20 concepts and python3.12 wheels, not s3")
     assert {"java", "c++", "python"} <= set(terms.words) & terms.marked & terms.coded
     assert "s" not in terms.words  # one letter names nothing
+
+
+def test_a_name_with_a_note_in_parentheses_is_also_the_name_before_it() -> None:
+    assert name_forms("Vortex (hardlink deployment broke saves)") == (
+        "vortex hardlink deployment broke saves",
+        "vortex",
+    )
+    # a note of one word is another name of the same thing
+    assert name_forms("Phrase (Memsource)") == ("phrase memsource", "phrase", "memsource")
+    assert name_forms("R. 71(3)") == (normalize_name("R. 71(3)"),)  # a clause, no note
+    assert name_forms("Go") == ("go",)
+    assert name_forms("()") == ()
