@@ -296,6 +296,11 @@ class UserPostings:
                 if token != canonical and word in name_words(token):
                     put(self.name_words, word, token)  # type: ignore[arg-type]
 
+    def scope_share(self, scope: str) -> float:
+        """The share of the user's beliefs that `scope` is one of the scopes of."""
+        held = sum(n for scopes, n in self.scopes.items() if scope in scopes)
+        return held / len(self.docs) if self.docs else 0.0
+
     @property
     def avg_alias_len(self) -> float:
         return self.alias_len_sum / self.alias_docs if self.alias_docs else 1.0

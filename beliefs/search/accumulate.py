@@ -114,7 +114,8 @@ def _corroborate(
     counts when another word of the turn reached the same belief by a clause that counts
     ("figure" with "Prism" written as a name); then a topic typed as the belief writes it, or a
     short code, counts when a belief of its scope was named too, by a clause that counts or by
-    its own topic ("does the protagonist's viewpoint hold?", "Dagster fails every DBT test").
+    its own topic ("does the protagonist's viewpoint hold?", "Dagster fails every DBT test"),
+    and for a topic, when that scope is not most of the user's beliefs (`SIBLING_SHARE`).
 
     An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
     by itself: written as a name (or, for a kind word, asked for; for a kind word or a short
@@ -176,6 +177,12 @@ def _corroborate(
     return found
 
 
+# A scope that holds more than this share of the user's beliefs tells nothing of a turn: a belief
+# of it named in the turn is no sign that a topic of the same scope is meant ("ferry deploy …
+# beacon hangs" for a user whose every belief is of one scope)
+SIBLING_SHARE = 2 / 3
+
+
 def _siblings(
     postings: UserPostings,
     walks: list[Walk],
@@ -184,7 +191,8 @@ def _siblings(
     found: Corroborated,
 ) -> None:
     """Each pending topic or short code (belief, token, word) counts, into `found`, when a
-    belief of its scope was named too by another word of the turn."""
+    belief of its scope was named too by another word of the turn: for a topic, of a scope
+    that holds at most SIBLING_SHARE of the user's beliefs."""
     docs = postings.docs
     wanted = {scope for bid, _, _ in topics for scope in docs[bid].belief.scope}
     siblings = _reached_scopes(postings, walks, confirmed, wanted)
@@ -192,8 +200,14 @@ def _siblings(
         for scope in docs[bid].belief.scope:
             siblings.setdefault(scope, set()).add(word)
     seen: dict[tuple[tuple[str, ...], str], bool] = {}  # (scopes, word) -> a sibling
+    telling: dict[str, bool] = {}  # scope -> whether it holds few enough beliefs to tell
     for bid, token, word in topics:
         scopes = docs[bid].belief.scope
+        if not short_code(token):
+            for scope in scopes:
+                if scope not in telling:
+                    telling[scope] = postings.scope_share(scope) <= SIBLING_SHARE
+            scopes = tuple(scope for scope in scopes if telling[scope])
         sibling = seen.get((scopes, word))
         if sibling is None:
             sibling = seen[scopes, word] = any(_besides(siblings.get(s), word) for s in scopes)

@@ -133,13 +133,16 @@ def test_a_lowercase_everyday_alias_needs_the_belief_s_world_unless_inflected() 
         "e": [("exceptions", "exact", "domain word 'return'")]
     }
     pipeline = belief("p", "ci_pipeline", ["pipeline"], scope=["domain:code"])
-    index = index_of(errors, pipeline, filler=10)
-    assert matches(
-        index, "is it normal a pipeline swallows exceptions when jobs retry overnight"
-    ) == {
+    home = [belief(f"h{i}", f"home_{i}", [f"home{i}"], scope=["domain:personal"]) for i in range(4)]
+    index = index_of(errors, pipeline, *home, filler=2)
+    turn = "is it normal a pipeline swallows exceptions when jobs retry overnight"
+    assert matches(index, turn) == {
         "e": [("exceptions", "exact", "a belief of its scope named too")],
         "p": [("pipeline", "exact", "a belief of its scope named too")],
     }
+    # ... a scope that holds most of the user's beliefs says nothing of the turn
+    index = index_of(errors, pipeline, filler=10)
+    assert matches(index, turn) == {}
     # a word pointing at the user's own one, or a turn too short for another sense
     assert matches(index, "write a bio for the pipeline") == {
         "p": [("pipeline", "exact", "the user's own")]
