@@ -86,6 +86,7 @@ from beliefs.text.lexicon import (
     in_dictionary,
     is_common,
     is_function_word_elsewhere,
+    is_function_word_in,
     is_general,
     stem,
     zipf,
@@ -385,7 +386,10 @@ class Witness:
             # the commonest words only a word no dictionary lists ties it from afar
             telling = {s: w for s, w in telling.items() if not is_common(w)}
         near.update(telling)
-        self._near = {s: w for s, w in near.items() if s not in own}
+        languages = terms.languages
+        self._near = {
+            s: w for s, w in near.items() if s not in own and not is_function_word_in(w, languages)
+        }
         self._own = frozenset(own)
         self._compounds = turn.compounds
         self._near_stems = frozenset(self._near)

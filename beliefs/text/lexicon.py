@@ -283,7 +283,7 @@ def is_function_word(word: str) -> bool:
 
 def is_function_word_in(word: str, languages: frozenset[str]) -> bool:
     """A word of any sentence in one of `languages` (a turn's own, `turn_languages`): "mijn"
-    in a Dutch turn, not "dag" in an English one."""
+    in a Dutch turn, "på" in a Norwegian one, not "dag" nor "mot" in an English one."""
     return not languages.isdisjoint(_function_words().get(word, ()))
 
 

@@ -1291,3 +1291,18 @@ def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) 
     )  # fmt: skip
     index = index_of(person, filler=10)
     assert set(matches(index, turn)) == {"p"}
+
+
+def test_a_word_of_any_sentence_in_the_turn_s_language_ties_it_to_nothing() -> None:
+    workshop = belief(
+        "w",
+        "verksted_ensjo",
+        ["verkstedet"],
+        content="Verkstedet ligger på Ensjø, 60 kvm, delt med en annen snekker.",
+    )
+    index = index_of(workshop, filler=10)
+    # "på" is in every Norwegian sentence, the belief's as the turn's
+    assert matches(index, "kranen på verkstedet drypper, hvordan bytter jeg pakning?") == {}
+    assert matches(index, "er verkstedet stort nok? 60 kvm holder vel ikke") == {
+        "w": [("verkstedet", "exact", "domain word 'kvm'")]
+    }
