@@ -291,15 +291,17 @@ class JobQueue:
             log.error("extraction backlog full: %d oldest pending job(s) parked", len(rows))
         return len(rows)
 
-    def renew(self, job_id: str, now: datetime | None = None) -> bool:
-        """Keep the lease of a job still being worked on (a slow model may stream for longer
-        than a lease); False when the job is no longer this queue's."""
+    def renew_held(self, now: datetime | None = None) -> int:
+        """Keep the lease of every job this queue holds, from its claim until its result is
+        written (the model call, a second look, the wait for the write); returns how many."""
+        if not self._holding:
+            return 0
         rows = self.store.execute(
-            "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ? "
-            "RETURNING id",
-            [now or utcnow(), job_id, self.token],
+            "UPDATE jobs SET updated_at = ? WHERE status = 'running' AND claimed_by = ? "
+            "AND list_contains(?, id) RETURNING id",
+            [now or utcnow(), self.token, sorted(self._holding)],
         ).fetchall()
-        return bool(rows)
+        return len(rows)
 
     def release(self, job_id: str) -> None:
         """Give a claimed job back untouched (its attempt does not count)."""

@@ -25,7 +25,7 @@ from extractor.config import ExtractionConfig
 from extractor.errors import ExtractionOutputInvalid, ExtractorError, ModelMisconfigured
 from extractor.jobs import Job, JobQueue
 from extractor.known import pointed_beliefs, touched_beliefs
-from extractor.lease import lease_kept
+from extractor.lease import LeaseKeeper
 from extractor.llm import ChatModel
 from extractor.merge import visible_scopes
 from extractor.outcome import JobReport, Outcome, bounded, describe, named
@@ -75,6 +75,8 @@ class ExtractionWorkers:
             multiplier=config.backoff_s, max=config.backoff_max_s
         )
         self._observe = observe
+        # Each claimed job's lease is renewed from its claim until its result is written.
+        self._leases = LeaseKeeper(store_thread, queue)
         self._task: asyncio.Task[None] | None = None
         self._calls: set[asyncio.Task[list[Outcome]]] = set()
         self._store_away = False  # the last round failed because the store was away
@@ -109,6 +111,7 @@ class ExtractionWorkers:
             loop.call_soon_threadsafe(wake.set)
 
         self._unlisten = self.queue.on_enqueue(wake_up)
+        self._leases.start()
         self._task = asyncio.create_task(self._loop(), name="tenure-extractor")
 
     async def stop(self) -> None:
@@ -128,6 +131,7 @@ class ExtractionWorkers:
         # Runs after any store call still in flight (the store thread is FIFO), so a claim that
         # finished after its caller was cancelled is handed back too.
         await self.thread.run(self.queue.release_claimed)
+        self._leases.stop()
 
     def breaker_state(self) -> dict[str, Any]:
         running = self._task is not None and not self._task.done()
@@ -142,12 +146,18 @@ class ExtractionWorkers:
 
     async def run_once(self) -> int:
         """One round: claim what the slots allow, call the model, land; returns jobs handled."""
-        batches = await self._claim(self.concurrency)
-        if not batches:
-            return 0
-        outcomes = await asyncio.gather(*(self._extract_batch(batch) for batch in batches))
-        await self._settle([o for batch in outcomes for o in batch])
-        return sum(len(batch) for batch in batches)
+        own = not self._leases.running  # a round outside the started loop keeps its own
+        self._leases.start()
+        try:
+            batches = await self._claim(self.concurrency)
+            if not batches:
+                return 0
+            outcomes = await asyncio.gather(*(self._extract_batch(batch) for batch in batches))
+            await self._settle([o for batch in outcomes for o in batch])
+            return sum(len(batch) for batch in batches)
+        finally:
+            if own:
+                self._leases.stop()
 
     async def drain(self) -> int:
         """Rounds until no job is due; returns how many were handled (tests and benchmarks)."""
@@ -278,19 +288,16 @@ class ExtractionWorkers:
                 touched.setdefault(belief.id, belief)
         turns = [job.turn for job in jobs]
         messages = build_batch_messages(turns, list(touched.values()), visible_scopes(lead.turn))
-        async with contextlib.AsyncExitStack() as leases:
-            for job in jobs:
-                await leases.enter_async_context(lease_kept(self.thread, self.queue, job.id))
-            await self._ask_canary(model)
-            started = time.monotonic()
-            try:
-                result = await complete_structured(
-                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
-                )
-            except Exception as exc:
-                if counts_as_outage(exc):
-                    self.breaker.record_failure(describe(exc))
-                raise
+        await self._ask_canary(model)
+        started = time.monotonic()
+        try:
+            result = await complete_structured(
+                self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+            )
+        except Exception as exc:
+            if counts_as_outage(exc):
+                self.breaker.record_failure(describe(exc))
+            raise
         self.breaker.record_success()
         self.config_fault = None
         # The merge sees the batch as one turn that said all of it: the newest turn, with
@@ -327,12 +334,11 @@ class ExtractionWorkers:
         try:
             # No limit on the whole call: the client ends a reply only when the model falls
             # silent, so a slow model that keeps writing finishes its job (its lease kept).
-            async with lease_kept(self.thread, self.queue, job.id):
-                await self._ask_canary(model)
-                started = time.monotonic()  # the job's own time, not the canary's
-                result = await complete_structured(
-                    self.llm, messages, ExtractionOutput, model=model, options=self.config.call
-                )
+            await self._ask_canary(model)
+            started = time.monotonic()  # the job's own time, not the canary's
+            result = await complete_structured(
+                self.llm, messages, ExtractionOutput, model=model, options=self.config.call
+            )
         except ExtractionOutputInvalid as exc:
             # The model answered; the answer was unusable (invalid twice, cut off twice, or a
             # body that is no completion): park it now with the raw text, no breaker trip.
@@ -356,8 +362,7 @@ class ExtractionWorkers:
             return self._outcome(job, model, started, error=error, raw_output=raw)
         self.breaker.record_success()
         self.config_fault = None
-        async with lease_kept(self.thread, self.queue, job.id):
-            result = await self._look_again(job, touched, result, model)
+        result = await self._look_again(job, touched, result, model)
         return self._outcome(
             job, model, started, output=result.value, raw_output=result.raw_output, result=result
         )

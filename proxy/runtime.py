@@ -210,7 +210,7 @@ async def open_queue(
     """The extraction job queue (with the journal's jobs replayed) and the started writer."""
     store = thread.store
     # On PostgreSQL another replica's running job is its own until its lease runs out; the
-    # lease is renewed every third of it while the model call goes on, so it only has to
+    # lease is renewed every third of it until the job's result is written, so it only has to
     # outlast a silence (twice the extraction timeout, and a margin, is generous).
     lease = settings.extract_lease or settings.extract_timeout * 2 + 30
     shared = store.dialect == "postgresql"

@@ -56,3 +56,20 @@ def test_a_dead_replicas_job_is_taken_over_and_completed_once(
     with pytest.raises(JobStateError, match="not running"), sa.transaction():
         a.complete(job_id, [], [])
     assert b.get(job_id).status == "done"
+
+
+def test_renewing_keeps_every_held_job_and_only_those(
+    two: tuple[BeliefStore, BeliefStore],
+) -> None:
+    sa, sb = two
+    a, b = JobQueue(sa, lease_s=60), JobQueue(sb, lease_s=60)
+    ids = a.enqueue_many([turn(n) for n in range(3)])
+    claimed = utcnow()
+    assert sorted(j.id for j in a.claim_many(3)) == sorted(ids)
+    a.release(ids[2])  # given back: pending, no longer A's to renew
+    assert a.renew_held(claimed + timedelta(seconds=50)) == 2
+    # Past the claim's lease but within the renewal's: only the released job is free.
+    assert [j.id for j in b.claim_many(10, claimed + timedelta(seconds=61))] == [ids[2]]
+    taken = b.claim_many(10, claimed + timedelta(seconds=111))  # the renewal ran out too
+    assert sorted(j.id for j in taken) == sorted(ids[:2])
+    assert a.renew_held(claimed + timedelta(seconds=112)) == 0  # B holds them now
