@@ -11,6 +11,7 @@ finds can still enter below the name matches.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from beliefs.index.agreement import document_frequency, shared_word, turn_stems
 from beliefs.model.record import AnyBelief
+from beliefs.text.lexicon import COMMON_ZIPF, zipf
 
 if TYPE_CHECKING:
     from beliefs.index.indexed_doc import IndexedDoc
@@ -30,6 +32,12 @@ AGREED_FLOOR = 0.3  # ... and with a telling word of the turn in the belief's ow
 AGREED_RANK = 1  # ... for the most similar accepted belief only
 RARE_SHARE = 0.01  # ... a word at most this share of the user's beliefs hold (at least one)
 RRF_K = 60  # the usual reciprocal-rank constant
+# The model was trained on English: a turn in another language, or mostly in one, gets no
+# neighbours (its pieces of words land near any belief of the same language, whatever it says).
+# English when no other language is told in it and at least this share of its words are
+# everyday English words.
+ENGLISH_SHARE = 0.5
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 MAX_NEIGHBOURS = 20
 
 
@@ -99,7 +107,7 @@ class SemanticIndex:
 
         `key` is (user id, the user's version): the matrix is rebuilt only when it changes.
         """
-        if not terms.cleaned.strip():
+        if not english_turn(terms):
             return []
         ordered, matrix = self._matrix(key, docs)
         if matrix is None:
@@ -164,6 +172,17 @@ class SemanticHost(Protocol):
     semantic: SemanticIndex | None
 
     def forget_derived(self) -> None: ...
+
+
+def english_turn(terms: QueryTerms) -> bool:
+    """Whether the turn is English, the one language the model reads: no other language told
+    in it (`lexicon.turn_languages`), and at least ENGLISH_SHARE of its words everyday English
+    ones ("lightgbm categorical features kaise handle karta hai" is not)."""
+    if terms.languages:
+        return False
+    words = _WORDS.findall(terms.cleaned.lower())
+    english_words = sum(1 for w in words if zipf(w) >= COMMON_ZIPF)
+    return bool(words) and english_words >= ENGLISH_SHARE * len(words)
 
 
 def enable(index: SemanticHost, encoder: Encoder | None = None) -> SemanticIndex:

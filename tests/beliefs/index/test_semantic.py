@@ -101,6 +101,24 @@ def test_a_strong_neighbour_counts_by_itself() -> None:
     assert "corroborated" not in hits[0].clauses[0].as_dict()
 
 
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "wie machen wir ein rollback, wenn ein release kaputt ist?",  # German, told
+        "rollback ya release mbaya tunafanyaje haraka",  # Swahili: too few English words
+        "배포 롤백 어떻게 해요",  # Hangul
+    ],
+)
+def test_a_turn_the_model_cannot_read_gets_no_neighbour(turn: str) -> None:
+    index = index_of(FLAGS, filler=5)
+    enable(index, GivenVectors({turn: [1, 0, 0, 0], "feature flags": near(0.9, 1)}))
+    assert search(index, "u1", parse_query(turn), lambda b: b.user_id == "u1") == []
+    english = "how do we roll back a release that broke?"
+    enable(index, GivenVectors({english: [1, 0, 0, 0], "feature flags": near(0.9, 1)}))
+    hits = search(index, "u1", parse_query(english), lambda b: b.user_id == "u1")
+    assert [h.belief.id for h in hits] == ["f"]
+
+
 def test_packaged_encoder_reproduces_the_model_and_recalls_by_meaning(encoder: Encoder) -> None:
     happy, dog, very, sunny = encoder.encode(
         ["That is a happy person", "That is a happy dog", "That is a very happy person",
