@@ -19,7 +19,8 @@ def deletion_variants(term: str) -> set[str]:
 
 class IndexedDoc:
     """A belief's tokens, and what search works out about it once asked (`domain`, `proper`,
-    `weighed_by` and `weight`: held together, and only by the beliefs a search has weighed).
+    `weighed_by`, `weight` and `figures`: held together, and only by the beliefs a search has
+    weighed).
 
     One slot holds how many of its tokens are aliases while nothing is worked out, and the
     list of what is, with that count last, once something is: 8 bytes a belief fewer."""
@@ -36,7 +37,8 @@ class IndexedDoc:
         self.belief = belief
         self.canonical = canonical
         self.aliases = aliases
-        self._state: int | list[Any] = alias_count  # or [domain, proper, weighed_by, weight, count]
+        # or [domain, proper, weighed_by, weight, figures, count]
+        self._state: int | list[Any] = alias_count
 
     @property
     def alias_count(self) -> int:
@@ -100,6 +102,16 @@ class IndexedDoc:
     def weight(self, value: float) -> None:
         self._set(3, value)
 
+    @property
+    def figures(self) -> frozenset[str] | None:
+        """The figures its own text and rejected alternatives write, worked out when first
+        asked (`search.corroboration.shares_figure`)."""
+        return self._get(4)  # type: ignore[no-any-return]
+
+    @figures.setter
+    def figures(self, value: frozenset[str] | None) -> None:
+        self._set(4, value)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, IndexedDoc):
             return NotImplemented
@@ -118,7 +130,7 @@ class IndexedDoc:
         return -(belief.last_reinforced_at or belief.updated_at).timestamp()
 
 
-_UNWORKED: tuple[Any, ...] = (None, None, None, 1.0)
+_UNWORKED: tuple[Any, ...] = (None, None, None, 1.0, None)
 _COUNT = len(_UNWORKED)  # where a worked-out state holds the alias count
 
 

@@ -194,20 +194,26 @@ def _siblings(
     belief of its scope was named too by another word of the turn: for a topic, of a scope
     that holds at most SIBLING_SHARE of the user's beliefs."""
     docs = postings.docs
-    wanted = {scope for bid, _, _ in topics for scope in docs[bid].belief.scope}
-    siblings = _reached_scopes(postings, walks, confirmed, wanted)
-    for bid, _, word in topics:  # two topics of one scope: the turn is in that world
-        for scope in docs[bid].belief.scope:
-            siblings.setdefault(scope, set()).add(word)
-    seen: dict[tuple[tuple[str, ...], str], bool] = {}  # (scopes, word) -> a sibling
     telling: dict[str, bool] = {}  # scope -> whether it holds few enough beliefs to tell
+    asked: list[tuple[str, str, str, tuple[str, ...]]] = []  # topics, with the scopes that tell
     for bid, token, word in topics:
-        scopes = docs[bid].belief.scope
+        scopes = tuple(docs[bid].belief.scope)
         if not short_code(token):
             for scope in scopes:
                 if scope not in telling:
                     telling[scope] = postings.scope_share(scope) <= SIBLING_SHARE
             scopes = tuple(scope for scope in scopes if telling[scope])
+        if scopes:
+            asked.append((bid, token, word, scopes))
+    if not asked:  # no scope can tell: no posting is read for one
+        return
+    wanted = {scope for *_, scopes in asked for scope in scopes}
+    siblings = _reached_scopes(postings, walks, confirmed, wanted)
+    for bid, _, word in topics:  # two topics of one scope: the turn is in that world
+        for scope in wanted.intersection(docs[bid].belief.scope):
+            siblings.setdefault(scope, set()).add(word)
+    seen: dict[tuple[tuple[str, ...], str], bool] = {}  # (scopes, word) -> a sibling
+    for bid, token, word, scopes in asked:
         sibling = seen.get((scopes, word))
         if sibling is None:
             sibling = seen[scopes, word] = any(_besides(siblings.get(s), word) for s in scopes)

@@ -276,10 +276,12 @@ def shares_figure(doc: IndexedDoc, token: str, turn_figures: frozenset[str]) -> 
     other than one of the matched name's own ("UA 842 out of SFO" for "ASC 842")."""
     if not turn_figures:
         return False
-    belief = doc.belief
-    own = [belief.content, belief.why_it_matters or "", *belief.aliases]
-    shared = turn_figures & figures(" ".join([*own, *belief.rejected_alternatives]))
-    return any(figure not in token for figure in shared)
+    held = doc.figures
+    if held is None:
+        belief = doc.belief
+        own = [belief.content, belief.why_it_matters or "", *belief.aliases]
+        held = doc.figures = figures(" ".join([*own, *belief.rejected_alternatives]))
+    return any(figure not in token for figure in turn_figures & held)
 
 
 def topic(doc: IndexedDoc, token: str) -> bool:
