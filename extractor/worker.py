@@ -128,10 +128,10 @@ class ExtractionWorkers:
                 await task
         self._task = None
         self._calls.clear()
+        self._leases.stop()  # first: a store that is away must not leave it renewing
         # Runs after any store call still in flight (the store thread is FIFO), so a claim that
         # finished after its caller was cancelled is handed back too.
         await self.thread.run(self.queue.release_claimed)
-        self._leases.stop()
 
     def breaker_state(self) -> dict[str, Any]:
         running = self._task is not None and not self._task.done()
