@@ -3,10 +3,10 @@ without the @ or # of a handle or channel.
 
 A user writes "cafe nero", "zurich", "hauptstrasse" or "oreilly" for the "Café Nero", "Zürich",
 "Hauptstraße" and "O'Reilly" a belief holds (or a phone writes "o’reilly"), "@priya" for Priya
-and "eng-alerts" for "#eng-alerts"; "Mueller" for "Müller", as German writes an umlaut
-out; in Arabic, "اوجمنتين" for "أوجمنتين" (an alef without its
-hamza, a final ya without its dots, a ta marbuta as ha, and no short-vowel marks). Matching
-compares such a name by its folded form too
+and "eng-alerts" for "#eng-alerts"; "Mueller" for "Müller", as German writes an umlaut out; in
+Greek, "κατερινα" for "Κατερίνα" (without its tonos, as most people type it); in Arabic,
+"اوجمنتين" for "أوجمنتين" (an alef without its hamza, a final ya without its dots, a ta marbuta
+as ha, and no short-vowel marks). Matching compares such a name by its folded form too
 (`beliefs.index.user_postings.UserPostings.folded_like`).
 """
 
@@ -20,6 +20,7 @@ _LETTERS = str.maketrans(
 )
 _APOSTROPHES = str.maketrans("", "", "'’‘")
 _LATIN_END = 0x250  # Latin-1, Latin Extended-A and -B end here
+_GREEK = (0x370, 0x400)  # Greek and Coptic; Greek Extended (polytonic) decomposes into it
 _MARKS = "@#"  # a handle's or a channel's
 # Arabic letters as people type them in a hurry: alef with hamza or madda as alef, alef
 # maqsura as ya, ta marbuta as ha; the tatweel and the short-vowel marks dropped
@@ -32,8 +33,9 @@ _ARABIC = str.maketrans(
 def fold(token: str) -> str:
     """`token` without accents, apostrophes, full-width forms or a leading @ or #: "café nero"
     → "cafe nero", "hauptstraße" → "hauptstrasse", "o'reilly" → "oreilly", "ａｂｃ" → "abc",
-    "@priya" → "priya", "أوجمنتين" → "اوجمنتين". A token holding a letter of another script
-    keeps its marks: a kana's voicing mark or a Hangul syllable's parts are no accents."""
+    "@priya" → "priya", "أوجمنتين" → "اوجمنتين", "κατερίνα" → "κατερινα". A token holding a
+    letter of another script keeps its marks: a kana's voicing mark, a Hangul syllable's parts
+    or the breve of Cyrillic "й" are no accents."""
     if token[:1] in _MARKS and len(token) > 1:
         token = token[1:]
     if token.isascii() and "'" not in token:
@@ -42,9 +44,13 @@ def fold(token: str) -> str:
         return token.translate(_ARABIC)
     decomposed = unicodedata.normalize("NFKD", token.casefold().translate(_APOSTROPHES))
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in folded):
+    if any(ch.isalpha() and ord(ch) >= _LATIN_END and not _greek(ch) for ch in folded):
         return token
     return folded.translate(_LETTERS)
+
+
+def _greek(ch: str) -> bool:
+    return _GREEK[0] <= ord(ch) < _GREEK[1]
 
 
 # German writes an umlaut out when it cannot type it: "Mueller" for "Müller", "Schroeder"

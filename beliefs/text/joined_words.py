@@ -9,11 +9,13 @@ import re
 _ELIDED = re.compile("['’]")
 # English contractions are no elision: "don't" holds no word "don"
 _CONTRACTIONS = tuple(f"{q}{end}" for q in "'’" for end in ("t", "s", "m", "re", "ve", "ll", "d"))
+_VERSION = re.compile(r"\d+(?:\.\d+)+")  # "2022.3'ten": a case ending on a version number
 
 
 def _elided(part: str) -> bool:
-    """Whether a part of a word split at its apostrophe is a word: two letters or more."""
-    return len(part) > 1 and part.isalnum()
+    """Whether a part of a word split at its apostrophe is a word: two letters or more, or a
+    version number ("2022.3" of "2022.3'ten")."""
+    return len(part) > 1 and (part.isalnum() or _VERSION.fullmatch(part) is not None)
 
 
 def _hyphen_part(part: str) -> bool:
@@ -48,8 +50,8 @@ def _tag(part: str) -> bool:
 def joined_parts(words: list[str], text: str) -> list[str]:
     """The words inside the turn's joined words (each kind looked for only when the text holds
     its joint): a hyphenated word's ("dagster-dbt", "BaFin-Auflagen"), one split at its
-    apostrophe, an elided article or a case ending ("l'API", "dell'agenzia", "Etsy'de"; not
-    "don't"), and a build's tags ("2.2.0+cu118"; not "c++")."""
+    apostrophe, an elided article or a case ending ("l'API", "dell'agenzia", "Etsy'de",
+    "2022.3'ten"; not "don't"), and a build's tags ("2.2.0+cu118"; not "c++")."""
     parts: list[str] = []
     if "-" in text:
         for word in words:

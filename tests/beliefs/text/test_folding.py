@@ -26,7 +26,21 @@ def test_a_latin_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: st
     assert fold(typed) == folded
 
 
-@pytest.mark.parametrize("token", ["がっこう", "풋살", "москва", "café東京"])
+@pytest.mark.parametrize(
+    ("typed", "folded"),
+    [
+        ("κατερίνα", "κατερινα"),  # the tonos, as most people type without it
+        ("Νίκος", "νικοσ"),  # a final sigma is a sigma
+        ("ἀθῆναι", "αθηναι"),  # polytonic breathings and accents
+        ("κατερινα", "κατερινα"),
+    ],
+)
+def test_a_greek_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: str) -> None:
+    assert fold(typed) == folded
+    assert fold(folded) == folded
+
+
+@pytest.mark.parametrize("token", ["がっこう", "풋살", "москва", "йогурт", "café東京"])
 def test_a_name_of_another_script_keeps_its_marks(token: str) -> None:
     # a kana's voicing mark or a Hangul syllable's parts are no accents
     assert fold(token) == token
