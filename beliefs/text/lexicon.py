@@ -16,6 +16,7 @@ of the packages' own dicts, lists and sets, with the same answers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
@@ -70,9 +71,19 @@ FUNCTION_ZIPF = 5.5
 _STEMMER = Stemmer.Stemmer("english")
 
 
+# British spellings of the -ize and -yze verbs and their nouns ("notarising", "analysed",
+# "serialiser", "organisation"), stemmed as the American ones are: Snowball's English stemmer
+# leaves "notaris" beside "notar".
+_BRITISH = re.compile(r"(?<=[a-z]{3})([iy])s(e|es|ed|ing|er|ers|ation|ations)$")
+_BRITISH_ENDS = ("se", "ses", "sed", "sing", "ser", "sers", "sation", "sations")
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """The Snowball stem of one lower-cased word ("dashboards" -> "dashboard")."""
+    """The Snowball stem of one lower-cased word ("dashboards" -> "dashboard"), a British
+    -ise or -yse spelling as the American one ("notarising" -> "notar", as "notarize")."""
+    if word.endswith(_BRITISH_ENDS):
+        word = _BRITISH.sub(r"\1z\2", word)
     return str(_STEMMER.stemWord(word))
 
 

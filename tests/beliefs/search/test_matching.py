@@ -30,6 +30,12 @@ def test_inflections_match_by_stem_below_the_exact_form() -> None:
     assert 0 < stemmed < exact
 
 
+@pytest.mark.parametrize("turn", ["notarising the Mac build fails", "the Notarisation step"])
+def test_a_british_spelling_matches_the_american_one_by_stem(turn: str) -> None:
+    index = index_of(belief("n", "macos_signing", ["notarize"]), filler=10)
+    assert [how for _, how, _ in matches(index, turn)["n"]] == ["stemmed"]
+
+
 def test_an_everyday_name_needs_corroboration() -> None:
     go = belief("go", "backend_language_go", ["Go"], content="Services are written in Go 1.22.")
     index = index_of(go, filler=10)
