@@ -42,6 +42,9 @@ _PROSE_IDENTIFIER = re.compile(
     r"(?<![\w/.~$-])(?:~/|\.\.?/|/|\$[A-Za-z_]+/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
 )
+# What every identifier `_PROSE_IDENTIFIER` finds holds: a separator before a letter, digit or
+# hyphen ("feature_flags", "app.py", "src/", "std::vec"), or a hump ("BigQueryClient")
+_MAYBE_IDENTIFIER = re.compile(r"[_./:][A-Za-z0-9-]|[a-z][A-Z]")
 # A name pinned, tagged or assigned: `ruff==0.6.1`, `redis:7-alpine`, `ENV=prod`
 _PINNED = re.compile(
     r"(?<![\w/.-])([A-Za-z_][\w.-]*?)([=<>!~]=|=|[:@](?=v?\d))(v?\d)?([A-Za-z_][\w.-]*)?"
@@ -111,7 +114,8 @@ def code_terms(text: str) -> tuple[list[str], list[str], list[str]]:
     if "`" in text or "~~~" in text:
         sources += [m.group(2) for m in _FENCED.finditer(text)]
         sources += _INLINE.findall(_FENCED.sub(" ", text))
-    sources += _PROSE_IDENTIFIER.findall(text)
+    if _MAYBE_IDENTIFIER.search(text) is not None:  # most turns hold none: one linear scan
+        sources += _PROSE_IDENTIFIER.findall(text)
     if "=" in text or ":" in text or "@" in text:
         for name, op, version, value in _PINNED.findall(text):
             sources.append(name)

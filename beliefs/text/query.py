@@ -422,7 +422,11 @@ def parse_query(text: str) -> QueryTerms:
     seen.update(in_code)
     parts = joined_parts(words, text)
     words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
-    versioned = [m.group(1) for w in words if (m := _VERSIONED.match(w)) and len(m.group(1)) > 1]
+    versioned = [
+        m.group(1)
+        for w in words
+        if w[-1:].isdigit() and (m := _VERSIONED.match(w)) and len(m.group(1)) > 1
+    ]  # a version ends in a digit: the pattern's backtracking is spared every other word
     words += [v for v in dict.fromkeys(versioned) if v not in seen and v not in parts]
     marked.update(versioned)
     return QueryTerms(
