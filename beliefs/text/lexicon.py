@@ -74,8 +74,9 @@ _STEMMER = Stemmer.Stemmer("english")
 # British spellings of the -ize and -yze verbs and their nouns ("notarising", "analysed",
 # "serialiser", "organisation"), stemmed as the American ones are: Snowball's English stemmer
 # leaves "notaris" beside "notar".
-_BRITISH = re.compile(r"(?<=[a-z]{3})([iy])s(e|es|ed|ing|er|ers|ation|ations)$")
-_BRITISH_ENDS = ("se", "ses", "sed", "sing", "ser", "sers", "sation", "sations")
+_BRITISH_ENDINGS = ("e", "es", "ed", "ing", "er", "ers", "ation", "ations")
+_BRITISH = re.compile(rf"(?<=[a-z]{{3}})([iy])s({'|'.join(_BRITISH_ENDINGS)})$")
+_BRITISH_ENDS = tuple(f"s{ending}" for ending in _BRITISH_ENDINGS)  # no pattern run for others
 
 
 @lru_cache(maxsize=200_000)
