@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from beliefs.model.record import BeliefRecord, spaced_name
+from beliefs.model.record import BeliefRecord, reinforced_seconds, spaced_name
 from beliefs.text.query import name_forms, normalize_name
 
 FUZZY_PREFIX = 2
@@ -127,6 +127,8 @@ class IndexedDoc:
         """Minus the last reinforcement's timestamp: ties rank newest first (worked out when
         asked, for the few ranked beliefs, rather than held as a float by every belief)."""
         belief = self.belief
+        if type(belief) is BeliefRecord:
+            return -reinforced_seconds(belief)
         return -(belief.last_reinforced_at or belief.updated_at).timestamp()
 
 

@@ -320,6 +320,15 @@ def _canonical_name(record: BeliefRecord) -> str:
     return held.replace(" ", "_") if type(held) is str else held[0]
 
 
+def reinforced_seconds(record: BeliefRecord) -> float:
+    """Seconds since the epoch of the record's last reinforcement, else of its last update:
+    what `(record.last_reinforced_at or record.updated_at).timestamp()` gives (the same float),
+    read from its packed times without making the datetimes (ranking asks for every
+    candidate)."""
+    _, updated, reinforced = _unpacked(record._times)
+    return (updated if reinforced is None else reinforced) / 1_000_000
+
+
 def spaced_name(record: BeliefRecord) -> str | None:
     """The record's canonical name as the index reads it (`query.normalize_name`), when the
     record holds it so (a snake_case name), else None."""

@@ -197,7 +197,8 @@ def telling_words(terms: QueryTerms) -> dict[str, str]:
     return {
         stem(w): w
         for w in terms.sequence
-        if is_telling(w) and not is_general(w) and not w.isdigit()
+        # a number first: a new one ("(turn 4711)", an order's) costs a frequency lookup
+        if not w.isdigit() and is_telling(w) and not is_general(w)
     }
 
 

@@ -19,6 +19,7 @@ from beliefs.model.record import (
     TIMES,
     BeliefRecord,
     as_belief,
+    reinforced_seconds,
     spaced_name,
 )
 from beliefs.text.query import normalize_name
@@ -95,6 +96,27 @@ def test_a_record_s_times_come_back_to_the_microsecond_in_utc() -> None:
         old,
         old.replace(year=1950),
     )
+
+
+def test_the_reinforcement_s_seconds_are_the_datetime_s_timestamp_to_the_bit() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    times = [
+        datetime(2026, 3, 4, 5, 6, 7, 891234, tzinfo=UTC),
+        datetime(1901, 1, 1, tzinfo=UTC),
+        datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2099, 7, 1, 0, 0, 0, 1, tzinfo=UTC),
+    ]
+    times += [times[0] + timedelta(microseconds=7**k) for k in range(1, 20)]
+    for updated in times:
+        for reinforced in [None, *times]:
+            full = belief(
+                "b-1", "x", created_at=times[0], updated_at=updated, last_reinforced_at=reinforced
+            )
+            record = BeliefRecord.of(full)
+            expected = (reinforced or updated).timestamp()
+            assert reinforced_seconds(record) == expected
+            assert index_of(full).user("u1").docs["b-1"].recency == -expected
 
 
 def test_records_share_their_few_valued_and_unset_fields() -> None:
