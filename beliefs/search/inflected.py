@@ -1,15 +1,16 @@
 """Names inflected as languages with cases write them: "Wójcikowi" for Wójcik, "w Castoramie"
 for Castorama, "Sonoffów" for Sonoff, "künefenin" for künefe.
 
-Polish, Czech, Russian, Ukrainian, Greek, Turkish, Finnish and Hungarian put a case ending on
-a name where English puts a preposition, and may change its last vowel before the ending;
-Indonesian and Malay put "my" and "your" there ("adekku"). No
+Polish, Czech, Slovak, Slovene, Serbo-Croatian, Lithuanian, Latvian, Russian, Ukrainian, Greek,
+Turkish, Finnish and Hungarian put a case ending on a name where English puts a preposition, and
+may change its last vowel before the ending, or drop the "e" of its last syllable ("klastra" for
+klaster, "Pekárka" for Pekárek); Indonesian and Malay put "my" and "your" there ("adekku"). No
 stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so in a turn
-written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also
-read as a one-word alias it starts with, that alias being MIN_NAME letters or more and the
-ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced. A turn too terse to
-tell its language by ("pitäiskö sittenkin siirtyä Godotiin?") still writes a name with a
-capital: in a turn of any language such a word is read so too, when English neither uses nor
+written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also read
+as a one-word alias it starts with, that alias being MIN_NAME letters or more and the ending
+MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced or its dropped "e" put back. A
+turn too terse to tell its language by ("pitäiskö sittenkin siirtyä Godotiin?") still writes a name
+with a capital: in a turn of any language such a word is read so too, when English neither uses nor
 lists it, with an ending of MAX_NAME_ENDING letters or fewer.
 
 Hebrew and Arabic write "and", "the", "in", "to", "from" as letters before the word they join
@@ -27,7 +28,9 @@ from beliefs.search.clauses import BOOST_ALIAS_WORD, STEM_FACTOR, Matched
 from beliefs.text.lexicon import COMMON_ZIPF, in_dictionary, zipf
 from beliefs.text.query import QueryTerms, is_telling
 
-INFLECTING = frozenset(["pl", "cs", "ru", "uk", "el", "tr", "fi", "hu", "id", "ms"])
+INFLECTING = frozenset(
+    ["pl", "cs", "sk", "sl", "sh", "lt", "lv", "ru", "uk", "el", "tr", "fi", "hu", "id", "ms"]
+)
 MIN_NAME = 4
 MIN_WORD = 5
 MAX_ENDING = 4
@@ -90,7 +93,12 @@ def _bases(word: str, longest: int) -> list[str]:
     for end in range(len(word) - 1, max(MIN_NAME, len(word) - longest) - 1, -1):
         stem = word[:end]
         out.append(stem)
-        out.extend(stem + vowel for vowel in _VOWELS if stem[-1] not in _VOWELS)
+        if stem[-1] in _VOWELS:
+            continue
+        out.extend(stem + vowel for vowel in _VOWELS)
+        if stem[-2] not in _VOWELS and stem[-2].isalpha():
+            # a vowel the ending dropped: "marka" -> "marek", "zbyszkiem" -> "zbyszek"
+            out.append(stem[:-1] + "e" + stem[-1])
     return out
 
 

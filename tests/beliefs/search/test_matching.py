@@ -1003,6 +1003,16 @@ def test_a_name_inflected_in_a_language_with_cases_is_the_name() -> None:
     assert matches(index, "wójcikowi sent the invoice") == {}
 
 
+def test_an_ending_may_drop_a_name_s_last_vowel_and_slovene_inflects_too() -> None:
+    bakery = belief("p", "bakery_pekarek", ["Pekárek"], content="The bakery they buy from.")
+    winery = belief("m", "cellar_maribor", ["Vinag"], content="Wine from the Vinag cellar.")
+    index = index_of(bakery, winery, filler=10)
+    # Czech and Polish drop the "e" of "-ek", "-el", "-er" before an ending
+    assert set(matches(index, "Objednal jsem chleba u Pekárka, přijde to zítra?")) == {"p"}
+    # Slovene is a language with cases: in lower case, no capital says the word is a name
+    assert set(matches(index, "ali imamo z vinagom še pogodbo za to leto?")) == {"m"}
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])
