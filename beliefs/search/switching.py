@@ -33,6 +33,10 @@ _CHANGE = re.compile(
     r"|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*|đổi|chuyển sang)\b",
     re.IGNORECASE,
 )
+# The same words for an ASCII text lower-cased: read so, it matches where the case-blind
+# pattern matches the text as typed (the words are all lower case, and ASCII has no letter
+# whose case folds elsewhere), about four times as fast.
+_CHANGE_LOWER = re.compile(_CHANGE.pattern)
 _CHANGE_UNSPACED = (
     "乗り換え",
     "切り替え",
@@ -51,6 +55,8 @@ _CHANGE_UNSPACED = (
 @lru_cache(maxsize=1024)  # asked once a turn, for a rejected alternative nothing else vouched for
 def asks_to_switch(text: str) -> bool:
     """Whether `text` (a turn's cleaned text) asks about changing to another thing."""
+    if text.isascii():
+        return _CHANGE_LOWER.search(text.lower()) is not None
     if _CHANGE.search(text) is not None:
         return True
     return not text.isascii() and any(word in text for word in _CHANGE_UNSPACED)

@@ -1,0 +1,60 @@
+"""A turn asking to change to another thing, read case-blind however it is typed."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from beliefs.search.switching import _CHANGE, asks_to_switch
+
+# ASCII words of the pattern and near misses, typed in any case around any ASCII text
+_WORDS = [
+    "switch to",
+    "switching",
+    "migrate",
+    "reconsider",
+    "go back to",
+    "bring it back",
+    "just use",
+    "why don't we use",
+    "move everything over to",
+    "worth trying",
+    "give it a go",
+    "after all",
+    "what if we",
+    "en vez de",
+    "au lieu de",
+    "passare alla",
+    "statt",
+    "zamiast",
+    "in plaats van",
+    "overstappen",
+    "mag-switch",
+    "switchboard",
+    "backto",
+    "instead",
+    "insteadof",
+]
+
+
+@given(
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=30),
+    st.sampled_from(_WORDS),
+    st.lists(st.booleans(), min_size=30, max_size=30),
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=30),
+)
+def test_an_ascii_turn_reads_as_the_case_blind_pattern_reads_it(
+    before: str, word: str, upper: list[bool], after: str
+) -> None:
+    typed = "".join(ch.upper() if up else ch for ch, up in zip(word, upper, strict=False))
+    text = f"{before} {typed}{word[len(typed) :]} {after}"
+    asks_to_switch.cache_clear()
+    assert asks_to_switch(text) is (_CHANGE.search(text) is not None)
+
+
+def test_the_words_are_all_lower_case_and_found_in_any_case() -> None:
+    assert _CHANGE.pattern == _CHANGE.pattern.lower()
+    assert asks_to_switch("WHY DON'T WE JUST USE Bloc?")
+    assert asks_to_switch("Worth Switching to Iris yet?")
+    assert asks_to_switch("¿Y si usamos flux EN VEZ DE lo que tenemos?")
+    assert not asks_to_switch("the switchboard is down")
