@@ -23,7 +23,7 @@ from beliefs.index.indexed_doc import (
     pinned_order,
 )
 from beliefs.index.postings import SMALL_POSTING, Members, join, members, put, take
-from beliefs.text.folding import folds
+from beliefs.text.folding import folds, marked_apart
 from beliefs.text.identifiers import has_other_script
 from beliefs.text.lexicon import COMMON_ZIPF, stem, stem_phrase, zipf, zipf_in_script
 from beliefs.text.query import STOP_WORDS
@@ -375,7 +375,7 @@ class UserPostings:
             found.update((token, None) for token in members(self.folded.get(key)) if token != term)
             if key != term and key in self.aliases:
                 found[key] = None
-        return tuple(found)
+        return tuple(token for token in found if not marked_apart(term, token))
 
     def alias_candidates(self, term: str, *, fuzzy: bool) -> Iterator[str]:
         """Alias tokens equal to `term` or, with `fuzzy`, possibly one edit away (verify!).

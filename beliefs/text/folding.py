@@ -49,6 +49,25 @@ def fold(token: str) -> str:
     return folded.translate(_LETTERS)
 
 
+def marked_apart(a: str, b: str) -> bool:
+    """Whether two tokens that fold alike are written with different accents on some word
+    that both write accented ("mở", to open, and "mỡ", fat; "pêche" and "péché"): each
+    writer typed the accents, so they are two words, not one typed loosely. A word typed
+    without its accents ("sebastian" for "sebastián") is the same word."""
+    words_a, words_b = a.split(" "), b.split(" ")
+    if len(words_a) != len(words_b):
+        return False
+    return any(
+        x != y and _accented(x) and _accented(y) for x, y in zip(words_a, words_b, strict=True)
+    )
+
+
+def _accented(word: str) -> bool:
+    return not word.isascii() and any(
+        unicodedata.combining(ch) for ch in unicodedata.normalize("NFD", word)
+    )
+
+
 def _greek(ch: str) -> bool:
     return _GREEK[0] <= ord(ch) < _GREEK[1]
 

@@ -265,6 +265,15 @@ def test_a_name_written_as_people_type_it_is_found(turn: str) -> None:
     assert matched == how
 
 
+def test_a_word_typed_with_other_accents_is_another_word() -> None:
+    cat = belief("c", "cat_mo", ["Mỡ", "bé Mỡ"], content="Mỡ is the user's cat.")
+    postings = index_of(cat, filler=10).user("u1")
+    assert postings.folded_like("mở") == ()  # "mở", to open, typed with its tone: not "mỡ"
+    assert postings.folded_like("mo") == ("mỡ",)  # typed without tones: the cat's name
+    assert postings.folded_like("bé mở") == ()
+    assert postings.folded_like("be mo") == ("bé mỡ",)
+
+
 def test_a_name_typed_without_its_accents_has_its_sense_checked_as_a_typo_does() -> None:
     language = belief("v", "work_language", ["valencià"], content="Sworn work into valencià.")
     drink = belief("r", "house_drink", ["rakı", "raki"], content="The house pours rakı.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.text.folding import fold
+from beliefs.text.folding import fold, marked_apart
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,20 @@ def test_a_name_of_another_script_keeps_its_marks(token: str) -> None:
 def test_an_arabic_name_folds_to_how_it_is_typed_in_a_hurry(typed: str, folded: str) -> None:
     assert fold(typed) == folded
     assert fold(folded) == folded
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "apart"),
+    [
+        ("mở", "mỡ", True),  # to open, and fat: both typed with their tones
+        ("pêche", "péché", True),
+        ("sebastian piñera", "sebastián piñera", False),  # one word typed without its accent
+        ("cafe nero", "café nero", False),
+        ("zürich", "zuerich", False),
+        ("o'reilly", "oreilly", False),
+        ("mở cửa", "mỡ", False),  # not the same number of words: not judged
+    ],
+)
+def test_two_words_accented_apart_are_two_words(one: str, other: str, apart: bool) -> None:
+    assert marked_apart(one, other) is apart
+    assert marked_apart(other, one) is apart
