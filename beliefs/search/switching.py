@@ -59,4 +59,4 @@ def asks_to_switch(text: str) -> bool:
         return _CHANGE_LOWER.search(text.lower()) is not None
     if _CHANGE.search(text) is not None:
         return True
-    return not text.isascii() and any(word in text for word in _CHANGE_UNSPACED)
+    return any(word in text for word in _CHANGE_UNSPACED)
