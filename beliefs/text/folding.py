@@ -40,7 +40,7 @@ def fold(token: str) -> str:
         token = token[1:]
     if token.isascii() and "'" not in token:
         return token
-    if any("\u0621" <= ch <= "\u0652" for ch in token):
+    if _arabic(token):
         return token.translate(_ARABIC)
     decomposed = unicodedata.normalize("NFKD", token.casefold().translate(_APOSTROPHES))
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
@@ -63,9 +63,17 @@ def marked_apart(a: str, b: str) -> bool:
 
 
 def _accented(word: str) -> bool:
-    return not word.isascii() and any(
-        unicodedata.combining(ch) for ch in unicodedata.normalize("NFD", word)
+    """Whether `word` carries accents as `fold` drops them: Arabic's hamza and dots are how
+    its letters are typed in a hurry (`_ARABIC`), not accents."""
+    return (
+        not word.isascii()
+        and not _arabic(word)
+        and any(unicodedata.combining(ch) for ch in unicodedata.normalize("NFD", word))
     )
+
+
+def _arabic(token: str) -> bool:
+    return any("\u0621" <= ch <= "\u0652" for ch in token)
 
 
 def _greek(ch: str) -> bool:
