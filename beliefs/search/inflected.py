@@ -87,8 +87,9 @@ def _put(postings: UserPostings, n: int, matched: Matched, word: str, token: str
 
 
 def _bases(word: str, longest: int) -> list[str]:
-    """The names `word` may inflect, longest first: itself less an ending, and that with a
-    last vowel put back ("castoramie" -> "castoram" -> "castorama")."""
+    """The names `word` (all letters) may inflect, longest first: itself less an ending, and
+    that with a last vowel put back ("castoramie" -> "castoram" -> "castorama") or a dropped
+    "e" ("marka" -> "marek")."""
     out = []
     for end in range(len(word) - 1, max(MIN_NAME, len(word) - longest) - 1, -1):
         stem = word[:end]
@@ -96,7 +97,7 @@ def _bases(word: str, longest: int) -> list[str]:
         if stem[-1] in _VOWELS:
             continue
         out.extend(stem + vowel for vowel in _VOWELS)
-        if stem[-2] not in _VOWELS and stem[-2].isalpha():
+        if stem[-2] not in _VOWELS:
             # a vowel the ending dropped: "marka" -> "marek", "zbyszkiem" -> "zbyszek"
             out.append(stem[:-1] + "e" + stem[-1])
     return out
