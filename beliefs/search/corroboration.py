@@ -31,7 +31,8 @@ Corroboration is one of:
   word's other sense is an English word, written in lower case ("rewrite it in Go"); a name
   no dictionary lists is capitalised in every sense ("my nephew Tomás", "the Maya
   calendar", "Gary Lineker"); or mixed case ("BaFin", "eID") for a one-word name not
-  everyone's (`everyones`: "WhatsApp");
+  everyone's (`everyones`: "WhatsApp"); or a Turkish case ending after an apostrophe, which
+  Turkish writes on every name (`case_endings`: "badem'in", not "badem ezmesi");
 - a clause of the same belief that counts, reached by another word of the turn;
 - the other words of the several-word name it is written in, when all are the belief's
   ("Zephyr RTOS");
@@ -377,8 +378,10 @@ class Witness:
         # mixed case names the word's thing, not which of the names holding it ("DeepSpeed"
         # for "DeepSpeed ZeRO-3")
         mixed = query_word in terms.mixed and " " not in token and not everyones(query_word)
-        self.written = mixed or (
-            marked and (query_word in terms.coded or capital_tells(query_word))
+        self.written = (
+            mixed
+            or (marked and (query_word in terms.coded or capital_tells(query_word)))
+            or (query_word in terms.suffixed and query_word == token)
         )
         # a whole one-word name, not a part of a longer one ("Argo Workflows…" for "Argo CD")
         self._opens = not kind and " " not in token and opens_with_name(terms, query_word)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from beliefs.text.case_endings import suffixed_names
 from beliefs.text.identifiers import code_terms, has_other_script, split_scripts
 from beliefs.text.joined_words import joined_parts, spaced_parts
 from beliefs.text.lexicon import (
@@ -17,6 +18,7 @@ from beliefs.text.lexicon import (
     turn_languages,
 )
 from beliefs.text.numbers import figures, number_term
+from beliefs.text.punctuation import LEAD_PUNCT, RUN_BREAKS, TRAIL_PUNCT
 
 MAX_QUERY_CHARS = 1000
 MAX_NGRAM = 4
@@ -77,8 +79,6 @@ _PATH = re.compile(
 _LONG_HEX = re.compile(r"\b(?:0x[0-9a-f]{12,}|(?=\d*[a-f])[0-9a-f]{12,})\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[#~±+\-$€£]?\d[\d.,:/%xX-]*[%kKmMbB]?$")
 _NUMBER_STARTS = frozenset("#~±+-$€£0123456789")  # what `_BARE_NUMBER` can start with
-_LEAD_PUNCT = "\"'`“”‘’«»([{<*_~|—–-…"
-_TRAIL_PUNCT = "\"'`“”‘’«»()]}>,.;:!?*_~|—–-…؟،؛"  # Arabic's question mark, comma, semicolon
 _POSSESSIVE_ENDS = ("'s", "’s")
 _NAME_EDGES = "\"'“”‘’«»,;!?"  # quotes and a list's commas around a name's words
 
@@ -121,8 +121,8 @@ def name_forms(value: str) -> tuple[str, ...]:
 
 
 def _name_word(word: str) -> str:
-    word = _without_possessive(word.strip(_NAME_EDGES).lstrip(_LEAD_PUNCT))
-    word = word.removesuffix("()").rstrip(_TRAIL_PUNCT)
+    word = _without_possessive(word.strip(_NAME_EDGES).lstrip(LEAD_PUNCT))
+    word = word.removesuffix("()").rstrip(TRAIL_PUNCT)
     # a path of several folders as a turn reads one, from its first folder to its last:
     # "~/Genealogy/Scans/" and "/cluster/scratch/me" are "genealogy/scans" and
     # "cluster/scratch/me" ("~/jobs/", one folder, is no word "jobs")
@@ -152,7 +152,7 @@ def clean_query(text: str) -> str:
         w
         for w in text.split()
         if w[0] not in _NUMBER_STARTS  # most words: no number can start there
-        or number_term(w.rstrip(_TRAIL_PUNCT))
+        or number_term(w.rstrip(TRAIL_PUNCT))
         or not _BARE_NUMBER.match(w)
     ]  # "Grade 8." and "ISO 27001," keep their number
     return " ".join(words)[:MAX_QUERY_CHARS]
@@ -210,7 +210,7 @@ def read_text(text: str) -> tuple[list[tuple[str, bool]], tuple[tuple[str, ...],
             titled += not inner
         named = first and starts and len(word) > 2 and not raw.endswith(_POSSESSIVE_ENDS)
         held = (word, not inner) if named and _may_name(word) else None
-        if not in_name or raw[-1] in _RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
+        if not in_name or raw[-1] in RUN_BREAKS:  # "ask Maya, Tomás and Gary": three names
             if len(run) > 1 and titled:
                 runs.append(tuple(run))
             run, titled = [], 0
@@ -237,8 +237,8 @@ def _read_word(raw: str) -> tuple[str, bool, bool, bool]:
     """One whitespace-separated piece of text: its word ("" for none: punctuation, a number),
     whether a capital follows its first letter, whether its first letter is one, and whether
     it ends a sentence. Turns repeat their words, so each piece is read once."""
-    stripped = raw.lstrip(_LEAD_PUNCT).rstrip(_TRAIL_PUNCT)
-    stripped = _without_possessive(stripped).rstrip(_TRAIL_PUNCT)
+    stripped = raw.lstrip(LEAD_PUNCT).rstrip(TRAIL_PUNCT)
+    stripped = _without_possessive(stripped).rstrip(TRAIL_PUNCT)
     if ":" in stripped:
         stripped = _without_case_ending(stripped)
     ends = raw.rstrip("\"')]}*_”’»").endswith((".", "!", "?", ":"))
@@ -269,7 +269,6 @@ def _without_case_ending(word: str) -> str:
     return name if upper >= sum(ch.islower() for ch in name) else word
 
 
-_RUN_BREAKS = frozenset(',;:.!?)]}—–"”')
 # Capitalised by convention, not as part of a name: "Brightwater's March trial balance",
 # "tell Gwen I'm away"
 _MONTHS = "january february march april may june july august september october november december"
@@ -342,6 +341,8 @@ class QueryTerms:
     # words written in mixed case, a capital right after a small letter ("BaFin", "eID"),
     # alone or as a hyphenated word's part: how a name is written, not an everyday word
     mixed: frozenset[str] = frozenset()
+    # words with a Turkish case ending after an apostrophe (`suffixed_names`): names
+    suffixed: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -422,6 +423,10 @@ def parse_query(text: str) -> QueryTerms:
     seen.update(in_code)
     parts = joined_parts(words, text)
     words += [p for p in dict.fromkeys(parts) if p not in seen]  # "dagster-dbt", "BaFin-Auflagen"
+    suffixed: frozenset[str] = frozenset()
+    if "'" in cleaned or "’" in cleaned:
+        suffixed, after_names = suffixed_names(cleaned)
+        runs += after_names
     versioned = [
         m.group(1)
         for w in words
@@ -444,6 +449,7 @@ def parse_query(text: str) -> QueryTerms:
         # a function word is never written as a name ("Dan and Tim" are no Indonesian)
         languages=turn_languages(w for w, named in written if not named),
         mixed=_mixed_case(text),
+        suffixed=suffixed,
     )
 
 

@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.text.query import clean_query, name_forms, name_runs, normalize_name, parse_query
+from beliefs.text.query import (
+    clean_query,
+    name_forms,
+    name_runs,
+    normalize_name,
+    parse_query,
+    suffixed_names,
+)
 
 
 def test_names_index_as_one_lowercase_token() -> None:
@@ -191,3 +198,16 @@ def test_a_name_with_a_note_in_parentheses_is_also_the_name_before_it() -> None:
     assert name_forms("R. 71(3)") == (normalize_name("R. 71(3)"),)  # a clause, no note
     assert name_forms("Go") == ("go",)
     assert name_forms("()") == ()
+
+
+def test_a_turkish_case_ending_after_an_apostrophe_marks_a_name() -> None:
+    names, runs = suffixed_names("badem'in yorumları, Zeynep'le konuştum, trendyol'dan geldi")
+    assert names == {"badem", "zeynep", "trendyol"}
+    assert runs == ()
+    # after a word of another name: a name of two words
+    assert suffixed_names("orhan pamuk'un yeni kitabı") == (frozenset(), (("orhan", "pamuk"),))
+    # elisions and English contractions are no case endings
+    text = "le moulin n'a plus, quelqu'un m'a dit, it's what we'll do, dell'app"
+    assert suffixed_names(text) == (frozenset(), ())
+    assert parse_query("kardeşim dhl'de çalışıyor").runs == (("kardeşim", "dhl"),)
+    assert parse_query("badem'in yorumları").suffixed == {"badem"}
