@@ -2,9 +2,13 @@
 for Castorama, "Sonoffów" for Sonoff, "künefenin" for künefe.
 
 Polish, Czech, Slovak, Slovene, Serbo-Croatian, Lithuanian, Latvian, Russian, Ukrainian, Greek,
-Turkish, Finnish and Hungarian put a case ending on a name where English puts a preposition, and
-may change its last vowel before the ending, or drop the "e" of its last syllable ("klastra" for
-klaster, "Pekárka" for Pekárek); Indonesian and Malay put "my" and "your" there ("adekku"). No
+Turkish, Finnish, Hungarian and Icelandic put a case ending on a name where English puts a
+preposition (Romanian and Bulgarian put their article there: "covrigul"), and may change its last
+vowel before the ending, or drop the "e" of its last syllable ("klastra" for klaster, "Pekárka"
+for Pekárek); Polish writes a soft last consonant with an "i" before the ending ("Śledziowi" for
+Śledź) and opens a last syllable's "ó" ("Sokoła" for Sokół); Indonesian and Malay put "my" and
+"your" there ("adekku"). A name of two words takes the ending on its second ("gül ustaya" for Gül
+Usta). No
 stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so in a turn
 written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also read
 as a one-word alias it starts with, that alias being MIN_NAME letters or more and the ending
@@ -22,6 +26,9 @@ clause is a stemmed one: an everyday word reached so needs the belief's world (`
 
 from __future__ import annotations
 
+from itertools import pairwise
+from typing import cast
+
 from beliefs.index.bm25 import idf, label
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.clauses import BOOST_ALIAS_WORD, STEM_FACTOR, Matched
@@ -29,7 +36,10 @@ from beliefs.text.lexicon import COMMON_ZIPF, in_dictionary, zipf
 from beliefs.text.query import QueryTerms, is_telling
 
 INFLECTING = frozenset(
-    ["pl", "cs", "sk", "sl", "sh", "lt", "lv", "ru", "uk", "el", "tr", "fi", "hu", "id", "ms"]
+    [
+        *("pl", "cs", "sk", "sl", "sh", "lt", "lv", "ru", "uk", "el", "tr", "fi", "hu", "id"),
+        *("ms", "ro", "is", "bg"),
+    ]
 )
 MIN_NAME = 4
 MIN_WORD = 5
@@ -39,6 +49,7 @@ MAX_ENDING = 4
 # longer, so that a German noun's second half is no ending ("Vorschulkind")
 MAX_NAME_ENDING = 3
 _VOWELS = ("a", "o", "e", "ă", "ı")  # a name's last vowel a case ending replaces
+_SOFTENED = {"z": "ź", "s": "ś", "c": "ć", "n": "ń"}  # "zi" before a vowel is "ź" at a word's end
 # Letters Hebrew joins before a word (and, the, in, to, from, that, as) and Arabic's (and, so,
 # in, to, as; "ال" the article, taken as a pair)
 _HEBREW_CLITICS = frozenset("ובהלמשכ")
@@ -69,6 +80,31 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
         for token in bases:
             if token in aliases and _put(postings, n, matched, word, token):
                 break
+    if inflecting:
+        _last_inflected(postings, terms, n, matched)
+
+
+def _last_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: Matched) -> None:
+    """Aliases of two words the turn names with a case ending on the second ("gül ustaya" for
+    "Gül Usta", "pani Kowalskiej" for "pani Kowalska"), as such languages inflect a name of
+    several words: into `matched` as for one word."""
+    derived = postings.derived
+    firsts = cast(frozenset[str] | None, derived.get("alias-firsts"))
+    if firsts is None:
+        firsts = frozenset(a.split(" ", 1)[0] for a in postings.aliases if a.count(" ") == 1)
+        derived["alias-firsts"] = firsts
+    aliases = postings.aliases
+    for first, word in pairwise(terms.sequence):
+        if first not in firsts or len(word) < MIN_WORD or not word.isalpha():
+            continue
+        for base in _bases(word, MAX_ENDING):
+            token = f"{first} {base}"
+            if token not in aliases:
+                continue
+            if token in matched and matched[token][3] == "part":  # its first word alone
+                del matched[token]
+            if _put(postings, n, matched, f"{first} {word}", token):
+                break
 
 
 def _english(word: str) -> bool:
@@ -94,9 +130,14 @@ def _bases(word: str, longest: int) -> list[str]:
     for end in range(len(word) - 1, max(MIN_NAME, len(word) - longest) - 1, -1):
         stem = word[:end]
         out.append(stem)
+        if stem[-1] == "i" and stem[-2] in _SOFTENED:
+            # Polish writes a soft consonant before a vowel with an "i": "śledziowi" -> "śledź"
+            out.append(stem[:-2] + _SOFTENED[stem[-2]])
         if stem[-1] in _VOWELS:
             continue
         out.extend(stem + vowel for vowel in _VOWELS)
+        if stem[-2] == "o":  # Polish "ó" of a closed syllable: "sokoła" -> "sokół"
+            out.append(stem[:-2] + "ó" + stem[-1])
         if stem[-2] not in _VOWELS:
             # a vowel the ending dropped: "marka" -> "marek", "zbyszkiem" -> "zbyszek"
             out.append(stem[:-1] + "e" + stem[-1])
