@@ -46,7 +46,7 @@ _TO_ME = r"[mt]['’]|(?:me|te|lui|nous|mi|ti|gli|le|les)\s+"
 # ... and an auxiliary after it: "Montse me ha dicho", "Rose m'a dit", "Jonas hat gefragt"
 _AUX = r"(?:ha|a|hat|heeft|har|è)\s+"
 # A name may take an article at a clause's start: "A Inês disse…", "o Diego perguntou…"
-_ARTICLE = r"(?:(?:o|a|la|il|el|lo|der|die)\s+)?"
+_ARTICLE = r"(?:(?:o|a|la|il|el|lo|der|die|si)\s+)?"  # "si": Tagalog's before a name
 _SPEAKER = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)"
     rf"{_ARTICLE}(\w[\w'’-]*)\s+"
@@ -84,11 +84,14 @@ _LIVING = (
     "vomitou|mordeu|latiu|fugiu|comió|vomitó|mordió|ladra|mangé|vomi|mordu|aboie|gegeten|"
     "kotst|blaft|spiste|bet|kastet|zjadł|zjadła|zwymiotował|zwymiotowała|ugryzł|ugryzła|"
     "yedi|kustu|ısırdı|söi|oksensi|puri|muntah|gigit|braakt|spuugt|ametapika|anatapika|"
-    "coughs|coughing|coughed|tousse|hustet|tose|tosse"
+    "coughs|coughing|coughed|tousse|hustet|tose|tosse|eat|eating|"
+    "mancat|mâncat|vomitat|muscat|mușcat|latrat|lătrat|mangiato|vomitato|morso|abbaia|"
+    "nagsuka|sumuka|kumain|kinain|kumagat|nangagat|tumahol|amekula|hajala|"
+    "sežral|snědl|zvracel|zvrací|kousl|pokousal"
 )
 _LIVING_ACT = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+){_ARTICLE}([^\W\d_][\w'’-]*)\s+"
-    rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja)\s+){{0,2}}(?:{_LIVING})2?\b",
+    rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja|hasn't|hasnt|won't|wont|isn't|isnt|didn't|didnt)\s+){{0,2}}(?:{_LIVING})2?\b",
     re.IGNORECASE,
 )
 # ... or that opens a clause marked as its doer by Hindi's "ne" ("scala ne subah se 3 baar
@@ -187,7 +190,8 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
     says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
     sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn"), did what
-    only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove"), is marked as the
+    only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove", "covrigul a mancat",
+    "si kape nagsuka", "pixel hasn't eaten"), is marked as the
     doer by Hindi's "ne" (`_DOER`) or, in a German turn, wants something (`_WANTS`: "Beat
     will…")."""
     german = "de" in terms.languages and "will" in terms.sequence

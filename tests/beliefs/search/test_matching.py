@@ -1022,6 +1022,35 @@ def test_an_ending_may_drop_a_name_s_last_vowel_and_slovene_inflects_too() -> No
     assert set(matches(index, "ali imamo z vinagom še pogodbo za to leto?")) == {"m"}
 
 
+def test_polish_softens_a_name_s_last_consonant_and_opens_its_o_before_an_ending() -> None:
+    cat = belief("s", "cat_sledz", ["Śledź"], content="Śledź, stary kot, je tylko karmę nerkową.")
+    service = belief("k", "service_sokol", ["Sokół"], content="Sokół scores fraud for the ledger.")
+    index = index_of(cat, service, filler=10)
+    # "ź" before a vowel is written "zi", and a closed syllable's "ó" opens to "o"
+    turn = "kupiłem Śledziowi nową karmę nerkową, nie chce jej tknąć"
+    assert matches(index, turn) == {"s": [("śledziowi~śledź", "stemmed", "domain word 'karmę'")]}
+    assert set(matches(index, "jak odpalić Sokoła lokalnie? ledger nie ma fraud score")) == {"k"}
+
+
+def test_a_case_ending_on_the_last_word_of_a_two_word_name_is_the_name() -> None:
+    chef = belief("g", "chef_gul", ["Gül Usta"], content="Gül Usta is the head pastry chef.")
+    index = index_of(chef, filler=10)
+    assert set(matches(index, "gül ustaya bu sene ne kadar zam yapsam, enflasyon %30")) == {"g"}
+
+
+def test_a_turkish_case_ending_after_an_apostrophe_writes_a_name() -> None:
+    shop = belief("b", "pastry_shop_badem", ["Badem"], content="Badem is the user's patisserie.")
+    cat = belief("p", "cat_pamuk", ["Pamuk"], content="Pamuk is the shop's white cat.")
+    index = index_of(shop, cat, filler=10)
+    written = "written as a name"
+    turn = "badem'in google yorumlarına cevap yazar mısın, biri 'pasta kuruydu' diye 1 yıldız"
+    assert matches(index, turn) == {"b": [("badem", "exact", written)]}
+    assert matches(index, "badem ezmesi için iyi bir tarif var mı, bu akşam yapacağım") == {}
+    assert matches(index, "pamuk'un aşıları ne zaman") == {"p": [("pamuk", "exact", written)]}
+    # after another name's word it is that name's ("orhan pamuk'un"), unless the belief says so
+    assert matches(index, "orhan pamuk'un yeni kitabı çıktı mı") == {}
+
+
 def test_a_name_in_quotes_or_a_list_and_a_call_in_a_formula_are_read() -> None:
     hymn = belief("h", "vicar_hymns", ["Fr Simon"], rejected_alternatives=["Shine, Jesus, Shine"])
     lookups = belief("x", "excel_xlookup", ["XLOOKUP"], rejected_alternatives=["VLOOKUP"])
@@ -1117,6 +1146,11 @@ def test_a_name_that_did_what_only_a_living_thing_does_is_the_belief_s() -> None
     assert set(matches(index, "o kafka vomitou de novo hj cedo")) == {"c"}
     assert matches(index, "are puma trainers any good for running?") == {}
     assert matches(index, "the puma ate a deer on the nature show") == {}  # not the user's Puma
+    # in the languages users write, with Tagalog's "si" before a name, and in English refusing
+    assert set(matches(index, "puma a mancat ceva de pe jos, ce ii dau?")) == {"d"}  # Romanian
+    assert set(matches(index, "si kafka nagsuka 2x kanina, bigyan ko ba ng lugaw?")) == {"c"}
+    assert set(matches(index, "puma hasn't eaten since last night, should i worry?")) == {"d"}
+    assert matches(index, "puma is eating into our margins this quarter") == {}
 
 
 def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
