@@ -1,16 +1,18 @@
-"""Words a turn mentions rather than uses: those it asks the meaning of, and the person it asks
-who was.
+"""Words a turn mentions rather than uses: those it asks the meaning of, the one word it asks
+what it is, and the person it asks who was.
 
 "what does 'sectio' literally mean in latin", "toplantıda biri 'that ship has sailed' dedi, ne
 demek", "como le explico que significa 'la banda'": a word in quotes in a turn that asks what
 something means is the word itself, not the user's thing that bears it (the midwife's note on
 sectio, the shop's shipping rules, the band). "who was Dowding exactly?", "who was billy
 bremner?": the user asks who someone was because they do not know them, so the name is not
-their colleague's or their dog's. Such words name no belief (`beliefs.search.matcher`).
+their colleague's or their dog's. "what's an SBAR?", "ce e AE?", "CRM là gì": a word the turn
+asks what it is, alone before the question mark, is one the user does not know. Such words name
+no belief (`beliefs.search.matcher`).
 
 A quoted word in a turn that asks nothing of its meaning still names ("the 'Going Home' sheet
-again"), and so does "who is Priya again?": the present tense asks after someone the user may
-know.
+again"), and so do "who is Priya again?" (the present tense asks after someone the user may
+know), "what is Atlas again?" and "what's the CRM export limit?".
 """
 
 from __future__ import annotations
@@ -31,6 +33,21 @@ _QUOTED = re.compile(r"(?<!\w)['\"‘“«]([^'\"’”»]{1,60})['\"’”»](?
 # The name after "who was": up to three words
 _WHO_WAS = re.compile(r"\bwho (?:was|were)\s+((?:[^\W\d_][\w'’-]*\s*){1,3})", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_][\w'’+#.-]*")
+# What a thing is, asked of one word the turn names bare or with "a" and nothing after but
+# "exactly" and the question mark ("what's an SBAR?", "c'est quoi un ETF ?", "ce e AE?", "wat is
+# SEO precies?", "CRM là gì", "IBAN nedir"): not of "the", "my" or "that" thing,
+# nor "again", which asks after something the user knows ("what is Atlas again?")
+_NOT_NAMED = "the|my|our|your|this|that|it|la|le|les|el|los|las|der|die|das|de|het"
+_NAMED = rf"((?!(?:{_NOT_NAMED})\b)[^\W\d_][\w+#.-]*)"
+_WHAT_IS = re.compile(
+    r"(?:\bwhat(?:['’]s| is| are)|\bc['’]est quoi|\bqu['’]est-ce que c['’]est|\bce (?:e|este)"
+    r"|\b(?:qué|que|o que) (?:es|é)|\bcos['’]è|\bwat is|\bwas ist|\bco to (?:jest)?|\bapa itu"
+    r"|\bano (?:ang|yung))\s+(?:(?:an?|un|une|una|um|uma|een|ein|eine|o)\s+)?"
+    + _NAMED
+    + r"\s*(?:exactly|precisely|precies|eigenlijk|genau|exactement|exactamente)?\s*\?",
+    re.IGNORECASE,
+)
+_IS_WHAT = re.compile(r"(?:^|\s)([^\W\d_][\w+#.-]*)\s+(?:là gì|nedir)\b", re.IGNORECASE)
 
 
 def asked_about(terms: QueryTerms) -> frozenset[str]:
@@ -41,9 +58,15 @@ def asked_about(terms: QueryTerms) -> frozenset[str]:
     if quotes and _MEANING.search(text):
         for inside in _QUOTED.findall(text):
             out.update(word.lower() for word in _WORD.findall(inside))
-    if "who w" in text.lower():
+    lowered = text.lower()
+    if "who w" in lowered:
         for run in _WHO_WAS.findall(text):
             out.update(word.lower() for word in _WORD.findall(run))
+    if "?" in text:
+        for named in _WHAT_IS.findall(text):
+            out.update(word.lower() for word in _WORD.findall(named))
+    if "là gì" in lowered or "nedir" in lowered:
+        out.update(word.lower() for word in _IS_WHAT.findall(text))
     return frozenset(out)
 
 

@@ -1245,6 +1245,18 @@ def test_a_word_the_turn_asks_the_meaning_of_is_mentioned_not_meant() -> None:
     assert set(matches(index, "ensayo de 'la banda' el jueves, qué llevo?")) == {"l"}
 
 
+def test_a_word_the_turn_asks_what_it_is_is_mentioned_not_meant() -> None:
+    tyres = belief("a", "client_anvelope_express", ["AE"], content="AE sells tyres online.")
+    crm = belief("c", "crm_hubspot", ["CRM"], content="The CRM is HubSpot; exports cap at 10k.")
+    index = index_of(tyres, crm, filler=10)
+    assert matches(index, "a client wrote 'our AE will reach out', ce e AE?") == {}
+    assert matches(index, "what's an AE exactly?") == {}
+    assert matches(index, "sales pipeline trong CRM là gì vậy") == {}
+    # the user's own thing asked after, or what it does, is meant
+    assert set(matches(index, "what is AE again? the tyre client?")) == {"a"}
+    assert set(matches(index, "what's the CRM export limit?")) == {"c"}
+
+
 def test_a_word_inside_a_matched_name_names_that_thing_not_another_alias() -> None:
     events = belief(
         "e", "fct_events_incremental", ["fct events"], content="fct_events has a 3-day lookback."
