@@ -47,6 +47,17 @@ _WHAT_IS = re.compile(
     + r"\s*(?:exactly|precisely|precies|eigenlijk|genau|exactement|exactamente)?\s*\?",
     re.IGNORECASE,
 )
+# a word each alternative of `_MEANING` and `_WHAT_IS` holds, lower-cased
+_MEANING_WORDS = (
+    *("mean", "translat", "signif", "veut dire", "bedeut", "heißt", "betekent", "znaczy"),
+    *("oznacza", "demek", "anlamı", "σημαίνει", "matlab", "vuol dire", "quer dizer", "bety"),
+    *("tarkoittaa", "jelent", "znamená", "означает", "значит"),
+)
+_WHAT_IS_WORDS = (
+    *("what", "quoi", "c'est", "c’est", "ce e", "qué es", "que es", "que é", "cos'è", "cos’è"),
+    *("wat is", "was ist", "co to", "apa itu", "ano "),
+)
+_WHAT_IS_REACH = 60  # characters before a question mark that can hold such a question
 _IS_WHAT = re.compile(r"(?:^|\s)([^\W\d_][\w+#.-]*)\s+(?:là gì|nedir)\b", re.IGNORECASE)
 
 
@@ -54,17 +65,23 @@ def asked_about(terms: QueryTerms) -> frozenset[str]:
     """The turn's words (lower-cased) it mentions rather than uses (see the module)."""
     text = terms.cleaned
     out: set[str] = set()
+    lowered = text.lower()
     quotes = "'" in text or '"' in text or not text.isascii()  # curly quotes are not ASCII
-    if quotes and _MEANING.search(text):
+    # the patterns only where a word of theirs is (most turns hold none): each is many
+    # alternatives, slower to search than the words are to find
+    if quotes and any(word in lowered for word in _MEANING_WORDS) and _MEANING.search(text):
         for inside in _QUOTED.findall(text):
             out.update(word.lower() for word in _WORD.findall(inside))
-    lowered = text.lower()
     if "who w" in lowered:
         for run in _WHO_WAS.findall(text):
             out.update(word.lower() for word in _WORD.findall(run))
-    if "?" in text:
-        for named in _WHAT_IS.findall(text):
-            out.update(word.lower() for word in _WORD.findall(named))
+    if "?" in text and any(word in lowered for word in _WHAT_IS_WORDS):
+        at = text.find("?")
+        while at >= 0:  # the question reads in the words before its mark
+            asked = _WHAT_IS.search(text, max(0, at - _WHAT_IS_REACH), at + 1)
+            if asked is not None:
+                out.update(word.lower() for word in _WORD.findall(asked.group(1)))
+            at = text.find("?", at + 1)
     if "là gì" in lowered or "nedir" in lowered:
         out.update(word.lower() for word in _IS_WHAT.findall(text))
     return frozenset(out)
