@@ -6,13 +6,14 @@ demek", "como le explico que significa 'la banda'": a word in quotes in a turn t
 something means is the word itself, not the user's thing that bears it (the midwife's note on
 sectio, the shop's shipping rules, the band). "who was Dowding exactly?", "who was billy
 bremner?": the user asks who someone was because they do not know them, so the name is not
-their colleague's or their dog's. "what's an SBAR?", "ce e AE?", "CRM là gì": a word the turn
-asks what it is, alone before the question mark, is one the user does not know. Such words name
-no belief (`beliefs.search.matcher`).
+their colleague's or their dog's. "what's an SBAR?", "c'est quoi un ETF ?", "they wrote 'our
+AE will call', ce e AE?": a word the turn asks what it is, alone before the question mark, with
+"a" or quoted before, is one the user does not know. Such words name no belief
+(`beliefs.search.matcher`).
 
 A quoted word in a turn that asks nothing of its meaning still names ("the 'Going Home' sheet
 again"), and so do "who is Priya again?" (the present tense asks after someone the user may
-know), "what is Atlas again?" and "what's the CRM export limit?".
+know), "what's Atlas?", "what is Atlas again?" and "what's the CRM export limit?".
 """
 
 from __future__ import annotations
@@ -33,16 +34,16 @@ _QUOTED = re.compile(r"(?<!\w)['\"‘“«]([^'\"’”»]{1,60})['\"’”»](?
 # The name after "who was": up to three words
 _WHO_WAS = re.compile(r"\bwho (?:was|were)\s+((?:[^\W\d_][\w'’-]*\s*){1,3})", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_][\w'’+#.-]*")
-# What a thing is, asked of one word the turn names bare or with "a" and nothing after but
-# "exactly" and the question mark ("what's an SBAR?", "c'est quoi un ETF ?", "ce e AE?", "wat is
-# SEO precies?", "CRM là gì", "IBAN nedir"): not of "the", "my" or "that" thing,
-# nor "again", which asks after something the user knows ("what is Atlas again?")
+# What a thing is, asked of one word with nothing after but "exactly" and the question mark,
+# named with "a" ("what's an SBAR?", "c'est quoi un ETF ?") or quoted before ("they wrote 'our AE
+# will call', ce e AE?"): not of "the", "my" or "that" thing, nor bare ("what's Atlas?" may ask
+# after the user's own), nor "again", which asks after something the user knows
 _NOT_NAMED = "the|my|our|your|this|that|it|la|le|les|el|los|las|der|die|das|de|het"
 _NAMED = rf"((?!(?:{_NOT_NAMED})\b)[^\W\d_][\w+#.-]*)"
 _WHAT_IS = re.compile(
     r"(?:\bwhat(?:['’]s| is| are)|\bc['’]est quoi|\bqu['’]est-ce que c['’]est|\bce (?:e|este)"
     r"|\b(?:qué|que|o que) (?:es|é)|\bcos['’]è|\bwat is|\bwas ist|\bco to (?:jest)?|\bapa itu"
-    r"|\bano (?:ang|yung))\s+(?:(?:an?|un|une|una|um|uma|een|ein|eine|o)\s+)?"
+    r"|\bano (?:ang|yung))\s+((?:an?|un|une|una|um|uma|een|ein|eine|o)\s+)?"
     + _NAMED
     + r"\s*(?:exactly|precisely|precies|eigenlijk|genau|exactement|exactamente)?\s*\?",
     re.IGNORECASE,
@@ -58,7 +59,6 @@ _WHAT_IS_WORDS = (
     *("wat is", "was ist", "co to", "apa itu", "ano "),
 )
 _WHAT_IS_REACH = 60  # characters before a question mark that can hold such a question
-_IS_WHAT = re.compile(r"(?:^|\s)([^\W\d_][\w+#.-]*)\s+(?:là gì|nedir)\b", re.IGNORECASE)
 
 
 def asked_about(terms: QueryTerms) -> frozenset[str]:
@@ -80,11 +80,16 @@ def asked_about(terms: QueryTerms) -> frozenset[str]:
         while at >= 0:  # the question reads in the words before its mark
             asked = _WHAT_IS.search(text, max(0, at - _WHAT_IS_REACH), at + 1)
             if asked is not None:
-                out.update(word.lower() for word in _WORD.findall(asked.group(1)))
+                article, named = asked.groups()
+                if article or named.lower() in quoted(text):
+                    out.add(named.lower())
             at = text.find("?", at + 1)
-    if "là gì" in lowered or "nedir" in lowered:
-        out.update(word.lower() for word in _IS_WHAT.findall(text))
     return frozenset(out)
+
+
+def quoted(text: str) -> frozenset[str]:
+    """The words of `text` in quotes, lower-cased."""
+    return frozenset(w.lower() for inside in _QUOTED.findall(text) for w in _WORD.findall(inside))
 
 
 def mentioned(query: str, asked: frozenset[str]) -> bool:
