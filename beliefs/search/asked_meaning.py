@@ -70,8 +70,7 @@ def asked_about(terms: QueryTerms) -> frozenset[str]:
     # the patterns only where a word of theirs is (most turns hold none): each is many
     # alternatives, slower to search than the words are to find
     if quotes and any(word in lowered for word in _MEANING_WORDS) and _MEANING.search(text):
-        for inside in _QUOTED.findall(text):
-            out.update(word.lower() for word in _WORD.findall(inside))
+        out.update(quoted(text))
     if "who w" in lowered:
         for run in _WHO_WAS.findall(text):
             out.update(word.lower() for word in _WORD.findall(run))

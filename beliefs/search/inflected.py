@@ -8,14 +8,13 @@ vowel before the ending, or drop the "e" of its last syllable ("klastra" for kla
 for Pekárek); Polish writes a soft last consonant with an "i" before the ending ("Śledziowi" for
 Śledź) and opens a last syllable's "ó" ("Sokoła" for Sokół); Indonesian and Malay put "my" and
 "your" there ("adekku"). A name of two words takes the ending on its second ("gül ustaya" for Gül
-Usta). No
-stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so in a turn
-written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is also read
-as a one-word alias it starts with, that alias being MIN_NAME letters or more and the ending
-MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced or its dropped "e" put back. A
-turn too terse to tell its language by ("pitäiskö sittenkin siirtyä Godotiin?") still writes a name
-with a capital: in a turn of any language such a word is read so too, when English neither uses nor
-lists it, with an ending of MAX_NAME_ENDING letters or fewer.
+Usta). No stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so
+in a turn written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is
+also read as a one-word alias it starts with, that alias being MIN_NAME letters or more and the
+ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced or its dropped "e"
+put back. A turn too terse to tell its language by ("pitäiskö sittenkin siirtyä Godotiin?") still
+writes a name with a capital: in a turn of any language such a word is read so too, when English
+neither uses nor lists it, with an ending of MAX_NAME_ENDING letters or fewer.
 
 Hebrew and Arabic write "and", "the", "in", "to", "from" as letters before the word they join
 ("בתורנות" is "in" and "תורנות", "بالمكتب" is "in the" and "مكتب"): a word in either script is

@@ -89,9 +89,14 @@ _LIVING = (
     "nagsuka|sumuka|kumain|kinain|kumagat|nangagat|tumahol|amekula|hajala|"
     "sežral|snědl|zvracel|zvrací|kousl|pokousal"
 )
+# the words that may stand between the name and the act: "has", "just", "again", and a refusal
+_BEFORE_ACT = (
+    "has|had|just|again|hat|ist|heeft|har|ha|a|já|ja|"
+    "hasn't|hasnt|won't|wont|isn't|isnt|didn't|didnt"
+)
 _LIVING_ACT = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+){_ARTICLE}([^\W\d_][\w'’-]*)\s+"
-    rf"(?:(?:has|had|just|again|hat|ist|heeft|har|ha|a|já|ja|hasn't|hasnt|won't|wont|isn't|isnt|didn't|didnt)\s+){{0,2}}(?:{_LIVING})2?\b",
+    rf"(?:(?:{_BEFORE_ACT})\s+){{0,2}}(?:{_LIVING})2?\b",
     re.IGNORECASE,
 )
 # ... or that opens a clause marked as its doer by Hindi's "ne" ("scala ne subah se 3 baar
@@ -191,9 +196,8 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
     sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn"), did what
     only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove", "covrigul a mancat",
-    "si kape nagsuka", "pixel hasn't eaten"), is marked as the
-    doer by Hindi's "ne" (`_DOER`) or, in a German turn, wants something (`_WANTS`: "Beat
-    will…")."""
+    "si kape nagsuka", "pixel hasn't eaten"), is marked as the doer by Hindi's "ne" (`_DOER`)
+    or, in a German turn, wants something (`_WANTS`: "Beat will…")."""
     german = "de" in terms.languages and "will" in terms.sequence
     if _PERSONAL_VERBS.isdisjoint(terms.sequence) and not german:
         return frozenset()
