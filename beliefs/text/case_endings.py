@@ -28,17 +28,21 @@ def suffixed_names(text: str) -> tuple[frozenset[str], tuple[tuple[str, ...], ..
     function word ("orhan pamuk'un": the writer's Pamuk, not the user's cat Pamuk)."""
     alone: set[str] = set()
     runs: list[tuple[str, ...]] = []
-    before = ""
+    before, ended = "", True  # the word before and whether a break ended it
     for raw in text.split():
         word = raw.strip(LEAD_PUNCT).rstrip(TRAIL_PUNCT).lower()
         match = _TURKISH_ENDING.fullmatch(word)
         if match is not None and match.group(1) not in _ELIDED:
             name = match.group(1)
-            if before:
+            if not ended and _names(before):
                 runs.append((before, name))
             else:
                 alone.add(name)
-        ends = raw[-1] in RUN_BREAKS
-        named = word.isalpha() and not (is_function_word(word) or is_function_word_elsewhere(word))
-        before = word if named and not ends else ""
+        before, ended = word, raw[-1] in RUN_BREAKS
     return frozenset(alone), tuple(runs)
+
+
+def _names(word: str) -> bool:
+    """Whether `word` may be a word of a name: letters, and no function word of any language
+    (read only before a suffixed name, not for every word of the turn)."""
+    return word.isalpha() and not (is_function_word(word) or is_function_word_elsewhere(word))
