@@ -8,13 +8,16 @@ vowel before the ending, or drop the "e" of its last syllable ("klastra" for kla
 for Pekárek); Polish writes a soft last consonant with an "i" before the ending ("Śledziowi" for
 Śledź) and opens a last syllable's "ó" ("Sokoła" for Sokół); Indonesian and Malay put "my" and
 "your" there ("adekku"). A name of two words takes the ending on its second ("gül ustaya" for Gül
-Usta). No stemmer the index ships reads those (Snowball has no Polish, Czech or Ukrainian), so
-in a turn written in one of them (`lexicon.turn_languages`) a word of MIN_WORD letters or more is
-also read as a one-word alias it starts with, that alias being MIN_NAME letters or more and the
-ending MAX_ENDING letters or fewer, the alias's last vowel perhaps replaced or its dropped "e"
-put back. A turn too terse to tell its language by ("pitäiskö sittenkin siirtyä Godotiin?") still
-writes a name with a capital: in a turn of any language such a word is read so too, when English
-neither uses nor lists it, with an ending of MAX_NAME_ENDING letters or fewer.
+Usta). Georgian inflects its names too ("ტუშეთში" for ტუშეთი), and Cyrillic and Greek words put
+back their own vowels ("пиріжка" for Пиріжок). No stemmer the index ships reads those (Snowball
+has no Polish, Czech or Ukrainian), so in a turn written in one of them
+(`lexicon.turn_languages`), or for a word in Georgian's script in any turn, a word of MIN_WORD
+letters or more is also read as a one-word alias it starts with, that alias being MIN_NAME
+letters or more and the ending MAX_ENDING letters or fewer, the alias's last vowel perhaps
+replaced or its dropped vowel put back. A turn too terse to tell its language by ("pitäiskö
+sittenkin siirtyä Godotiin?") still writes a name with a capital: in a turn of any language
+such a word is read so too, when English neither uses nor lists it, with an ending of
+MAX_NAME_ENDING letters or fewer.
 
 Hebrew and Arabic write "and", "the", "in", "to", "from" as letters before the word they join
 ("בתורנות" is "in" and "תורנות", "بالمكتب" is "in the" and "مكتب"): a word in either script is
@@ -47,7 +50,20 @@ MAX_ENDING = 4
 # starts: "siirtyä Godotiin", "lecę do Wrocławia") that English neither uses nor lists; no
 # longer, so that a German noun's second half is no ending ("Vorschulkind")
 MAX_NAME_ENDING = 3
-_VOWELS = ("a", "o", "e", "ă", "ı")  # a name's last vowel a case ending replaces
+# A name's last vowel a case ending replaces, and the vowel an ending drops from a name's last
+# syllable, by the script the word is written in: Latin ("Marek" -> "Marka"), Cyrillic
+# ("Олена" -> "Олену", "Пиріжок" -> "Пиріжка", "Андрій" -> "Андрія"), Greek ("Γιώργος" ->
+# "Γιώργο") and Georgian ("ნანა" -> "ნანამ", "ტუშეთი" -> "ტუშეთში")
+_VOWELS = ("a", "o", "e", "ă", "ı")
+_DROPPED = ("e",)
+_SCRIPT_VOWELS = (
+    ("\u0400", "\u04ff", ("а", "о", "е", "я", "і", "и", "ь"), ("о", "е")),
+    ("\u0370", "\u03ff", ("ος", "ας", "ης", "α", "η", "ο"), ()),
+    ("\u10d0", "\u10ff", ("ი", "ა", "ო", "ე"), ()),
+)
+# Georgian writes its names with case endings too, in a script no other language writes and
+# wordfreq does not list: a word in it is read so in any turn
+_GEORGIAN = ("\u10d0", "\u10ff")
 _SOFTENED = {"z": "ź", "s": "ś", "c": "ć", "n": "ń"}  # "zi" before a vowel is "ź" at a word's end
 # Letters Hebrew joins before a word (and, the, in, to, from, that, as) and Arabic's (and, so,
 # in, to, as; "ال" the article, taken as a pair)
@@ -67,10 +83,13 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
                 break
     inflecting = not terms.languages.isdisjoint(INFLECTING)
     marked = terms.marked
-    for word in terms.words if inflecting else [w for w in terms.words if w in marked]:
+    for word in terms.words:
+        georgian = _GEORGIAN[0] <= word[:1] <= _GEORGIAN[1]
+        if not (inflecting or georgian or word in marked):
+            continue
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
             continue
-        if inflecting:
+        if inflecting or georgian:
             bases = _bases(word, MAX_ENDING)
         elif not _english(word):
             bases = _bases(word, MAX_NAME_ENDING)
@@ -125,22 +144,35 @@ def _bases(word: str, longest: int) -> list[str]:
     """The names `word` (all letters) may inflect, longest first: itself less an ending, and
     that with a last vowel put back ("castoramie" -> "castoram" -> "castorama") or a dropped
     "e" ("marka" -> "marek")."""
+    vowels, dropped, latin = _vowels_of(word)
     out = []
     for end in range(len(word) - 1, max(MIN_NAME, len(word) - longest) - 1, -1):
         stem = word[:end]
         out.append(stem)
-        if stem[-1] == "i" and stem[-2] in _SOFTENED:
+        if latin and stem[-1] == "i" and stem[-2] in _SOFTENED:
             # Polish writes a soft consonant before a vowel with an "i": "śledziowi" -> "śledź"
             out.append(stem[:-2] + _SOFTENED[stem[-2]])
-        if stem[-1] in _VOWELS:
+        if stem[-1] in vowels:
+            if stem[-1] == "і" or stem[-1] == "и":  # "андрія" -> "андрій"
+                out.append(stem + "й")
             continue
-        out.extend(stem + vowel for vowel in _VOWELS)
-        if stem[-2] == "o":  # Polish "ó" of a closed syllable: "sokoła" -> "sokół"
+        out.extend(stem + vowel for vowel in vowels)
+        if latin and stem[-2] == "o":  # Polish "ó" of a closed syllable: "sokoła" -> "sokół"
             out.append(stem[:-2] + "ó" + stem[-1])
-        if stem[-2] not in _VOWELS:
-            # a vowel the ending dropped: "marka" -> "marek", "zbyszkiem" -> "zbyszek"
-            out.append(stem[:-1] + "e" + stem[-1])
+        if stem[-2] not in vowels:
+            # a vowel the ending dropped: "marka" -> "marek", "пиріжка" -> "пиріжок"
+            out.extend(stem[:-1] + vowel + stem[-1] for vowel in dropped)
     return out
+
+
+def _vowels_of(word: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """The vowels an ending replaces and those it drops, for the script of `word`'s last letter,
+    and whether that script is Latin."""
+    last = word[-1]
+    for first, end, vowels, dropped in _SCRIPT_VOWELS:
+        if first <= last <= end:
+            return vowels, dropped, False
+    return _VOWELS, _DROPPED, True
 
 
 def _without_clitics(word: str) -> list[str]:

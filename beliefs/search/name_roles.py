@@ -38,19 +38,26 @@ _SPEAKS = (
     "bola|boli|kaha|pucha|poocha|likha|"
     "forgot|forgets|vill|vil|sendte|sendt|pingade|skickade|"
     "gestuur|no puede|no pudo|no viene|no vino|kann nicht|kommt nicht|peut pas|vient pas|"
-    "non può|não pode|não vem|nie może|nie przyjdzie|kan inte|kan ikke|kan niet|komt niet"
+    "non può|não pode|não vem|nie może|nie przyjdzie|kan inte|kan ikke|kan niet|komt niet|"
+    "pisze|dzwoni|wysłał|wysłała|komt|kwam|belt|appt|mailt|"
+    "pidiendo|diciendo|preguntando|pedindo|dizendo|perguntando|"
+    "каже|казав|казала|сказав|сказала|пише|написав|написала|питає|питав|питала|хоче|просить|"
+    "скинув|скинула|дзвонив|дзвонила|говорит|сказал|пишет|написал|спрашивает|спросил|спросила|"
+    "хочет|просит|скинул|звонил|звонила"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"
 _TO_ME = r"[mt]['’]|(?:me|te|lui|nous|mi|ti|gli|le|les)\s+"
+# ... or "already", "still", "again" in the languages users write: "O Rui já mandou…"
+_ALREADY = "já|ya|déjà|schon|już|al|allerede|redan|ainda|todavía|encore|noch|ancora|già|znowu"
 # ... and an auxiliary after it: "Montse me ha dicho", "Rose m'a dit", "Jonas hat gefragt"
-_AUX = r"(?:ha|a|hat|heeft|har|è)\s+"
+_AUX = r"(?:ha|a|hat|heeft|har|è|está|estaba|estava)\s+"
 # A name may take an article at a clause's start: "A Inês disse…", "o Diego perguntou…"
 _ARTICLE = r"(?:(?:o|a|la|il|el|lo|der|die|si)\s+)?"  # "si": Tagalog's before a name
 _SPEAKER = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)"
     rf"{_ARTICLE}(\w[\w'’-]*)\s+"
-    rf"(?:(?:has|had|just|already|also|now|still|then|kindly)\s+){{0,2}}"
+    rf"(?:(?:has|had|just|already|also|now|still|then|kindly|{_ALREADY})\s+){{0,2}}"
     rf"(?:{_TO_ME})?(?:{_AUX})?(?:{_SPEAKS})\b",
     re.IGNORECASE,
 )
@@ -61,7 +68,11 @@ _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
     "speak to|loop in|up with|in with|meeting with|call with|slot with|sync with|1:1 with|"
     "lunch with|coffee with|session with|"
     "ask|asking|tell|telling|ping|pinging|email|emailing|message|messaging|text|texting|"
-    "remind|reminding|thank|cc"
+    "remind|reminding|thank|cc|"
+    "email para|mensagem para|mail para|correo a|mensaje a|mail à|message à|écrire à|mail an|"
+    "nachricht an|schreib|napisz do|mail do|wiadomość do|mail til|póst til|melding til|"
+    "mail till|meddelande till|lettera a|messaggio a|scrivi a|mail aan|bericht aan|app aan|"
+    "написати|напиши|написать"
 )
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them ("bring it up
@@ -87,7 +98,9 @@ _LIVING = (
     "coughs|coughing|coughed|tousse|hustet|tose|tosse|eat|eating|"
     "mancat|mâncat|vomitat|muscat|mușcat|latrat|lătrat|mangiato|vomitato|morso|abbaia|"
     "nagsuka|sumuka|kumain|kinain|kumagat|nangagat|tumahol|amekula|hajala|"
-    "sežral|snědl|zvracel|zvrací|kousl|pokousal"
+    "sežral|snědl|zvracel|zvrací|kousl|pokousal|"
+    "fever|feber|fieber|koorts|fiebre|fièvre|febbre|febre|gorączkę|gorączka|horečku|kuumetta|"
+    "ateş|demam|homa|температура|температуру"
 )
 # the words that may stand between the name and the act: "has", "just", "again", and a refusal
 _BEFORE_ACT = (
@@ -192,7 +205,8 @@ def possessive_opener(terms: QueryTerms) -> str:
 
 def speakers(terms: QueryTerms) -> frozenset[str]:
     """The turn's words that open a clause as someone saying or wanting something
-    (`_SPEAKER`: "Rose says…", "Hope has asked…", "…, Marco wants to leave it"; not "my gut
+    (`_SPEAKER`: "Rose says…", "Hope has asked…", "O Rui já mandou…", "mario pisze…", "оля
+    скинула…", "…, Marco wants to leave it"; not "my gut
     says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
     sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn"), did what
     only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove", "covrigul a mancat",

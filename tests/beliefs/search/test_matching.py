@@ -1032,6 +1032,18 @@ def test_polish_softens_a_name_s_last_consonant_and_opens_its_o_before_an_ending
     assert set(matches(index, "jak odpalić Sokoła lokalnie? ledger nie ma fraud score")) == {"k"}
 
 
+def test_cyrillic_and_georgian_names_take_their_own_vowels_before_an_ending() -> None:
+    cat = belief("p", "cat_pyrizhok", ["Пиріжок"], content="Пиріжок is the user's ginger cat.")
+    artist = belief("o", "composer_olena", ["Олена"], content="Олена writes the game's music.")
+    road = belief("t", "apiary_tusheti", ["ტუშეთი"], content="The summer apiary in Tusheti.")
+    index = index_of(cat, artist, road, filler=10)
+    # a dropped "о" put back, and the "а" an ending replaced
+    assert set(matches(index, "пиріжка нудить другий день після нового корму")) == {"p"}
+    assert set(matches(index, "треба написати олені про нові треки")) == {"o"}
+    # Georgian writes no capitals and has no word list: its words are read so in any turn
+    assert set(matches(index, "ტუშეთში წელს როდის ავიტანო სკები?")) == {"t"}
+
+
 def test_a_case_ending_on_the_last_word_of_a_two_word_name_is_the_name() -> None:
     chef = belief("g", "chef_gul", ["Gül Usta"], content="Gül Usta is the head pastry chef.")
     index = index_of(chef, filler=10)
@@ -1355,6 +1367,13 @@ def test_a_name_spelt_the_american_way_is_the_british_name() -> None:
         ("Beat", "Beat will bis Freitag ein Statusupdate, kannst du was entwerfen?"),
         ("Chloé", "chloé tousse encore la nuit depuis une semaine"),
         ("Kopi", "kopi muntah2 dari pagi"),
+        ("Mario", "mario pisze że rozładunek przesunięty na 14:00"),
+        ("Jelle", "jelle komt dinsdag, kan hij ook naar de kalveren kijken"),
+        ("Julio", "Julio me está pidiendo los comprobantes de febrero"),
+        ("Оля", "оля скинула нові треки, як швидко завести в проект"),
+        ("Rui", "O Rui já mandou o projeto de estabilidade?"),
+        ("Jonas", "Jonas har feber igjen og jeg skal på kveldsvakt"),
+        ("Sigrún", "Geturðu skrifað póst til Sigrún um vaktina?"),
     ],
 )
 def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) -> None:
