@@ -112,10 +112,12 @@ def _corroborate(
 
     First each clause on its own evidence (`Witness.own_reason`); then a clause that has none
     counts when another word of the turn reached the same belief by a clause that counts
-    ("figure" with "Prism" written as a name); then a topic typed as the belief writes it, or a
-    short code, counts when a belief of its scope was named too, by a clause that counts or by
-    its own topic ("does the protagonist's viewpoint hold?", "Dagster fails every DBT test"),
-    and for a topic, when that scope is not most of the user's beliefs (`SIBLING_SHARE`).
+    ("figure" with "Prism" written as a name), or by one that has none either, apart from it
+    (`_apart`: "để Thảo lo tiệm … chị ấy mệt" for "Thảo" and "chị Thảo"); then a topic typed
+    as the belief writes it, or a short code, counts when a belief of its scope was named too,
+    by a clause that counts or by its own topic ("does the protagonist's viewpoint hold?",
+    "Dagster fails every DBT test"), and for a topic, when that scope is not most of the user's
+    beliefs (`SIBLING_SHARE`).
 
     An everyday word more than MAX_SENSE_CHECKS of the user's beliefs hold names none of them
     by itself: written as a name (or, for a kind word, asked for; for a kind word or a short
@@ -163,8 +165,9 @@ def _corroborate(
     topics: list[tuple[str, str, str]] = []
     reached = _reached_by(walks, {bid for bid, _, _ in pending}) if pending else {}
     maybe: dict[str, bool] = {}  # token -> whether it may be a topic at all
+    apart = _apart(terms, pending) if len(pending) > 1 else set()
     for bid, token, word in pending:
-        if _besides(reached.get(bid), word) or _besides(confirmed.get(bid), word):
+        if _besides(reached.get(bid), word) or _besides(confirmed.get(bid), word) or bid in apart:
             found[bid, token] = OTHER_CLAUSE
             continue
         can = maybe.get(token)
@@ -219,6 +222,34 @@ def _siblings(
             sibling = seen[scopes, word] = any(_besides(siblings.get(s), word) for s in scopes)
         if sibling:
             found[bid, token] = SIBLING
+
+
+def _apart(terms: QueryTerms, pending: list[tuple[str, str, str]]) -> set[str]:
+    """The beliefs two words of the turn reached apart, neither inside nor next to the other,
+    each by a clause that waits for corroboration ("Homa sent a term sheet" for the belief
+    whose names are "Homa" and "term sheet"): two of its names in one turn are not chance, but
+    two words side by side may be one phrase of another sense ("bahasa inggris")."""
+    words: dict[str, set[str]] = {}
+    for bid, _, word in pending:
+        words.setdefault(bid, set()).add(word)
+    out = set()
+    for bid, said in words.items():
+        if len(said) < 2:
+            continue
+        listed = sorted(said)
+        if any(
+            set(a.split()).isdisjoint(b.split()) and not _side_by_side(terms, a, b)
+            for i, a in enumerate(listed)
+            for b in listed[i + 1 :]
+        ):
+            out.add(bid)
+    return out
+
+
+def _side_by_side(terms: QueryTerms, a: str, b: str) -> bool:
+    """Whether the turn writes `a` and `b` next to each other, in either order."""
+    text = f" {' '.join(terms.sequence)} "
+    return f" {a} {b} " in text or f" {b} {a} " in text
 
 
 def _besides(words: set[str] | None, word: str) -> bool:

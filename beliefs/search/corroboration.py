@@ -13,7 +13,8 @@ fields share (typed in lower case, "uv", "pg", it is the user's own tool's name)
 from such a word ("raw" for the alias "raws", "primer" for "primers"), and a word written inside a
 name of several words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once per
 ten thousand words that the belief writes in lower case only is its topic ("exceptions", "rotation",
-"secret"): typed in another form than the belief's ("where do we keep secrets?") it counts alone;
+"secret"): typed in another form than the belief's ("where do we keep secrets?") it counts alone,
+unless that form is one of the commonest words ("night" for "nights": many senses);
 typed as the belief writes it, it needs corroboration like any other everyday word ("train and test
 error", "a starter template", "tire rotation"), a word pointing at the user's own one before it
 ("write a bio for the band", "which clients"), a turn too short to say another sense ("set up
@@ -341,6 +342,7 @@ class Witness:
         "_compounds",
         "_figures",
         "_from",
+        "_general",
         "_inflected",
         "_kin",
         "_mates",
@@ -367,6 +369,7 @@ class Witness:
         self._token = token
         self._topic = may_be_topic(token)
         self._inflected = query_word != token
+        self._general = is_general(query_word)
         by_own = follows(terms, query_word, _OWN, 1) or (
             len(terms.sequence) <= SHORT_THE and follows(terms, query_word, _THE, 1)
         )
@@ -442,7 +445,7 @@ class Witness:
         if self._from:  # "Kasumi from housekeeping": is the belief's from there?
             return DESCRIBED if not self._from.isdisjoint(domain_words(doc)) else None
         topic = self._topic and self._token not in proper_words(doc)
-        if topic and self._inflected:
+        if topic and self._inflected and not self._general:
             return ""
         said = self._said()
         if said is not None:

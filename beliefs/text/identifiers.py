@@ -37,9 +37,10 @@ _URL = re.compile(r"\b([a-z][a-z0-9+.-]*)://([^\s?#`'\"<>()\[\]]+)", re.IGNORECA
 _WORDS_OF = re.compile(r"[a-z]+|\d+")  # a snake_case name's words and numbers
 _INLINE = re.compile(r"`([^`\n]*)`")
 # In prose: a word with an identifier's inner separator (`fct_orders`, `model.shop.x`, `a/b`)
-# (after `/`, `~/`, `./` or `../`, and with a hidden folder's dot: `~/.ssh/config`)
+# (after `/`, `~/`, `./` or `../`, and with a hidden folder's dot: `~/.ssh/config`; a host
+# whose first label is a number: `4821930.dkr.ecr.eu-west-1.amazonaws.com`)
 _PROSE_IDENTIFIER = re.compile(
-    r"(?<![\w/.~$-])(?:~/|\.\.?/|/|\$[A-Za-z_]+/)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
+    r"(?<![\w/.~$-])(?:~/|\.\.?/|/|\$[A-Za-z_]+/|\d+\.)?\.?[A-Za-z_][A-Za-z0-9-]*(?:(?:_|\.|/|::)[A-Za-z0-9-]+)+(?:/)?"
     r"|(?<![\w/])[A-Za-z]*[a-z][A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # three humps: `BigQueryClient`
 )
 # What every identifier `_PROSE_IDENTIFIER` finds holds: a separator before a letter, digit or

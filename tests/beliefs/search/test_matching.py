@@ -1384,6 +1384,26 @@ def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) 
     assert set(matches(index, turn)) == {"p"}
 
 
+def test_two_names_of_a_belief_apart_in_the_turn_corroborate_each_other() -> None:
+    lead = belief("t", "lead_tech_thao", ["Thảo", "chị Thảo"], content="Runs the salon floor.")
+    index = index_of(lead, filler=10)
+    # "Thảo" is a common name and "chị" (older sister, she) a word of any sentence: neither
+    # alone says which one, but the turn names her twice, apart
+    turn = "có nên để Thảo lo tiệm 3 tuần khi em về VN tháng 6 ko, sợ chị ấy mệt"
+    assert set(matches(index, turn)) == {"t"}
+    assert matches(index, "tháng 6 em về VN, chị ấy có mệt ko") == {}
+    assert matches(index, "có nên để Thảo lo tiệm 3 tuần khi em về VN tháng 6 ko") == {}
+
+
+def test_another_form_of_one_of_the_commonest_words_is_no_topic_by_itself() -> None:
+    rota = belief("n", "night_rota", ["nights"], content="She works three nights on, four off.")
+    recipes = belief("r", "home_cooking", ["recipes"], content="She cooks most evenings.")
+    index = index_of(rota, recipes, filler=10)
+    assert matches(index, "any good night markets in town this weekend?") == {}
+    # a rarer word in another form than the belief's is still its topic
+    assert set(matches(index, "got a recipe for a quick weeknight dinner?")) == {"r"}
+
+
 def test_a_word_of_any_sentence_in_the_turn_s_language_ties_it_to_nothing() -> None:
     workshop = belief(
         "w",

@@ -38,6 +38,12 @@ def test_a_path_gives_each_segment_and_file_name_whole() -> None:
     assert "well-known" not in parse_query("a well-known trick").coded  # prose, not a path
 
 
+def test_a_host_whose_first_label_is_a_number_gives_its_words() -> None:
+    image = '"482193067715.dkr.ecr.ap-southeast-1.amazonaws.com/payment-gw:1.14.2": 401'
+    words = parse_query(f"Failed to pull image {image}").words
+    assert {"ecr", "amazonaws", "payment-gw"} <= set(words)
+
+
 def test_a_file_s_path_names_the_folders_it_is_in() -> None:
     vpc = belief("vpc", "vpc_cidr_allocation", ["infra/modules/vpc"], content="Prod VPC ranges.")
     index = _index(vpc)
