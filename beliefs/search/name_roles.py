@@ -43,7 +43,8 @@ _SPEAKS = (
     "pidiendo|diciendo|preguntando|pedindo|dizendo|perguntando|"
     "каже|казав|казала|сказав|сказала|пише|написав|написала|питає|питав|питала|хоче|просить|"
     "скинув|скинула|дзвонив|дзвонила|говорит|сказал|пишет|написал|спрашивает|спросил|спросила|"
-    "хочет|просит|скинул|звонил|звонила|話|说|說|讲|講|问|問"
+    "хочет|просит|скинул|звонил|звонила|話|说|說|讲|講|问|問|"
+    "can't|can’t|cannot|couldn't|couldn’t"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"
@@ -71,7 +72,7 @@ _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
     "remind|reminding|thank|cc|"
     "email para|mensagem para|mail para|correo a|mensaje a|mail à|message à|écrire à|mail an|"
     "nachricht an|schreib|napisz do|mail do|wiadomość do|mail til|póst til|melding til|"
-    "mail till|meddelande till|lettera a|messaggio a|scrivi a|mail aan|bericht aan|app aan|"
+    "mail till|meddelande till|lettera a|messaggio a|scrivi a|mail aan|bericht aan|"
     "написати|напиши|написать"
 )
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
