@@ -44,7 +44,8 @@ _SPEAKS = (
     "каже|казав|казала|сказав|сказала|пише|написав|написала|питає|питав|питала|хоче|просить|"
     "скинув|скинула|дзвонив|дзвонила|говорит|сказал|пишет|написал|спрашивает|спросил|спросила|"
     "хочет|просит|скинул|звонил|звонила|話|说|說|讲|講|问|問|"
-    "can't|can’t|cannot|couldn't|couldn’t"
+    "can't|can’t|cannot|couldn't|couldn’t|"
+    "no quiere|no quiso|não quer|non vuole|nie chce|will nicht|veut pas|wil niet|vill inte|vil ikke"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"

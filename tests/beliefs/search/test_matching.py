@@ -1376,6 +1376,7 @@ def test_a_name_spelt_the_american_way_is_the_british_name() -> None:
         ("Sigrún", "Geturðu skrifað póst til Sigrún um vaktina?"),
         ("Ray", "Ray 話 要加到 80m, 改完 config 之後仲要做咩?"),
         ("Made", "made can't teach tmrw morning, his kid is sick"),
+        ("Chispa", "Chispa no quiere comer desde ayer, ¿la llevo al veterinario?"),
     ],
 )
 def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) -> None:
