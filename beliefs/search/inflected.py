@@ -51,10 +51,11 @@ MAX_ENDING = 4
 # longer, so that a German noun's second half is no ending ("Vorschulkind")
 MAX_NAME_ENDING = 3
 # A name's last vowel a case ending replaces, and the vowel an ending drops from a name's last
-# syllable, by the script the word is written in: Latin ("Marek" -> "Marka"), Cyrillic
+# syllable, by the script the word is written in: Latin ("Marek" -> "Marka", "Pääjärvi" ->
+# "Pääjärveltä", "niemiecki" -> "po niemiecku"), Cyrillic
 # ("Олена" -> "Олену", "Пиріжок" -> "Пиріжка", "Андрій" -> "Андрія"), Greek ("Γιώργος" ->
 # "Γιώργο") and Georgian ("ნანა" -> "ნანამ", "ტუშეთი" -> "ტუშეთში")
-_VOWELS = ("a", "o", "e", "ă", "ı")
+_VOWELS = ("a", "o", "e", "ă", "ı", "i", "y")
 _DROPPED = ("e",)
 _SCRIPT_VOWELS = (
     ("\u0400", "\u04ff", ("а", "о", "е", "я", "і", "и", "ь"), ("о", "е")),

@@ -1032,6 +1032,13 @@ def test_polish_softens_a_name_s_last_consonant_and_opens_its_o_before_an_ending
     assert set(matches(index, "jak odpalić Sokoła lokalnie? ledger nie ma fraud score")) == {"k"}
 
 
+def test_an_ending_may_replace_a_name_s_last_i() -> None:
+    lake = belief("p", "lake_paajarvi", ["Pääjärvi"], content="The lake of her field season.")
+    index = index_of(lake, filler=10)
+    turn = "Pääjärveltä jäät lähti vasta eilen, ehditäänkö silti aloittaa näytteenotto?"
+    assert set(matches(index, turn)) == {"p"}
+
+
 def test_cyrillic_and_georgian_names_take_their_own_vowels_before_an_ending() -> None:
     cat = belief("p", "cat_pyrizhok", ["Пиріжок"], content="Пиріжок is the user's ginger cat.")
     artist = belief("o", "composer_olena", ["Олена"], content="Олена writes the game's music.")
