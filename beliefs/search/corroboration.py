@@ -50,7 +50,10 @@ Corroboration is one of:
   if…") or the turn's subject with its 's ("Hale's too mopey…"). A word of kinship or where
   it is from ("my sister Priya", "Kasumi from housekeeping") says which one: it counts only
   when the belief says so too, and so does a title ("mr muller" for "pan Müller", not for
-  "Frau Müller").
+  "Frau Müller");
+- for a name that is itself a relation in another language, a turn in a language that says
+  one's own relations without "my" (`kinship.bare_relation`: "żona ma urodziny", "mama
+  kaže…").
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.search.compounds import compounds, inside_compound
 from beliefs.search.hits import Match
 from beliefs.search.in_names import run_mates, short_code
+from beliefs.search.kinship import bare_relation
 from beliefs.search.name_roles import (
     DESCRIBED,
     KIN,
@@ -111,6 +115,7 @@ OPENS = "the turn opens with it"
 OTHER_CLAUSE = "another clause"
 RUN = "its own name's words"
 POINTED = "the user's own"
+BARE_RELATION = "a relation said without 'my'"
 # A ratio or fraction of two small numbers, or a number with a point: a split, a size, a
 # score, a version, a share ("60/40", "3/16", "24/7", "5.4", "99.9"); a split in three groups or
 # more ("30/40/30") is one schedule's
@@ -352,6 +357,7 @@ class Witness:
         "_own",
         "_owned",
         "_pointed",
+        "_relation",
         "_short",
         "_speaks",
         "_team",
@@ -411,6 +417,8 @@ class Witness:
         self._figures = terms.figures
         self._team = query_word in turn.team
         self._titled = turn.titled.get(query_word, frozenset())
+        # the belief's name is a relation the turn's language says bare ("mama kaže…")
+        self._relation = query_word == token and bare_relation(token, terms.languages)
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:
@@ -450,6 +458,8 @@ class Witness:
         said = self._said()
         if said is not None:
             return said
+        if self._relation:
+            return BARE_RELATION
         if (self._speaks or self._owned) and (
             self._token in proper_words(doc) or _subject(doc) == self._token
         ):

@@ -169,3 +169,17 @@ def said_kin(words: Sequence[str]) -> Iterator[tuple[int, str]]:
             yield i + 1, word
         elif before in _MY_AFTER.get(word, ()):
             yield i, before
+
+
+# Languages that say a relation of one's own without "my" ("mama kaže…", "żona ma urodziny"):
+# the Slavic and Baltic languages, Finnish, Hungarian and Turkish
+_BARE_OWN = frozenset(
+    ["pl", "cs", "sk", "sl", "sh", "ru", "uk", "bg", "lt", "lv", "fi", "hu", "tr"]
+)
+
+
+def bare_relation(word: str, languages: frozenset[str]) -> bool:
+    """Whether `word` is a relation of another language (`_ELSEWHERE`) in a turn written in a
+    language that says one's own relations without "my" (`_BARE_OWN`: "żona ma urodziny" is
+    the user's wife's birthday)."""
+    return word in _ELSEWHERE and not languages.isdisjoint(_BARE_OWN)

@@ -1032,6 +1032,16 @@ def test_polish_softens_a_name_s_last_consonant_and_opens_its_o_before_an_ending
     assert set(matches(index, "jak odpalić Sokoła lokalnie? ledger nie ma fraud score")) == {"k"}
 
 
+def test_a_relation_said_without_my_is_the_user_s_own_where_the_language_says_it_so() -> None:
+    wife = belief("k", "wife_kasia", ["Kasia", "żona"], content="Kasia is the user's wife.")
+    index = index_of(wife, filler=10)
+    # Polish says "my wife" as "żona"; Spanish says "mi esposa", so "esposa" alone is anyone's
+    assert set(matches(index, "żona ma urodziny a ja w trasie, co jej wysłać")) == {"k"}
+    lucia = belief("l", "wife_lucia", ["Lucía", "esposa"], content="Lucía is the user's wife.")
+    spanish = index_of(lucia, filler=10)
+    assert matches(spanish, "la esposa de mi jefe cumple años el viernes, qué le regalo") == {}
+
+
 def test_an_ending_may_replace_a_name_s_last_i() -> None:
     lake = belief("p", "lake_paajarvi", ["Pääjärvi"], content="The lake of her field season.")
     index = index_of(lake, filler=10)
