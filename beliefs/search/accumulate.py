@@ -226,9 +226,9 @@ def _siblings(
 
 def _apart(terms: QueryTerms, pending: list[tuple[str, str, str]]) -> set[str]:
     """The beliefs two words of the turn reached apart, neither inside nor next to the other,
-    each by a clause that waits for corroboration ("Homa sent a term sheet" for the belief
-    whose names are "Homa" and "term sheet"): two of its names in one turn are not chance, but
-    two words side by side may be one phrase of another sense ("bahasa inggris")."""
+    each by a clause that waits for corroboration ("để Thảo lo tiệm … sợ chị ấy mệt" for the
+    belief named "Thảo" and "chị Thảo"): two of its names in one turn are not chance, but two
+    words side by side may be one phrase of another sense ("bahasa inggris")."""
     words: dict[str, set[str]] = {}
     for bid, _, word in pending:
         words.setdefault(bid, set()).add(word)

@@ -208,12 +208,12 @@ def possessive_opener(terms: QueryTerms) -> str:
 def speakers(terms: QueryTerms) -> frozenset[str]:
     """The turn's words that open a clause as someone saying or wanting something
     (`_SPEAKER`: "Rose says…", "Hope has asked…", "O Rui já mandou…", "mario pisze…", "оля
-    скинула…", "…, Marco wants to leave it"; not "my gut
-    says" nor "landlord in Lisbon wants"), that someone asks or tells (`_ADDRESSEE`: "ask
-    sunny if…"), that just did something (`_ACTOR`: "Biscuit just nicked a prawn"), did what
-    only a living thing does (`_LIVING_ACT`: "puma ate half a ski glove", "covrigul a mancat",
-    "si kape nagsuka", "pixel hasn't eaten"), is marked as the doer by Hindi's "ne" (`_DOER`)
-    or, in a German turn, wants something (`_WANTS`: "Beat will…")."""
+    скинула…", "…, Marco wants to leave it"; not "my gut says" nor "landlord in Lisbon
+    wants"), that someone asks or tells (`_ADDRESSEE`: "ask sunny if…"), that just did
+    something (`_ACTOR`: "Biscuit just nicked a prawn"), did what only a living thing does
+    (`_LIVING_ACT`: "puma ate half a ski glove", "covrigul a mancat", "si kape nagsuka", "pixel
+    hasn't eaten"), is marked as the doer by Hindi's "ne" (`_DOER`) or, in a German turn,
+    wants something (`_WANTS`: "Beat will…")."""
     german = "de" in terms.languages and "will" in terms.sequence
     if _PERSONAL_VERBS.isdisjoint(terms.sequence) and not german:
         return frozenset()
