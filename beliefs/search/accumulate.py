@@ -233,12 +233,14 @@ def _apart(terms: QueryTerms, pending: list[tuple[str, str, str]]) -> set[str]:
     for bid, _, word in pending:
         words.setdefault(bid, set()).add(word)
     out = set()
+    text = ""  # the turn's words, joined once a belief has two to tell apart
     for bid, said in words.items():
         if len(said) < 2:
             continue
         listed = sorted(said)
+        text = text or f" {' '.join(terms.sequence)} "
         if any(
-            set(a.split()).isdisjoint(b.split()) and not _side_by_side(terms, a, b)
+            set(a.split()).isdisjoint(b.split()) and not _side_by_side(text, a, b)
             for i, a in enumerate(listed)
             for b in listed[i + 1 :]
         ):
@@ -246,9 +248,9 @@ def _apart(terms: QueryTerms, pending: list[tuple[str, str, str]]) -> set[str]:
     return out
 
 
-def _side_by_side(terms: QueryTerms, a: str, b: str) -> bool:
-    """Whether the turn writes `a` and `b` next to each other, in either order."""
-    text = f" {' '.join(terms.sequence)} "
+def _side_by_side(text: str, a: str, b: str) -> bool:
+    """Whether `text` (the turn's words, spaced, with a space at each end) writes `a` and `b`
+    next to each other, in either order."""
     return f" {a} {b} " in text or f" {b} {a} " in text
 
 

@@ -397,7 +397,7 @@ class Witness:
         own = {stem(w) for w in token.split(" ")} | {stem(query_word)}
         near = neighbours(terms, query_word)
         telling = turn.telling
-        if is_general(query_word):  # "make sure the tests pass" is no make target: for one of
+        if self._general:  # "make sure the tests pass" is no make target: for one of
             # the commonest words only a word no dictionary lists ties it from afar
             telling = {s: w for s, w in telling.items() if not is_common(w)}
         near.update(telling)

@@ -57,14 +57,14 @@ MAX_NAME_ENDING = 3
 # "Γιώργο") and Georgian ("ნანა" -> "ნანამ", "ტუშეთი" -> "ტუშეთში")
 _VOWELS = ("a", "o", "e", "ă", "ı", "i", "y")
 _DROPPED = ("e",)
+# Georgian writes its names with case endings too, in a script no other language writes and
+# wordfreq does not list: a word in it is read so in any turn
+_GEORGIAN_FIRST, _GEORGIAN_LAST = "\u10d0", "\u10ff"
 _SCRIPT_VOWELS = (
     ("\u0400", "\u04ff", ("а", "о", "е", "я", "і", "и", "ь"), ("о", "е")),
     ("\u0370", "\u03ff", ("ος", "ας", "ης", "α", "η", "ο"), ()),
-    ("\u10d0", "\u10ff", ("ი", "ა", "ო", "ე"), ()),
+    (_GEORGIAN_FIRST, _GEORGIAN_LAST, ("ი", "ა", "ო", "ე"), ()),
 )
-# Georgian writes its names with case endings too, in a script no other language writes and
-# wordfreq does not list: a word in it is read so in any turn
-_GEORGIAN = ("\u10d0", "\u10ff")
 _SOFTENED = {"z": "ź", "s": "ś", "c": "ć", "n": "ń"}  # "zi" before a vowel is "ź" at a word's end
 # Letters Hebrew joins before a word (and, the, in, to, from, that, as) and Arabic's (and, so,
 # in, to, as; "ال" the article, taken as a pair)
@@ -85,7 +85,7 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
     inflecting = not terms.languages.isdisjoint(INFLECTING)
     marked = terms.marked
     for word in terms.words:
-        georgian = _GEORGIAN[0] <= word[:1] <= _GEORGIAN[1]
+        georgian = _GEORGIAN_FIRST <= word[:1] <= _GEORGIAN_LAST
         if not (inflecting or georgian or word in marked):
             continue
         if len(word) < MIN_WORD or not word.isalpha() or not is_telling(word):
