@@ -102,16 +102,22 @@ _LIVING = (
     "nagsuka|sumuka|kumain|kinain|kumagat|nangagat|tumahol|amekula|hajala|"
     "sežral|snědl|zvracel|zvrací|kousl|pokousal|"
     "fever|feber|fieber|koorts|fiebre|fièvre|febbre|febre|gorączkę|gorączka|horečku|kuumetta|"
-    "ateş|demam|homa|температура|температуру"
+    "ateş|demam|homa|температура|температуру|"
+    "spytt|spydde|kräks|kräktes|kräkts|bruha|bruhal|bruhala|pojedel|pojedla|povraća|pojeo|pojela|"
+    "overgegeven|gekotst|gespuugd"
 )
 # the words that may stand between the name and the act: "has", "just", "again", and a refusal
 _BEFORE_ACT = (
     "has|had|just|again|hat|ist|heeft|har|ha|a|já|ja|"
     "hasn't|hasnt|won't|wont|isn't|isnt|didn't|didnt"
 )
+# ... or, in languages that put a past participle last, an auxiliary and up to three words
+# before it: "pixel hat aufs sofa gekotzt", "medo je spet neki pojedel"
+_PERFECT = "hat|ist|heeft|har|je|a|ha"
 _LIVING_ACT = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:lol|omg|ugh|so|and)\s+){_ARTICLE}([^\W\d_][\w'’-]*)\s+"
-    rf"(?:(?:{_BEFORE_ACT})\s+){{0,2}}(?:{_LIVING})2?\b",
+    rf"(?:(?:{_BEFORE_ACT})\s+){{0,2}}(?:(?:{_PERFECT})\s+(?:[^\W\d_][\w'’-]*\s+){{0,3}})?"
+    rf"(?:{_LIVING})2?\b",
     re.IGNORECASE,
 )
 # ... or that opens a clause marked as its doer by Hindi's "ne" ("scala ne subah se 3 baar
@@ -212,8 +218,8 @@ def speakers(terms: QueryTerms) -> frozenset[str]:
     wants"), that someone asks or tells (`_ADDRESSEE`: "ask sunny if…"), that just did
     something (`_ACTOR`: "Biscuit just nicked a prawn"), did what only a living thing does
     (`_LIVING_ACT`: "puma ate half a ski glove", "covrigul a mancat", "si kape nagsuka", "pixel
-    hasn't eaten"), is marked as the doer by Hindi's "ne" (`_DOER`) or, in a German turn,
-    wants something (`_WANTS`: "Beat will…")."""
+    hasn't eaten", "pixel hat aufs sofa gekotzt"), is marked as the doer by Hindi's "ne"
+    (`_DOER`) or, in a German turn, wants something (`_WANTS`: "Beat will…")."""
     german = "de" in terms.languages and "will" in terms.sequence
     if _PERSONAL_VERBS.isdisjoint(terms.sequence) and not german:
         return frozenset()

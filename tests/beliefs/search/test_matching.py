@@ -1180,6 +1180,9 @@ def test_a_name_that_did_what_only_a_living_thing_does_is_the_belief_s() -> None
     assert set(matches(index, "si kafka nagsuka 2x kanina, bigyan ko ba ng lugaw?")) == {"c"}
     assert set(matches(index, "puma hasn't eaten since last night, should i worry?")) == {"d"}
     assert matches(index, "puma is eating into our margins this quarter") == {}
+    # a participle last, after its auxiliary and a few words (German, Slovenian)
+    assert set(matches(index, "puma hat aufs sofa gekotzt, zweites mal heute")) == {"d"}
+    assert set(matches(index, "puma je spet neki pojedel na dvorišču")) == {"d"}
 
 
 def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
