@@ -9,7 +9,9 @@ English word, or a word at least once per million words in English or once per h
 another language though no English dictionary lists it (a first name, a place, a figure, a word of
 another language; a code with a digit, "q1" or "s3", has none); so does a code of two or three
 letters that is no word, written in capitals ("UV", "GCS": the UV index, a coma scale), which many
-fields share (typed in lower case, "uv", "pg", it is the user's own tool's name), a one-edit match
+fields share (typed in lower case, "uv", "pg", it is the user's own tool's name), a rarer word the
+dictionary lists that the belief writes as a name (`lexicon.rare_word`: "smoking a brisket" is no
+dog called Brisket; a belief that writes it in lower case is about the thing), a one-edit match
 from such a word ("raw" for the alias "raws", "primer" for "primers"), and a word written inside a
 name of several words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once per
 ten thousand words that the belief writes in lower case only is its topic ("exceptions", "rotation",
@@ -94,6 +96,7 @@ from beliefs.text.lexicon import (
     is_function_word_elsewhere,
     is_function_word_in,
     is_general,
+    rare_word,
     stem,
     zipf,
     zipf_elsewhere,
@@ -269,6 +272,7 @@ def needs_sense(
         return False
     return (
         has_other_sense(token, languages)
+        or rare_word(token)
         or (
             how in ("fuzzy", "stemmed")
             and has_other_sense(query, languages)
@@ -357,6 +361,7 @@ class Witness:
         "_own",
         "_owned",
         "_pointed",
+        "_rare",
         "_relation",
         "_short",
         "_speaks",
@@ -374,6 +379,16 @@ class Witness:
         word is the kind word of `token`, a canonical name of several words (`kind_words`)."""
         self._token = token
         self._topic = may_be_topic(token)
+        # gated only for being a rare word: the belief's topic unless it writes it as a name
+        languages = terms.languages
+        self._rare = (
+            rare_word(token)
+            and not has_other_sense(token, languages)
+            and (
+                query_word == token  # or another form of it: "notarising" for "notarize"
+                or (stem(query_word) == stem(token) and not has_other_sense(query_word, languages))
+            )
+        )
         self._inflected = query_word != token
         self._general = is_general(query_word)
         by_own = follows(terms, query_word, _OWN, 1) or (
@@ -401,7 +416,6 @@ class Witness:
             # the commonest words only a word no dictionary lists ties it from afar
             telling = {s: w for s, w in telling.items() if not is_common(w)}
         near.update(telling)
-        languages = terms.languages
         self._near = {
             s: w for s, w in near.items() if s not in own and not is_function_word_in(w, languages)
         }
@@ -452,6 +466,8 @@ class Witness:
             return RUN if self._mates <= domain_words(doc) else None
         if self._from:  # "Kasumi from housekeeping": is the belief's from there?
             return DESCRIBED if not self._from.isdisjoint(domain_words(doc)) else None
+        if self._rare and self._token not in proper_words(doc):
+            return ""  # the belief's topic, in its everyday sense: "the brisket rub"
         topic = self._topic and self._token not in proper_words(doc)
         if topic and self._inflected and not self._general:
             return ""

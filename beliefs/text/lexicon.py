@@ -153,6 +153,13 @@ def is_common(word: str) -> bool:
     return bool(single) and zipf(single) >= frequency and in_dictionary(single)
 
 
+def rare_word(word: str) -> bool:
+    """A word the dictionary lists, rarer than COMMON_ZIPF ("brisket", "marmite", "crumpet"):
+    typed in lower case it is that thing, unless the turn says it is a name a belief gives it
+    (a dog called Brisket)."""
+    return len(word) >= 3 and in_dictionary(word) and zipf(word) < COMMON_ZIPF
+
+
 @lru_cache(maxsize=200_000)
 def zipf_elsewhere(word: str) -> float:
     """How common `word` is in the most common of OTHER_LANGUAGES (0 for none of them)."""

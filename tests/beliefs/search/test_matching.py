@@ -556,7 +556,8 @@ def test_a_name_commoner_in_another_language_needs_corroboration() -> None:
 
 def test_an_everyday_word_of_the_turn_s_language_needs_corroboration() -> None:
     # "merel" (a blackbird) and "verger" (an orchard) are everyday Dutch and French words, too
-    # rare elsewhere to have another sense in an English turn
+    # rare elsewhere to have another sense in an English turn; both are rare English words too,
+    # so a name the belief writes so still needs the turn to say it is one
     dog = belief("d", "dog_merel", ["Merel"], content="Has a beagle named Merel who hates rain.")
     orchard = belief(
         "v", "client_verger", ["Verger"], content="Verger is the cider client; invoices net 30."
@@ -564,9 +565,12 @@ def test_an_everyday_word_of_the_turn_s_language_needs_corroboration() -> None:
     index = index_of(dog, orchard, filler=10)
     assert matches(index, "er zit elke ochtend een merel tegen mijn raam te tikken") == {}
     assert matches(index, "on va au verger cueillir des pommes avec les enfants") == {}
-    assert matches(index, "is it too wet to walk merel today?") == {"d": [("merel", "exact", None)]}
+    assert matches(index, "is it too wet to walk merel today?") == {}
+    assert matches(index, "merel ate a whole sock, should I worry?") == {
+        "d": [("merel", "exact", "someone speaking or spoken to")]
+    }
     assert matches(index, "Verger still hasn't paid, can you draft a reminder?") == {
-        "v": [("verger", "exact", None)]
+        "v": [("verger", "exact", "the turn opens with it")]
     }
     # in the turn's language it counts where the belief's world corroborates it
     assert matches(index, "merel is bang voor de rain, moet ze toch naar buiten?") == {
@@ -1440,3 +1444,18 @@ def test_a_word_of_any_sentence_in_the_turn_s_language_ties_it_to_nothing() -> N
     assert matches(index, "er verkstedet stort nok? 60 kvm holder vel ikke") == {
         "w": [("verkstedet", "exact", "domain word 'kvm'")]
     }
+
+
+def test_a_rare_word_a_belief_writes_as_a_name_needs_the_turn_to_say_so() -> None:
+    dog = belief("d", "dog_brisket", ["Brisket"], content="Brisket is the user's beagle.")
+    rub = belief(
+        "r", "brisket_rub", ["brisket"], content="The user's brisket rub is salt and pepper."
+    )
+    index = index_of(dog, filler=10)
+    # a cut of beef, typed as the word it is
+    assert matches(index, "smoking a brisket for the 4th, how long per lb at 225") == {}
+    # the turn says it is someone: it ate something, it opens the turn as its subject
+    assert set(matches(index, "brisket ate half a sock this morning")) == {"d"}
+    assert set(matches(index, "Brisket's limping on his back leg again")) == {"d"}
+    # a belief that writes the word in lower case is about the thing itself
+    assert set(matches(index_of(rub, filler=10), "smoking a brisket for the 4th")) == {"r"}

@@ -10,7 +10,9 @@ difference, and again for the sense check (a name with another sense needs corro
 after checking that scoring with every posting read gives the same outcomes as pruned scoring,
 and for a topic counted by a short turn only in six words or fewer (one query of the 165
 changes: "works is so been like snowflake it and and fits about?"), and when "the" stopped
-pointing at the user's own topic (44 of the 165 searches, all of them by that change alone).
+pointing at the user's own topic (44 of the 165 searches, all of them by that change alone),
+and when a rare word a belief writes as a name came to need corroboration (2 searches: the
+misspelt "strybook" for the tool Storybook, and one whose only clause was such a word).
 """
 
 from __future__ import annotations
