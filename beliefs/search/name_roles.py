@@ -45,13 +45,19 @@ _SPEAKS = (
     "скинув|скинула|дзвонив|дзвонила|говорит|сказал|пишет|написал|спрашивает|спросил|спросила|"
     "хочет|просит|скинул|звонил|звонила|話|说|說|讲|講|问|問|"
     "can't|can’t|cannot|couldn't|couldn’t|"
-    "no quiere|no quiso|não quer|non vuole|nie chce|will nicht|veut pas|wil niet|vill inte|vil ikke"
+    "no quiere|no quiso|não quer|non vuole|nie chce|will nicht|veut pas|wil niet|vill inte|"
+    "vil ikke|rekla|rekel|rekao|pravi|vpraša|vprašala|pita|pitala|pitao|hoče|hoće|piše|"
+    "pisala|poslala|poslal|poslao|zvala|zval|zvao|klicala|klical"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"
 _TO_ME = r"[mt]['’]|(?:me|te|lui|nous|mi|ti|gli|le|les)\s+"
-# ... or "already", "still", "again" in the languages users write: "O Rui já mandou…"
-_ALREADY = "já|ya|déjà|schon|już|al|allerede|redan|ainda|todavía|encore|noch|ancora|già|znowu"
+# ... or "already", "still", "again", "now" in the languages users write, and the Slavic
+# past's "je": "O Rui já mandou…", "vale ahora quiere…", "Kosova je rekla…"
+_ALREADY = (
+    "já|ya|déjà|schon|już|al|allerede|redan|ainda|todavía|encore|noch|ancora|già|znowu|"
+    "ahora|agora|maintenant|jetzt|nu|teraz|adesso|ora|spet|je|tudi"
+)
 # ... and an auxiliary after it: "Montse me ha dicho", "Rose m'a dit", "Jonas hat gefragt"
 _AUX = r"(?:ha|a|hat|heeft|har|è|está|estaba|estava)\s+"
 # A name may take an article at a clause's start: "A Inês disse…", "o Diego perguntou…"
@@ -74,7 +80,9 @@ _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
     "email para|mensagem para|mail para|correo a|mensaje a|mail à|message à|écrire à|mail an|"
     "nachricht an|schreib|napisz do|mail do|wiadomość do|mail til|póst til|melding til|"
     "mail till|meddelande till|lettera a|messaggio a|scrivi a|mail aan|bericht aan|"
-    "написати|напиши|написать"
+    "написати|напиши|написать|scrie-i lui|spune-i lui|zi-i lui|trimite-i lui|"
+    # ... and Tagalog's "said by", "asked by", "according to", before the one who spoke
+    "sabi ni|sabi daw ni|tanong ni|ayon kay"
 )
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them ("bring it up

@@ -1401,6 +1401,10 @@ def test_a_name_spelt_the_american_way_is_the_british_name() -> None:
         ("Ray", "Ray 話 要加到 80m, 改完 config 之後仲要做咩?"),
         ("Made", "made can't teach tmrw morning, his kid is sick"),
         ("Chispa", "Chispa no quiere comer desde ayer, ¿la llevo al veterinario?"),
+        ("Kosova", "Kosova je rekla naj ji pošljem nove vzorce satja"),
+        ("Vale", "vale ahora quiere una quinta en santiago en vez del salon"),
+        ("Jo", "sabi ni jo mag-grab na lang daw ako pag umuulan"),
+        ("Dobre", "scrie-i lui dobre un mesaj ca factura din martie e tot neplatita"),
     ],
 )
 def test_someone_speaking_or_doing_is_the_belief_s_person(name: str, turn: str) -> None:
