@@ -83,6 +83,13 @@ from beliefs.search.name_roles import (
     team_tools,
     titled,
 )
+from beliefs.search.own_text import (
+    domain_words,
+    proper_words,
+    rejected_names,
+    shares_figure,
+    subject,
+)
 from beliefs.search.short_turns import SHORT_TOPIC, short_named, short_turn
 from beliefs.search.switching import asks_to_switch
 from beliefs.text.lexicon import (
@@ -101,17 +108,13 @@ from beliefs.text.lexicon import (
     zipf,
     zipf_elsewhere,
 )
-from beliefs.text.numbers import figures
-from beliefs.text.query import QueryTerms, is_telling, name_forms, written_words
+from beliefs.text.query import QueryTerms, is_telling
 
 # Rarer than once per ten thousand words (the commonest words, `lexicon.is_general`): an
 # everyday word the belief writes in lower case is its topic ("exceptions", "viewpoint",
 # "band"); a commoner one is ambiguous however the belief writes it ("release", "plan").
 TOPIC_ZIPF = 5.0
 WINDOW = 2  # words either side: "which go version", "the Spark job", "a click command"
-# a word, or a number with its unit ("4h", "5xx", "32k"): the turn reads them as words too
-_WORD = re.compile(r"[^\W\d_][^\W_+#]*[+#]*|[0-9]+[^\W\d_][^\W_]*")
-_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 WRITTEN = "written as a name"
 OPENS = "the turn opens with it"
@@ -136,46 +139,6 @@ QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?
 ASKED = "asked which one"
 FIGURE = "a figure of its own text"
 SWITCHING = "asked to change to it"
-
-
-def domain_words(doc: IndexedDoc) -> frozenset[str]:
-    """Stems of the telling words of the belief's own text (worked out once per document)."""
-    if doc.domain is None:
-        belief = doc.belief
-        names = [belief.canonical_name.replace("_", " "), *belief.aliases]
-        text = " ".join([belief.content, belief.why_it_matters or "", *names])
-        doc.domain = frozenset(stem(w) for w in _WORD.findall(text.lower()) if is_telling(w))
-    return doc.domain
-
-
-def rejected_names(doc: IndexedDoc) -> frozenset[str]:
-    """The belief's rejected alternatives as the index holds them."""
-    return frozenset(t for r in doc.belief.rejected_alternatives for t in name_forms(r))
-
-
-def proper_words(doc: IndexedDoc) -> frozenset[str]:
-    """Tokens the belief writes as names: aliases with a capital, capitalised content words,
-    acronyms aside unless they spell an everyday word."""
-    if doc.proper is None:
-        belief = doc.belief
-        named = {t for a in belief.aliases if any(ch.isupper() for ch in a) for t in name_forms(a)}
-        named.update(w for w, marked in written_words(belief.content) if marked)
-        # An acronym ("PG", "CI") is not an everyday word written as a name, unless it spells
-        # one ("GUT", a test framework, is "gut" too); a general word ("REST") is gated by its
-        # frequency anyway.
-        text = " ".join([belief.content, *belief.aliases])
-        acronyms = {a.lower() for a in _ACRONYM.findall(text) if not is_common(a.lower())}
-        doc.proper = frozenset(named - acronyms)
-    return doc.proper
-
-
-def _subject(doc: IndexedDoc) -> str:
-    """The belief's content's first word when written with a capital ("Hugo is her ridgeback"),
-    lower-cased; "" otherwise."""
-    content = doc.belief.content
-    if not content[:1].isupper():
-        return ""
-    return content.split(maxsplit=1)[0].strip(",.:;'’").lower()
 
 
 def neighbours(terms: QueryTerms, word: str) -> dict[str, str]:
@@ -280,20 +243,6 @@ def needs_sense(
         )
         or query in in_names
     )
-
-
-def shares_figure(doc: IndexedDoc, token: str, turn_figures: frozenset[str]) -> bool:
-    """Whether the turn writes a figure (`numbers.figures`) that the belief's own text writes
-    too ("move the 16:30 call" for the 16:30 pick-up, "2021 Bourgogne" for that vintage),
-    other than one of the matched name's own ("UA 842 out of SFO" for "ASC 842")."""
-    if not turn_figures:
-        return False
-    held = doc.figures
-    if held is None:
-        belief = doc.belief
-        own = [belief.content, belief.why_it_matters or "", *belief.aliases]
-        held = doc.figures = figures(" ".join([*own, *belief.rejected_alternatives]))
-    return any(figure not in token for figure in turn_figures & held)
 
 
 def topic(doc: IndexedDoc, token: str) -> bool:
@@ -477,7 +426,7 @@ class Witness:
         if self._relation:
             return BARE_RELATION
         if (self._speaks or self._owned) and (
-            self._token in proper_words(doc) or _subject(doc) == self._token
+            self._token in proper_words(doc) or subject(doc) == self._token
         ):
             return SPEAKS if self._speaks else OPENS_OWN
         if self._titled and not self._titled.isdisjoint(addressed(doc)):

@@ -27,9 +27,10 @@ from beliefs.index.indexed_doc import IndexedDoc
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.accumulate import kind_gated, kind_key
 from beliefs.search.clauses import Matched
-from beliefs.search.corroboration import needs_sense, proper_words
+from beliefs.search.corroboration import needs_sense
 from beliefs.search.hits import Match
 from beliefs.search.kind_words import NameWords
+from beliefs.search.own_text import proper_words
 from beliefs.text.lexicon import is_common, is_function_word, is_general, stem, zipf
 from beliefs.text.query import STOP_WORDS, QueryTerms
 

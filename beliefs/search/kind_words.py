@@ -23,7 +23,8 @@ from beliefs.index.bm25 import TF_NORM_ONE, idf, label
 from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
 from beliefs.index.user_postings import MAX_NAME_WORD_NAMES, UserPostings
-from beliefs.search.corroboration import QUESTIONS, follows, proper_words
+from beliefs.search.corroboration import QUESTIONS, follows
+from beliefs.search.own_text import proper_words
 from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import QueryTerms
 
