@@ -49,10 +49,11 @@ Corroboration is one of:
   "the 2021 Bourgogne"), not one of the matched name's own;
 - for a name the belief writes as one, what the turn says it is to the user
   (`beliefs.search.name_roles`): someone speaking or spoken to ("Rose says…", "ask sunny
-  if…") or the turn's subject with its 's ("Hale's too mopey…"). A word of kinship or where
-  it is from ("my sister Priya", "Kasumi from housekeeping") says which one: it counts only
-  when the belief says so too, and so does a title ("mr muller" for "pan Müller", not for
-  "Frau Müller");
+  if…"), the turn's subject with its 's ("Hale's too mopey…") or, for an animal the belief
+  names, a living thing's act anywhere in the turn ("is cerenia ok for bran? hes been throwing
+  up"). A word of kinship or where it is from ("my sister Priya", "Kasumi from housekeeping")
+  says which one: it counts only when the belief says so too, and so does a title ("mr
+  muller" for "pan Müller", not for "Frau Müller");
 - for a name that is itself a relation in another language, a turn in a language that says
   one's own relations without "my" (`kinship.bare_relation`: "żona ma urodziny", "mama
   kaže…").
@@ -71,13 +72,16 @@ from beliefs.search.kinship import bare_relation
 from beliefs.search.name_roles import (
     DESCRIBED,
     KIN,
+    LIVES,
     OPENS_OWN,
     SPEAKS,
     TEAM_USES,
     TITLED,
     addressed,
+    animal,
     descriptions,
     kin_of,
+    living_turn,
     possessive_opener,
     speakers,
     team_tools,
@@ -134,6 +138,7 @@ _SMALL_NUMBERS = re.compile(r"\d{1,2}[-/]\d{1,2}|\d+(?:\.\d+)+")
 SHORT_THE = 10
 _THE = frozenset(["the"])
 _OWN = frozenset(["our", "my"])
+_ARTICLES = frozenset(["the", "a", "an", "this", "that", "some"])
 SIBLING = "a belief of its scope named too"
 QUESTIONS = frozenset(["which", "what"])  # "which key does a payment call need?"
 ASKED = "asked which one"
@@ -271,6 +276,7 @@ class TurnSigns:
     short: bool
     speaking: frozenset[str]
     opener: str
+    living: bool
     described: dict[str, frozenset[str]]
     compounds: tuple[str, ...]
     team: frozenset[str]
@@ -284,6 +290,7 @@ class TurnSigns:
             short=short_turn(telling),
             speaking=speakers(terms),
             opener=possessive_opener(terms),
+            living=living_turn(terms),
             described=descriptions(terms),
             compounds=compounds(terms),
             team=team_tools(terms),
@@ -303,6 +310,7 @@ class Witness:
         "_general",
         "_inflected",
         "_kin",
+        "_living",
         "_mates",
         "_near",
         "_near_stems",
@@ -375,6 +383,8 @@ class Witness:
         self._kin = kin_of(terms, query_word)
         self._speaks = query_word in turn.speaking
         self._owned = query_word == turn.opener
+        # "bran hasn't eaten", not "the puma ate a deer": an article makes it a kind of thing
+        self._living = turn.living and not follows(terms, query_word, _ARTICLES, 1)
         self._from = turn.described.get(query_word, frozenset())
         self._cleaned = terms.cleaned
         self._figures = terms.figures
@@ -445,4 +455,6 @@ class Witness:
             inside = inside_compound(self._compounds, domain_words(doc), self._own)
             if inside:
                 return f"domain word {inside!r}"
+        if self._living and self._token in proper_words(doc) and animal(doc):
+            return LIVES
         return POINTED if (topic and self._pointed) or self._short else None

@@ -112,7 +112,8 @@ _LIVING = (
     "fever|feber|fieber|koorts|fiebre|fièvre|febbre|febre|gorączkę|gorączka|horečku|kuumetta|"
     "ateş|demam|homa|температура|температуру|"
     "spytt|spydde|kräks|kräktes|kräkts|bruha|bruhal|bruhala|pojedel|pojedla|povraća|pojeo|pojela|"
-    "overgegeven|gekotst|gespuugd"
+    "overgegeven|gekotst|gespuugd|comido|mange|spist|lajal|laja|έφαγε|drapie|liże|vomiting|"
+    "vomit|puking|limp|diarrhoea|diarrhea"
 )
 # the words that may stand between the name and the act: "has", "just", "again", and a refusal
 _BEFORE_ACT = (
@@ -217,6 +218,36 @@ def possessive_opener(terms: QueryTerms) -> str:
     if not first[0][:1].isupper() and (in_dictionary(name) or is_common(name)):
         return ""  # typed in lower case, only a name no dictionary lists: "fiona's oot on…"
     return name
+
+
+# Words a belief's own text calls an animal by: the pet a turn's living act may be about
+_ANIMAL_WORDS = (
+    "dog|dogs|cat|cats|puppy|kitten|pet|beagle|terrier|retriever|spaniel|collie|labrador|lab|"
+    "hound|tabby|rabbit|hamster|parrot|horse|pony|tortoise|budgie|ferret|kelpie|whippet|"
+    "greyhound|dachshund|poodle|husky|mutt|cockapoo|cavapoo|moggy|bunny|kitty"
+)
+_ANIMALS = frozenset(_ANIMAL_WORDS.split("|"))
+# ... and of `_LIVING`, those that say so anywhere in a turn: not the ones of other senses
+# away from a name ("a bit of", "I bet", "threw a party", "eating into our margins", "escaped
+# quotes", a puri, a muscat); "threw up" and "throwing up" still do
+_OTHER_SENSES = "bit|bet|threw|throwing|escaped|eat|eating|eats|puri|kastet|muscat|morso"
+_LIVING_ANYWHERE = frozenset(_LIVING.split("|")) - frozenset(_OTHER_SENSES.split("|"))
+_UP = frozenset(["threw", "throwing", "throw", "throws"])
+LIVES = "a living thing's act in the turn"
+
+
+def living_turn(terms: QueryTerms) -> bool:
+    """Whether the turn says anywhere that something did what only a living thing does
+    ("hes been throwing up since lunch", "tofu mange pu depuis hier")."""
+    seq = terms.sequence
+    if not _LIVING_ANYWHERE.isdisjoint(seq):
+        return True
+    return any(a in _UP and b == "up" for a, b in pairwise(seq))
+
+
+def animal(doc: IndexedDoc) -> bool:
+    """Whether the belief's own text calls what it is about an animal."""
+    return not _ANIMALS.isdisjoint(_WORD.findall(_own_text(doc)))
 
 
 def speakers(terms: QueryTerms) -> frozenset[str]:

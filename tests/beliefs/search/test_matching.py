@@ -1189,6 +1189,17 @@ def test_a_name_that_did_what_only_a_living_thing_does_is_the_belief_s() -> None
     assert set(matches(index, "puma je spet neki pojedel na dvorišču")) == {"d"}
 
 
+def test_a_living_thing_s_act_anywhere_in_the_turn_names_the_user_s_animal() -> None:
+    dog = belief("b", "dog_bran", ["Bran"], content="Bran is their lurcher, allergic to chicken.")
+    tool = belief("m", "tool_mole", ["Mole"], content="Mole is the team's load-testing tool.")
+    index = index_of(dog, tool, filler=10)
+    turn = "is 1mg/kg cerenia ok for bran? hes been throwing up since lunch"
+    assert set(matches(index, turn)) == {"b"}
+    assert matches(index, "bran flakes or porridge for a quick breakfast") == {}
+    # the belief says what it names is an animal: a tool named Mole ate nothing
+    assert matches(index, "a mole got into the garden and ate the bulbs") == {}
+
+
 def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
     kasia = belief("k", "colleague_kasia", ["Kasia"], content="Kasia Nowak reviews the MRs.")
     index = index_of(kasia, filler=10)
