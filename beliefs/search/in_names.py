@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from beliefs.search.kinship import KINSHIP
+from beliefs.search.kinship import BEFORE_NAMES
 from beliefs.search.name_roles import TITLES, descriptions
 from beliefs.text.lexicon import has_other_sense, stem
 from beliefs.text.query import QueryTerms
@@ -20,7 +20,7 @@ def in_names(terms: QueryTerms) -> frozenset[str]:
     by what they are from (`descriptions`: "Kasumi from housekeeping"), all saying which one
     is meant, and codes of two or three letters written only in capitals (`capital_codes`)."""
     seq = terms.sequence
-    kin = (w for before, w in pairwise(seq) if before in KINSHIP)
+    kin = (w for before, w in pairwise(seq) if before in BEFORE_NAMES)
     runs = (w for run in terms.runs for w in run if any(not _designator(m) for m in run if m != w))
     return frozenset([*runs, *kin, *capital_codes(terms), *descriptions(terms)])
 

@@ -24,6 +24,14 @@ KINSHIP = _words(
     bf gf mate flatmate roommate housemate"""
 )
 
+# ... and who someone is to the user at work or about the house, said before a name the same
+# way: "coworker tasha" is no sister Tasha. Not a relation the user says is theirs (`said_kin`)
+ROLES = _words(
+    """coworker co-worker colleague boss manager client customer patient student pupil teacher
+    tutor supervisor intern landlord landlady tenant coach trainer physio recruiter"""
+)
+BEFORE_NAMES = KINSHIP | ROLES
+
 # One relation said several ways: the belief's "mother" is the turn's "mum"
 _SAME_KIN = {
     "mom": "mum",

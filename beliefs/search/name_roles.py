@@ -10,7 +10,14 @@ import re
 from itertools import pairwise
 
 from beliefs.index.indexed_doc import IndexedDoc
-from beliefs.search.kinship import HOUSEHOLD, KINSHIP, SOURCES, kin_said, said_kin
+from beliefs.search.kinship import (
+    BEFORE_NAMES,
+    HOUSEHOLD,
+    KINSHIP,
+    SOURCES,
+    kin_said,
+    said_kin,
+)
 from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
 from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
@@ -202,7 +209,7 @@ def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
     """Stems of the words of kinship right before `word` ("sister" for "my sister Priya"): a
     belief about another Priya does not say "sister"."""
     seq = terms.sequence
-    return frozenset(stem(b) for b, w in pairwise(seq) if w == word and b in KINSHIP)
+    return frozenset(stem(b) for b, w in pairwise(seq) if w == word and b in BEFORE_NAMES)
 
 
 def possessive_opener(terms: QueryTerms) -> str:

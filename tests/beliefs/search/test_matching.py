@@ -1474,3 +1474,11 @@ def test_a_rare_word_a_belief_writes_as_a_name_needs_the_turn_to_say_so() -> Non
     assert set(matches(index, "Brisket's limping on his back leg again")) == {"d"}
     # a belief that writes the word in lower case is about the thing itself
     assert set(matches(index_of(rub, filler=10), "smoking a brisket for the 4th")) == {"r"}
+
+
+def test_a_role_before_a_name_says_which_one_as_a_relation_does() -> None:
+    sister = belief("t", "sister_tasha", ["Tasha"], content="Tasha is the user's younger sister.")
+    index = index_of(sister, filler=10)
+    assert set(matches(index, "tasha is coming for dinner on friday, easy vegan mains?")) == {"t"}
+    assert matches(index, "coworker tasha is leaving the office friday, ideas for the card") == {}
+    assert matches(index, "my client tasha wants the invoice split in two") == {}
