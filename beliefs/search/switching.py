@@ -16,7 +16,8 @@ from functools import lru_cache
 # "switch to", "move everything to", "migrate", "reconsider", "go back to", "instead", "just
 # use", "why not", "worth switching", "give it another go", "after all", "what if we", and the
 # same in Spanish, Portuguese, French, Italian, German, Dutch, Polish, Swedish, Norwegian,
-# Danish, Slovenian, Indonesian, Tagalog, Turkish and Vietnamese ("to" joined to its article:
+# Danish, Slovenian, Czech, Serbian, Hungarian, Ukrainian, Russian, Greek, Indonesian, Tagalog,
+# Turkish and Vietnamese ("to" joined to its article:
 # "passare alla", "pasar al", "passer au"; "instead of": "invece di", "en vez de", "statt")
 _CHANGE = re.compile(
     r"\b(?:switch(?:ing|ed)?|migrat\w*|reconsider\w*|revisit\w*|instead|go(?:ing)? back to"
@@ -27,7 +28,8 @@ _CHANGE = re.compile(
     r"|volver al?|mudar\w*|trocar\w*|voltar ao?|passer (?:à|a|au|aux|sur)|changer|revenir"
     r"|cambiare|passare a(?:l|lla|llo|i|gli|lle)?|invece|al posto d\w*|en (?:vez|lugar) de"
     r"|au lieu d\w*|em vez d\w*|(?:an)?statt\w*|zamiast|in plaats van|namesto|istället för"
-    r"|i stedet for|yerine|thay vì"
+    r"|i stedet for|yerine|thay vì|m[ií]sto|nam[ií]sto|umesto|helyett|váltani|átállni"
+    r"|замість|вместо|перейти на|переїхати на|переехать на|αντί για"
     r"|wechseln|umsteigen|zurück zu|overstappen|overschakelen|terug naar|przej\w* na"
     r"|zmieni\w*|byta till|gå över till|bytte til|skifte til|preiti na|ganti ke|pindah ke"
     r"|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*|đổi|chuyển sang)\b",

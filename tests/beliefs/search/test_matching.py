@@ -1482,3 +1482,16 @@ def test_a_role_before_a_name_says_which_one_as_a_relation_does() -> None:
     assert set(matches(index, "tasha is coming for dinner on friday, easy vegan mains?")) == {"t"}
     assert matches(index, "coworker tasha is leaving the office friday, ideas for the card") == {}
     assert matches(index, "my client tasha wants the invoice split in two") == {}
+
+
+def test_instead_of_in_czech_asks_to_switch_to_a_rejected_alternative() -> None:
+    stan = belief(
+        "s",
+        "phpstan_level_8",
+        ["phpstan"],
+        rejected_alternatives=["Psalm"],
+        content="PHPStan at level 8 runs in CI.",
+    )
+    index = index_of(stan, filler=10)
+    assert set(matches(index, "nestaci psalm misto toho? generika me zabijou")) == {"s"}
+    assert matches(index, "psalm 23 na pohreb, kterou verzi") == {}

@@ -27,6 +27,7 @@ _WORDS = [
     "passare alla",
     "statt",
     "zamiast",
+    "misto",
     "in plaats van",
     "overstappen",
     "mag-switch",
