@@ -9,8 +9,9 @@ for Pekárek); Polish writes a soft last consonant with an "i" before the ending
 Śledź) and opens a last syllable's "ó" ("Sokoła" for Sokół); Indonesian and Malay put "my" and
 "your" there ("adekku"). A name of two words takes the ending on its second ("gül ustaya" for Gül
 Usta). Georgian inflects its names too ("ტუშეთში" for ტუშეთი), and Cyrillic and Greek words put
-back their own vowels ("пиріжка" for Пиріжок). No stemmer the index ships reads those (Snowball
-has no Polish, Czech or Ukrainian), so in a turn written in one of them
+back their own vowels ("пиріжка" for Пиріжок); Greek drops a masculine name's last "ς" and is
+mostly typed without accents ("στον μανωλη" for Μανώλης). No stemmer the index ships reads
+those (Snowball has no Polish, Czech or Ukrainian), so in a turn written in one of them
 (`lexicon.turn_languages`), or for a word in Georgian's script in any turn, a word of MIN_WORD
 letters or more is also read as a one-word alias it starts with, that alias being MIN_NAME
 letters or more and the ending MAX_ENDING letters or fewer, the alias's last vowel perhaps
@@ -96,8 +97,13 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
             bases = _bases(word, MAX_NAME_ENDING)
         else:
             continue
+        greek = "\u0370" <= word[-1] <= "\u03ff"
         for token in bases:
-            if token in aliases and _put(postings, n, matched, word, token):
+            if token not in aliases:
+                if not greek:  # typed without its accents, as Greek mostly is: "μανωλη"
+                    continue
+                token = next(iter(postings.folded_like(token)), "")
+            if token and _put(postings, n, matched, word, token):
                 break
     if inflecting:
         _last_inflected(postings, terms, n, matched)
@@ -146,7 +152,8 @@ def _bases(word: str, longest: int) -> list[str]:
     that with a last vowel put back ("castoramie" -> "castoram" -> "castorama") or a dropped
     "e" ("marka" -> "marek")."""
     vowels, dropped, latin = _vowels_of(word)
-    out = []
+    # Greek's masculine names drop their last "ς" in the other cases: "Μανώλη" for Μανώλης
+    out = [word + "ς"] if word[-1] in ("η", "α", "ο") else []
     for end in range(len(word) - 1, max(MIN_NAME, len(word) - longest) - 1, -1):
         stem = word[:end]
         out.append(stem)

@@ -54,7 +54,8 @@ _SPEAKS = (
     "can't|can’t|cannot|couldn't|couldn’t|"
     "no quiere|no quiso|não quer|non vuole|nie chce|will nicht|veut pas|wil niet|vill inte|"
     "vil ikke|rekla|rekel|rekao|pravi|vpraša|vprašala|pita|pitala|pitao|hoče|hoće|piše|"
-    "pisala|poslala|poslal|poslao|zvala|zval|zvao|klicala|klical"
+    "pisala|poslala|poslal|poslao|zvala|zval|zvao|klicala|klical|"
+    "λέει|λεει|είπε|ειπε|ρωτάει|ρωταει|ρώτησε|ρωτησε|θέλει|θελει|έγραψε|εγραψε"
 )
 # A pronoun for whom it is said, before the verb: "Rose m'dit que…", "Ana me pregunta…",
 # "Luca mi chiede…"
@@ -68,7 +69,8 @@ _ALREADY = (
 # ... and an auxiliary after it: "Montse me ha dicho", "Rose m'a dit", "Jonas hat gefragt"
 _AUX = r"(?:ha|a|hat|heeft|har|è|está|estaba|estava)\s+"
 # A name may take an article at a clause's start: "A Inês disse…", "o Diego perguntou…"
-_ARTICLE = r"(?:(?:o|a|la|il|el|lo|der|die|si)\s+)?"  # "si": Tagalog's before a name
+# "si": Tagalog's before a name; "ο", "η": Greek's
+_ARTICLE = r"(?:(?:o|a|la|il|el|lo|der|die|si|ο|η)\s+)?"
 _SPEAKER = re.compile(
     rf"(?:^|[.!?;:,]\s*|\b(?:and|but|so|because|cause|since|if|when|now)\s+)"
     rf"{_ARTICLE}(\w[\w'’-]*)\s+"
@@ -89,7 +91,10 @@ _ADDRESSES = (  # the phrases first: "an email to pierre" is no email to "to"
     "mail till|meddelande till|lettera a|messaggio a|scrivi a|mail aan|bericht aan|"
     "написати|напиши|написать|scrie-i lui|spune-i lui|zi-i lui|trimite-i lui|"
     # ... and Tagalog's "said by", "asked by", "according to", before the one who spoke
-    "sabi ni|sabi daw ni|tanong ni|ayon kay"
+    "sabi ni|sabi daw ni|tanong ni|ayon kay|"
+    # ... and Greek's "tell", "ask", "write" with "to the" joined before the name
+    "πω στον|πω στη|πες στον|πες στη|ρώτα τον|ρωτα τον|ρώτα τη|ρωτα τη|γράψε στον|γραψε στον|"
+    "γράψε στη|γραψε στη"
 )
 _ADDRESSEE = re.compile(rf"\b(?:{_ADDRESSES})\s+(\w[\w'’-]*)", re.IGNORECASE)
 # The verbs' first words: a turn holding none (most) is not read for them ("bring it up
@@ -120,7 +125,7 @@ _LIVING = (
     "ateş|demam|homa|температура|температуру|"
     "spytt|spydde|kräks|kräktes|kräkts|bruha|bruhal|bruhala|pojedel|pojedla|povraća|pojeo|pojela|"
     "overgegeven|gekotst|gespuugd|comido|mange|spist|lajal|laja|έφαγε|drapie|liże|vomiting|"
-    "vomit|puking|limp|diarrhoea|diarrhea"
+    "vomit|puking|limp|diarrhoea|diarrhea|κλαίει|κλαιει|ξέρασε|ξερασε|γαβγίζει|γαβγιζει"
 )
 # the words that may stand between the name and the act: "has", "just", "again", and a refusal
 _BEFORE_ACT = (

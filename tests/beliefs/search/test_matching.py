@@ -1495,3 +1495,11 @@ def test_instead_of_in_czech_asks_to_switch_to_a_rejected_alternative() -> None:
     index = index_of(stan, filler=10)
     assert set(matches(index, "nestaci psalm misto toho? generika me zabijou")) == {"s"}
     assert matches(index, "psalm 23 na pohreb, kterou verzi") == {}
+
+
+def test_a_greek_name_without_its_last_sigma_and_accents_is_the_name() -> None:
+    chief = belief("m", "chief_manolis", ["Μανώλης"], content="Μανώλης is the chief engineer.")
+    index = index_of(chief, filler=10)
+    # the accusative drops the "ς", the turn drops the accents, "στον" is "to the"
+    assert set(matches(index, "τι να πω στον μανωλη για τη γεννητρια 2;")) == {"m"}
+    assert set(matches(index, "ο Μανώλης λέει ότι η γεννήτρια ζεσταίνεται")) == {"m"}
