@@ -11,7 +11,8 @@ another language; a code with a digit, "q1" or "s3", has none); so does a code o
 letters that is no word, written in capitals ("UV", "GCS": the UV index, a coma scale), which many
 fields share (typed in lower case, "uv", "pg", it is the user's own tool's name), a rarer word the
 dictionary lists that the belief writes as a name (`lexicon.rare_word`: "smoking a brisket" is no
-dog called Brisket; a belief that writes it in lower case is about the thing), a one-edit match
+dog called Brisket; a belief that writes it in lower case is about the thing, and one of a code
+scope names a tool: "not picked up in storybook"), a one-edit match
 from such a word ("raw" for the alias "raws", "primer" for "primers"), and a word written inside a
 name of several words ("Gary Lineker", "Tesla's Sentry Mode"). An English word rarer than once per
 ten thousand words that the belief writes in lower case only is its topic ("exceptions", "rotation",
@@ -265,6 +266,12 @@ def may_be_topic(token: str) -> bool:
     return english(token) and zipf(token) < TOPIC_ZIPF
 
 
+def _of_code(doc: IndexedDoc) -> bool:
+    """Whether the belief is of a code scope ("domain:code"), where a rare word written as a
+    name is a tool's ("mongoose", "storybook", "puppeteer")."""
+    return any(scope.rpartition(":")[2] == "code" for scope in doc.belief.scope)
+
+
 @dataclass(frozen=True, slots=True)
 class TurnSigns:
     """What a turn says of all its words, read once for all the words the sense check asks
@@ -425,7 +432,7 @@ class Witness:
             return RUN if self._mates <= domain_words(doc) else None
         if self._from:  # "Kasumi from housekeeping": is the belief's from there?
             return DESCRIBED if not self._from.isdisjoint(domain_words(doc)) else None
-        if self._rare and self._token not in proper_words(doc):
+        if self._rare and (self._token not in proper_words(doc) or _of_code(doc)):
             return ""  # the belief's topic, in its everyday sense: "the brisket rub"
         topic = self._topic and self._token not in proper_words(doc)
         if topic and self._inflected and not self._general:

@@ -558,9 +558,19 @@ def test_an_everyday_word_of_the_turn_s_language_needs_corroboration() -> None:
     # "merel" (a blackbird) and "verger" (an orchard) are everyday Dutch and French words, too
     # rare elsewhere to have another sense in an English turn; both are rare English words too,
     # so a name the belief writes so still needs the turn to say it is one
-    dog = belief("d", "dog_merel", ["Merel"], content="Has a beagle named Merel who hates rain.")
+    dog = belief(
+        "d",
+        "dog_merel",
+        ["Merel"],
+        content="Has a beagle named Merel who hates rain.",
+        scope=["domain:personal"],
+    )
     orchard = belief(
-        "v", "client_verger", ["Verger"], content="Verger is the cider client; invoices net 30."
+        "v",
+        "client_verger",
+        ["Verger"],
+        content="Verger is the cider client; invoices net 30.",
+        scope=["domain:work"],
     )
     index = index_of(dog, orchard, filler=10)
     assert matches(index, "er zit elke ochtend een merel tegen mijn raam te tikken") == {}
@@ -1462,10 +1472,9 @@ def test_a_word_of_any_sentence_in_the_turn_s_language_ties_it_to_nothing() -> N
 
 
 def test_a_rare_word_a_belief_writes_as_a_name_needs_the_turn_to_say_so() -> None:
-    dog = belief("d", "dog_brisket", ["Brisket"], content="Brisket is the user's beagle.")
-    rub = belief(
-        "r", "brisket_rub", ["brisket"], content="The user's brisket rub is salt and pepper."
-    )
+    home = ["domain:personal"]
+    dog = belief("d", "dog_brisket", ["Brisket"], content="Brisket is their beagle.", scope=home)
+    rub = belief("r", "brisket_rub", ["brisket"], content="Their brisket rub is salt and pepper.")
     index = index_of(dog, filler=10)
     # a cut of beef, typed as the word it is
     assert matches(index, "smoking a brisket for the 4th, how long per lb at 225") == {}
@@ -1474,6 +1483,10 @@ def test_a_rare_word_a_belief_writes_as_a_name_needs_the_turn_to_say_so() -> Non
     assert set(matches(index, "Brisket's limping on his back leg again")) == {"d"}
     # a belief that writes the word in lower case is about the thing itself
     assert set(matches(index_of(rub, filler=10), "smoking a brisket for the 4th")) == {"r"}
+    # in a code scope such a word written as a name is a tool's
+    book = belief("s", "ui_storybook", ["Storybook"], content="Components are built in Storybook.")
+    turn = "msw handler not picked up in storybook"
+    assert set(matches(index_of(book, filler=10), turn)) == {"s"}
 
 
 def test_a_role_before_a_name_says_which_one_as_a_relation_does() -> None:
