@@ -432,7 +432,11 @@ class Witness:
             return RUN if self._mates <= domain_words(doc) else None
         if self._from:  # "Kasumi from housekeeping": is the belief's from there?
             return DESCRIBED if not self._from.isdisjoint(domain_words(doc)) else None
-        if self._rare and (self._token not in proper_words(doc) or _of_code(doc)):
+        if self._rare and (
+            self._token not in proper_words(doc)
+            or _of_code(doc)
+            or self._token in rejected_names(doc)  # "a good Mongoose schema": rejected
+        ):
             return ""  # the belief's topic, in its everyday sense: "the brisket rub"
         topic = self._topic and self._token not in proper_words(doc)
         if topic and self._inflected and not self._general:

@@ -1483,6 +1483,17 @@ def test_a_rare_word_a_belief_writes_as_a_name_needs_the_turn_to_say_so() -> Non
     assert set(matches(index, "Brisket's limping on his back leg again")) == {"d"}
     # a belief that writes the word in lower case is about the thing itself
     assert set(matches(index_of(rub, filler=10), "smoking a brisket for the 4th")) == {"r"}
+    # a rejected alternative is the user's decision, however rare its name
+    driver = belief(
+        "m",
+        "database_driver",
+        ["mongo driver"],
+        rejected_alternatives=["mongoose"],
+        content="Uses the raw MongoDB driver, not Mongoose.",
+        scope=["domain:work"],
+    )
+    turn = "Suggest a good Mongoose schema for invoices"
+    assert set(matches(index_of(driver, filler=10), turn)) == {"m"}
     # in a code scope such a word written as a name is a tool's
     book = belief("s", "ui_storybook", ["Storybook"], content="Components are built in Storybook.")
     turn = "msw handler not picked up in storybook"
