@@ -228,8 +228,9 @@ def needs_sense(
     languages: frozenset[str] = frozenset(),
 ) -> bool:
     """Whether a matched one-word name needs corroboration: it has another sense (in English,
-    or in `languages`, those the turn is written in), a turn's word with one reached it by an
-    edit or by its stem ("raw" for the alias "raws", "compose" for "composables"), or the turn
+    or in `languages`, those the turn is written in), a turn's word with one, or a rare word of
+    the dictionary, reached it by an edit or by its stem ("raw" for the alias "raws", "compose"
+    for "composables", "marmite" for the cat Marmie), or the turn
     writes it inside a name of several words,
     after a word of kinship or as a code in capitals (`in_names`: "Gary Lineker", "the
     California Zephyr", "my sister Priya", "the UV index"). A number needs it as a part of a
@@ -244,7 +245,11 @@ def needs_sense(
         or rare_word(token)
         or (
             how in ("fuzzy", "stemmed")
-            and has_other_sense(query, languages)
+            and (
+                has_other_sense(query, languages)
+                # not a version of the name: "storybook" for "storybook7"
+                or (rare_word(query) and token.rstrip("0123456789") != query)
+            )
             and token.replace(".", " ") != query  # "next js": a dotted name spaced out
         )
         or query in in_names

@@ -1527,3 +1527,13 @@ def test_a_greek_name_without_its_last_sigma_and_accents_is_the_name() -> None:
     # the accusative drops the "ς", the turn drops the accents, "στον" is "to the"
     assert set(matches(index, "τι να πω στον μανωλη για τη γεννητρια 2;")) == {"m"}
     assert set(matches(index, "ο Μανώλης λέει ότι η γεννήτρια ζεσταίνεται")) == {"m"}
+
+
+def test_a_rare_word_typed_is_no_typo_of_a_name_one_edit_away() -> None:
+    cat = belief("c", "cat_marmie", ["Marmie"], content="Marmie is their cat.")
+    index = index_of(cat, filler=10)
+    assert matches(index, "is marmite actually good for you or just salt") == {}
+    assert set(matches(index, "marmei has been sneezing all morning")) == {"c"}
+    # a version of the name is no other word: "storybook" for "storybook7"
+    book = belief("s", "ui_storybook", ["storybook7"], scope=["domain:work"])
+    assert set(matches(index_of(book, filler=10), "storybook stories fail to load")) == {"s"}
