@@ -281,8 +281,8 @@ def _of_code(doc: IndexedDoc) -> bool:
 class TurnSigns:
     """What a turn says of all its words, read once for all the words the sense check asks
     about: its `telling_words`, whether they are too few to say another sense
-    (`short_turn`), its `speakers`, its `possessive_opener`, its `descriptions` and its
-    `team_tools`."""
+    (`short_turn`), its `speakers`, its `possessive_opener`, whether it tells a living thing's
+    act (`living_turn`), its `descriptions` and its `team_tools`."""
 
     telling: dict[str, str]
     short: bool
