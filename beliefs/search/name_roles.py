@@ -18,7 +18,7 @@ from beliefs.search.kinship import (
     kin_said,
     said_kin,
 )
-from beliefs.text.lexicon import in_dictionary, is_common, is_general, stem
+from beliefs.text.lexicon import is_common, is_general, stem
 from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
 KIN = "its kinship word"
@@ -219,7 +219,8 @@ def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
 
 def possessive_opener(terms: QueryTerms) -> str:
     """The turn's first word with its "'s" (`_POSSESSIVE`), of three letters or more, when
-    written with a capital or a word no dictionary lists; "" otherwise."""
+    written with a capital or no everyday word ("snoek's been in the litter box"); ""
+    otherwise."""
     first = terms.cleaned[:64].split(maxsplit=1)
     if not first:
         return ""
@@ -227,8 +228,8 @@ def possessive_opener(terms: QueryTerms) -> str:
     if found is None or len(found.group(1)) < 3:
         return ""
     name = normalize_name(found.group(1))
-    if not first[0][:1].isupper() and (in_dictionary(name) or is_common(name)):
-        return ""  # typed in lower case, only a name no dictionary lists: "fiona's oot on…"
+    if not first[0][:1].isupper() and is_common(name):
+        return ""  # typed in lower case, only a name or a rare word: "fiona's oot on…"
     return name
 
 

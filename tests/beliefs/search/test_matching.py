@@ -1537,3 +1537,11 @@ def test_a_rare_word_typed_is_no_typo_of_a_name_one_edit_away() -> None:
     # a version of the name is no other word: "storybook" for "storybook7"
     book = belief("s", "ui_storybook", ["storybook7"], scope=["domain:work"])
     assert set(matches(index_of(book, filler=10), "storybook stories fail to load")) == {"s"}
+
+
+def test_a_rare_word_opening_the_turn_with_its_s_is_the_user_s_own() -> None:
+    cat = belief("c", "cat_snoek", ["Snoek"], content="Snoek is their cat.", scope=["domain:home"])
+    index = index_of(cat, filler=10)
+    turn = "snoek's been in the litter box like every 10 min and hardly anything comes out"
+    assert set(matches(index, turn)) == {"c"}
+    assert matches(index, "snoek braai with apricot jam glaze, how long on the coals") == {}
