@@ -403,7 +403,7 @@ class Witness:
         self._team = query_word in turn.team
         self._titled = turn.titled.get(query_word, frozenset())
         # the belief's name is a relation the turn's language says bare ("mama kaže…")
-        self._relation = query_word == token and bare_relation(token, terms.languages)
+        self._relation = query_word == token and bare_relation(token, languages)
 
     def everywhere(self) -> str | None:
         """Why the word counts for every belief it reached whatever the belief, if it does:

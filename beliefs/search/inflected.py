@@ -61,9 +61,10 @@ _DROPPED = ("e",)
 # Georgian writes its names with case endings too, in a script no other language writes and
 # wordfreq does not list: a word in it is read so in any turn
 _GEORGIAN_FIRST, _GEORGIAN_LAST = "\u10d0", "\u10ff"
+_GREEK_FIRST, _GREEK_LAST = "\u0370", "\u03ff"
 _SCRIPT_VOWELS = (
     ("\u0400", "\u04ff", ("а", "о", "е", "я", "і", "и", "ь"), ("о", "е")),
-    ("\u0370", "\u03ff", ("ος", "ας", "ης", "α", "η", "ο"), ()),
+    (_GREEK_FIRST, _GREEK_LAST, ("ος", "ας", "ης", "α", "η", "ο"), ()),
     (_GEORGIAN_FIRST, _GEORGIAN_LAST, ("ი", "ა", "ო", "ე"), ()),
 )
 _SOFTENED = {"z": "ź", "s": "ś", "c": "ć", "n": "ń"}  # "zi" before a vowel is "ź" at a word's end
@@ -97,7 +98,7 @@ def match_inflected(postings: UserPostings, terms: QueryTerms, n: int, matched: 
             bases = _bases(word, MAX_NAME_ENDING)
         else:
             continue
-        greek = "\u0370" <= word[-1] <= "\u03ff"
+        greek = _GREEK_FIRST <= word[-1] <= _GREEK_LAST
         for token in bases:
             if token not in aliases:
                 if not greek:  # typed without its accents, as Greek mostly is: "μανωλη"
