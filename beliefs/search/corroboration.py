@@ -394,7 +394,14 @@ class Witness:
         self._mates = run_mates(terms, query_word)
         self._kin = kin_of(terms, query_word)
         self._speaks = query_word in turn.speaking
-        self._owned = query_word == turn.opener
+        # "clive's looking sluggish"; and a name no dictionary lists with the "s" of its
+        # genitive, as Danish, Swedish and German write it and English is often typed ("idas
+        # første skoledag", "lukas geburtstagsfeier", "owens class is doing a bake sale")
+        self._owned = query_word == turn.opener or (
+            query_word == f"{token}s"
+            and terms.sequence[:1] == (query_word,)
+            and not in_dictionary(token)
+        )
         # "bran hasn't eaten", not "the puma ate a deer": an article makes it a kind of thing
         self._living = turn.living and not follows(terms, query_word, _ARTICLES, 1)
         self._from = turn.described.get(query_word, frozenset())

@@ -18,7 +18,7 @@ from beliefs.search.kinship import (
     kin_said,
     said_kin,
 )
-from beliefs.text.lexicon import is_common, is_general, stem
+from beliefs.text.lexicon import is_general, stem
 from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
 KIN = "its kinship word"
@@ -218,19 +218,17 @@ def kin_of(terms: QueryTerms, word: str) -> frozenset[str]:
 
 
 def possessive_opener(terms: QueryTerms) -> str:
-    """The turn's first word with its "'s" (`_POSSESSIVE`), of three letters or more, when
-    written with a capital or no everyday word ("snoek's been in the litter box"); ""
-    otherwise."""
+    """The turn's first word with its "'s" (`_POSSESSIVE`), of three letters or more, however
+    written ("snoek's been in the litter box", "tank's back, new lump L flank", "clive's
+    looking sluggish"); "" otherwise. It counts for a belief that writes it as a name or is
+    about it (`own_text.subject`)."""
     first = terms.cleaned[:64].split(maxsplit=1)
     if not first:
         return ""
     found = _POSSESSIVE.fullmatch(first[0].rstrip(",.:;!?"))
     if found is None or len(found.group(1)) < 3:
         return ""
-    name = normalize_name(found.group(1))
-    if not first[0][:1].isupper() and is_common(name):
-        return ""  # typed in lower case, only a name or a rare word: "fiona's oot on…"
-    return name
+    return normalize_name(found.group(1))
 
 
 # Words a belief's own text calls an animal by: the pet a turn's living act may be about

@@ -1539,9 +1539,25 @@ def test_a_rare_word_typed_is_no_typo_of_a_name_one_edit_away() -> None:
     assert set(matches(index_of(book, filler=10), "storybook stories fail to load")) == {"s"}
 
 
-def test_a_rare_word_opening_the_turn_with_its_s_is_the_user_s_own() -> None:
+def test_a_name_opening_the_turn_with_its_s_is_the_user_s_own() -> None:
     cat = belief("c", "cat_snoek", ["Snoek"], content="Snoek is their cat.", scope=["domain:home"])
-    index = index_of(cat, filler=10)
+    dog = belief("d", "patient_tank", ["Tank"], content="Tank is a boxer the user treats.")
+    index = index_of(cat, dog, filler=10)
     turn = "snoek's been in the litter box like every 10 min and hardly anything comes out"
     assert set(matches(index, turn)) == {"c"}
     assert matches(index, "snoek braai with apricot jam glaze, how long on the coals") == {}
+    # an everyday word too, typed in lower case: the turn is about it
+    assert set(matches(index, "tank's back, new lump on the left flank")) == {"d"}
+    assert matches(index, "the tank's leaking again, how do i patch it") == {}
+
+
+def test_a_name_opening_the_turn_with_the_s_of_its_genitive_is_the_user_s_own() -> None:
+    home = ["domain:home"]
+    ida = belief("i", "daughter_ida", ["Ida"], content="Ida is the user's daughter.", scope=home)
+    mare = belief("m", "mare_bramble", ["Bramble"], content="Bramble is their mare.", scope=home)
+    index = index_of(ida, mare, filler=10)
+    assert set(matches(index, "idas første skoledag er 11. august, hvad skal hun have med")) == {
+        "i"
+    }
+    # a plural of a word the dictionary lists is that word's
+    assert matches(index, "brambles have taken over the bottom of the garden") == {}
