@@ -125,7 +125,9 @@ _LIVING = (
     "ateş|demam|homa|температура|температуру|"
     "spytt|spydde|kräks|kräktes|kräkts|bruha|bruhal|bruhala|pojedel|pojedla|povraća|pojeo|pojela|"
     "overgegeven|gekotst|gespuugd|comido|mange|spist|lajal|laja|έφαγε|drapie|liże|vomiting|"
-    "vomit|puking|limp|diarrhoea|diarrhea|κλαίει|κλαιει|ξέρασε|ξερασε|γαβγίζει|γαβγιζει"
+    "vomit|puking|limp|diarrhoea|diarrhea|κλαίει|κλαιει|ξέρασε|ξερασε|γαβγίζει|γαβγιζει|"
+    "yemiyor|yemedi|yiyor|kusuyor|kusmuş|çiş|söönud|sõi|sööb|joob|oksendab|oksendas|drinkt|"
+    "borða|borðar|ældi|ælir"
 )
 # the words that may stand between the name and the act: "has", "just", "again", and a refusal
 _BEFORE_ACT = (
@@ -229,6 +231,33 @@ def possessive_opener(terms: QueryTerms) -> str:
     if found is None or len(found.group(1)) < 3:
         return ""
     return normalize_name(found.group(1))
+
+
+# Verbs whose subject stands right before them, as a turn says them of someone or something
+# it opens with ("nora got a 168", "ida hat 39,4", "zośka ma w piątek próbny", "sambon vill
+# kolla", "paloma tiene excursion"): "has", "is", "was", "wants", "needs" in the languages
+# users write
+_SUBJECT_VERB_WORDS = (
+    "has|had|is|was|wants|needs|got|hasnt|isnt|wasnt|didnt|doesnt|"
+    "hat|hatte|ist|war|will|muss|kann|soll|braucht|möchte|"
+    "heeft|wil|moet|kan|zal|"
+    "har|hadde|havde|er|var|vil|skal|är|vill|ska|måste|trenger|trænger|behöver|"
+    "ma|miał|miała|jest|był|była|chce|musi|może|potrzebuje|"
+    "má|je|byl|byla|musí|může|ima|hoče|mora|"
+    "est|était|veut|doit|peut|avait|"
+    "tiene|tenía|está|estaba|es|era|quiere|necesita|debe|puede|"
+    "tem|tinha|estava|é|quer|precisa|pode|deve|"
+    "ha|aveva|è|vuole|può"
+)
+_SUBJECT_VERBS = frozenset(_SUBJECT_VERB_WORDS.split("|"))
+
+
+def subject_of_verb(terms: QueryTerms, word: str) -> bool:
+    """Whether `word`, of three letters or more, opens the turn as the subject of one of
+    `_SUBJECT_VERBS` right after it: one of the user's own, whatever else the word is. A
+    famous namesake opens a turn with no such verb ("jonah hill movies")."""
+    seq = terms.sequence
+    return len(seq) > 2 and seq[0] == word and len(word) >= 3 and seq[1] in _SUBJECT_VERBS
 
 
 # Words a belief's own text calls an animal by: the pet a turn's living act may be about

@@ -583,8 +583,12 @@ def test_an_everyday_word_of_the_turn_s_language_needs_corroboration() -> None:
         "v": [("verger", "exact", "the turn opens with it")]
     }
     # in the turn's language it counts where the belief's world corroborates it
-    assert matches(index, "merel is bang voor de rain, moet ze toch naar buiten?") == {
+    assert matches(index, "ze is bang voor de rain, moet merel toch naar buiten?") == {
         "d": [("merel", "exact", "domain word 'rain'")]
+    }
+    # ... and so does opening the turn as a verb's subject
+    assert matches(index, "merel is bang voor de regen, moet ze toch naar buiten?") == {
+        "d": [("merel", "exact", "the turn opens with it")]
     }
 
 
@@ -1208,6 +1212,19 @@ def test_a_living_thing_s_act_anywhere_in_the_turn_names_the_user_s_animal() -> 
     assert matches(index, "bran flakes or porridge for a quick breakfast") == {}
     # the belief says what it names is an animal: a tool named Mole ate nothing
     assert matches(index, "a mole got into the garden and ate the bulbs") == {}
+    # ... in the languages users write: "bran iki gündür mamasını yemiyor"
+    assert set(matches(index, "bran iki gündür mamasını yemiyor, ne yapayım")) == {"b"}
+
+
+def test_a_word_opening_the_turn_as_a_verb_s_subject_is_the_user_s_own() -> None:
+    home = ["domain:home"]
+    nora = belief("n", "daughter_nora", ["Nora"], content="Nora is her daughter.", scope=home)
+    ida = belief("i", "daughter_ida", ["Ida"], content="Ida is their daughter, 4.", scope=home)
+    index = index_of(nora, ida, filler=10)
+    assert set(matches(index, "nora got a 168 on her practice test, what next")) == {"n"}
+    assert set(matches(index, "ida hat 39,4 wie viel ml nurofen saft darf sie")) == {"i"}
+    # a namesake opens a turn with no such verb
+    assert matches(index, "nora ephron movies for a rainy sunday") == {}
 
 
 def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
@@ -1225,11 +1242,11 @@ def test_a_figure_of_the_belief_s_own_text_corroborates_a_name() -> None:
     asc = belief("a", "lease_standard_asc_842", ["ASC 842"], content="Leases follow ASC 842.")
     index = index_of(kita, asc, filler=10)
     # "Kita" is a German word and a name; the pick-up's time says which
-    assert matches(index, "Kita hat morgen zu, how do I move the 16:30 call?") == {
+    assert matches(index, "morgen ist die Kita zu, how do I move the 16:30 call?") == {
         "k": [("kita", "exact", "a figure of its own text")]
     }
     # a time the belief does not write says nothing
-    assert matches(index, "Kita hat morgen zu, how do I move the 11:15 call?") == {}
+    assert matches(index, "morgen ist die Kita zu, how do I move the 11:15 call?") == {}
     # nor does a figure of the matched name itself: a flight's number is no lease standard
     assert matches(index, "I'm on UA 842 out of SFO tomorrow") == {}
 
