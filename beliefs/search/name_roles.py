@@ -236,7 +236,8 @@ def possessive_opener(terms: QueryTerms) -> str:
 # Verbs whose subject stands right before them, as a turn says them of someone or something
 # it opens with ("nora got a 168", "ida hat 39,4", "zośka ma w piątek próbny", "sambon vill
 # kolla", "paloma tiene excursion"): "has", "is", "was", "wants", "needs" in the languages
-# users write
+# users write, or an adverb a subject takes before its verb ("zbyszek znowu przysłał faktury",
+# "zala bi šla jutri z mano")
 _SUBJECT_VERB_WORDS = (
     "has|had|is|was|wants|needs|got|hasnt|isnt|wasnt|didnt|doesnt|"
     "hat|hatte|ist|war|will|muss|kann|soll|braucht|möchte|"
@@ -247,7 +248,9 @@ _SUBJECT_VERB_WORDS = (
     "est|était|veut|doit|peut|avait|"
     "tiene|tenía|está|estaba|es|era|quiere|necesita|debe|puede|"
     "tem|tinha|estava|é|quer|precisa|pode|deve|"
-    "ha|aveva|è|vuole|può"
+    "ha|aveva|è|vuole|può|"
+    "keeps|kept|still|just|always|never|znowu|wciąż|bi|schon|immer|noch|ya|já|déjà|ancora|già|"
+    "weer|nog|alltid|fortfarande"
 )
 _SUBJECT_VERBS = frozenset(_SUBJECT_VERB_WORDS.split("|"))
 

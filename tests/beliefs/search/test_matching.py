@@ -1223,6 +1223,7 @@ def test_a_word_opening_the_turn_as_a_verb_s_subject_is_the_user_s_own() -> None
     index = index_of(nora, ida, filler=10)
     assert set(matches(index, "nora got a 168 on her practice test, what next")) == {"n"}
     assert set(matches(index, "ida hat 39,4 wie viel ml nurofen saft darf sie")) == {"i"}
+    assert set(matches(index, "nora znowu nie odrobiła lekcji, co robić")) == {"n"}
     # a namesake opens a turn with no such verb
     assert matches(index, "nora ephron movies for a rainy sunday") == {}
 
