@@ -50,11 +50,13 @@ Corroboration is one of:
   "the 2021 Bourgogne"), not one of the matched name's own;
 - for a name the belief writes as one, what the turn says it is to the user
   (`beliefs.search.name_roles`): someone speaking or spoken to ("Rose says…", "ask sunny
-  if…"), the turn's subject with its 's ("Hale's too mopey…") or, for an animal the belief
-  names, a living thing's act anywhere in the turn ("is cerenia ok for bran? hes been throwing
-  up"). A word of kinship or where it is from ("my sister Priya", "Kasumi from housekeeping")
-  says which one: it counts only when the belief says so too, and so does a title ("mr
-  muller" for "pan Müller", not for "Frau Müller");
+  if…"), the turn's subject: its first word with its 's ("Hale's too mopey…", "tank's
+  back"), with a genitive's bare s ("idas første skoledag"), or before a verb such as "has",
+  "is" or "wants" (`opens_with_name`: "nora got a 168", "ida hat 39,4"); or, for an animal
+  the belief names, a living thing's act anywhere in the turn ("is cerenia ok for bran? hes
+  been throwing up"). A word of kinship or where it is from ("my sister Priya", "Kasumi from
+  housekeeping") says which one: it counts only when the belief says so too, and so does a
+  title ("mr muller" for "pan Müller", not for "Frau Müller");
 - for a name that is itself a relation in another language, a turn in a language that says
   one's own relations without "my" (`kinship.bare_relation`: "żona ma urodziny", "mama
   kaže…").
