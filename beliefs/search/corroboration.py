@@ -324,7 +324,6 @@ class Witness:
 
     __slots__ = (
         "_asked",
-        "_cleaned",
         "_compounds",
         "_figures",
         "_from",
@@ -343,6 +342,7 @@ class Witness:
         "_relation",
         "_short",
         "_speaks",
+        "_switching",
         "_team",
         "_titled",
         "_token",
@@ -414,7 +414,7 @@ class Witness:
         # "bran hasn't eaten", not "the puma ate a deer": an article makes it a kind of thing
         self._living = turn.living and not follows(terms, query_word, _ARTICLES, 1)
         self._from = turn.described.get(query_word, frozenset())
-        self._cleaned = terms.cleaned
+        self._switching = asks_to_switch(terms.cleaned)
         self._figures = terms.figures
         self._team = query_word in turn.team
         self._titled = turn.titled.get(query_word, frozenset())
@@ -447,6 +447,10 @@ class Witness:
     def own_reason(self, doc: IndexedDoc) -> str | None:
         """Why the word counts for `doc` by its own evidence ("" for an inflected topic), or
         None when nothing in the turn but perhaps another clause corroborates it."""
+        # first: the words around a rejected option proposed may read as a name of several
+        # words ("bu seferlik hedef'e sipariş geçsek" for the rejected "Hedef Ecza")
+        if self._switching and self._token in rejected_names(doc):
+            return SWITCHING
         if self._kin:  # "my sister Priya": is the belief's Priya a sister?
             return KIN if self._kin <= domain_words(doc) else None
         if self._mates:  # written in a name of several words: is it the belief's?
@@ -473,8 +477,6 @@ class Witness:
             return SPEAKS if self._speaks else OPENS_OWN
         if self._titled and not self._titled.isdisjoint(addressed(doc)):
             return TITLED
-        if asks_to_switch(self._cleaned) and self._token in rejected_names(doc):
-            return SWITCHING
         if self._near and not self._near_stems.isdisjoint(domain := domain_words(doc)):
             for near_stem, near_word in self._near.items():  # the first, as the turn has them
                 if near_stem in domain:

@@ -2,8 +2,11 @@
 names is the user's rejected one ("iris worth switching to yet?", "bring prettier back just
 for markdown?", "why don't we just use bloc", "Trados に乗り換えた方がいい？").
 
-A belief that rejected an option is what such a turn needs however everyday the option's name
-("gin", "iris", "phoenix", "points"): the turn weighs the option against the user's choice.
+A proposal to take an option up asks the same ("tempted to just bung apivar strips in",
+"lely guy stopped by again, worth a look", "skal vi ikke bare bruge miscanthus", "uk na lang
+kaya"). A belief that rejected an option is what such a turn needs however everyday the
+option's name ("gin", "iris", "phoenix", "points"): the turn weighs the option against the
+user's choice. A price weighed ("a 4090 for my rig, worth it?") proposes nothing.
 The words are those of the languages users write to the assistant in; Japanese, Chinese and
 Korean are matched inside the text, which puts no space between words.
 """
@@ -32,7 +35,20 @@ _CHANGE = re.compile(
     r"|замість|вместо|перейти на|переїхати на|переехать на|αντί για"
     r"|wechseln|umsteigen|zurück zu|overstappen|overschakelen|terug naar|przej\w* na"
     r"|zmieni\w*|byta till|gå över till|bytte til|skifte til|preiti na|ganti ke|pindah ke"
-    r"|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*|đổi|chuyển sang)\b",
+    r"|lumipat|mag-switch|geçs\w+|geçel\w+|geçmeli\w*|đổi|chuyển sang"
+    # a proposal to take up an option: "should we just", "worth a look", "give X another
+    # shot", "tempted to", "a może jednak", "doch lieber", "skal vi ikke bare", "na lang"
+    r"|should(?:n'?t)? (?:i|we) (?:just|not)|(?:i|we) (?:could|might|may) (?:just|as well)"
+    r"|might just|just (?:use|go with|get|order|take|move|build|keep|mail|buy|ship|stick)"
+    r"|can (?:i|we|they) just|worth (?:a (?:look|shot|try|go)|grabbing|getting|doing)"
+    r"|any good|another shot|tempt\w*|thinking (?:of|about) (?:\w+ing|going|moving)"
+    r"|what about|how about|rethink\w*|do (?:i|we) even need|shoulda|are we mad"
+    r"|doch lieber|lieber doch|lohnt (?:sich|es)|sollten wir|sollen wir|überleg\w*"
+    r"|a może|może jednak|czy warto|czemu nie|toch maar|zullen we|ipv|de moeite"
+    r"|skal vi ikke|bare bruge|ska vi|värt att|verdt å|værd at|ça vaut le coup|et si"
+    r"|refaire un essai|vale la pena|vale a pena|conviene|y si|e se|no sería mejor"
+    r"|na lang|ek baar|bu seferlik|olmaz mı|kannattaako|pitäisikö|megérné|hay là"
+    r"|mending|може таки|може б|τελικά|אולי|تستاهل|იქნებ)\b",
     re.IGNORECASE,
 )
 # The same words for an ASCII text lower-cased: read so, it matches where the case-blind
@@ -51,6 +67,12 @@ _CHANGE_UNSPACED = (
     "갈아타",
     "바꿀",
     "바꾸",
+    "그냥",
+    "낫지 않",
+    "나을까",
+    "ほうがいい",
+    "方がいい",
+    "にしようかな",
 )
 
 

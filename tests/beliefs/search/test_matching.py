@@ -1017,6 +1017,24 @@ def test_a_rejected_option_counts_when_the_turn_asks_about_changing_to_it() -> N
     assert matches(index, "which flux for soldering smd switches on my keyboard") == {}
 
 
+def test_a_proposal_counts_for_a_rejected_option_whatever_the_words_around_it() -> None:
+    varroa = belief(
+        "v", "varroa_oxalic_trickle", ["oxalic"], rejected_alternatives=["Apivar (amitraz) strips"]
+    )
+    depot = belief(
+        "d",
+        "selcuk_main_wholesaler",
+        ["Selçuk"],
+        rejected_alternatives=["Hedef Ecza as main depot"],
+    )
+    index = index_of(varroa, depot, filler=10)
+    assert set(matches(index, "tempted to just bung apivar strips in this autumn")) == {"v"}
+    # "seferlik hedef" reads as a name of two words, but the turn asks to change to Hedef
+    assert set(matches(index, "bu seferlik hedef'e sipariş geçsek daha mı hızlı gelir")) == {"d"}
+    # named with no change proposed, a part of a rejected option is another thing's
+    assert matches(index, "my neighbour put apivar strips in all her hives in august") == {}
+
+
 def test_a_name_inflected_in_a_language_with_cases_is_the_name() -> None:
     client = belief("w", "client_wojcik", ["Wójcik"], content="A B2B client on ryczałt.")
     shop = belief("c", "wholesaler", ["hurtownia"], rejected_alternatives=["Castorama"])

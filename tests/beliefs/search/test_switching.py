@@ -59,3 +59,17 @@ def test_the_words_are_all_lower_case_and_found_in_any_case() -> None:
     assert asks_to_switch("Worth Switching to Iris yet?")
     assert asks_to_switch("¿Y si usamos flux EN VEZ DE lo que tenemos?")
     assert not asks_to_switch("the switchboard is down")
+
+
+def test_a_proposal_to_take_up_an_option_asks_to_switch() -> None:
+    assert asks_to_switch("tempted to just bung apivar strips in this autumn, less faff")
+    assert asks_to_switch("lely guy stopped by again w financing numbers. worth a look")
+    assert asks_to_switch("honestly might just build the cohort as a pdt in looker")
+    assert asks_to_switch("skal vi ikke bare bruge miscanthus langs stien")
+    assert asks_to_switch("sollen wir für die weihnachtssterne nicht doch glitzer nehmen?")
+    assert asks_to_switch("uk na lang kaya, mas mabilis daw processing ng NMC")
+    assert asks_to_switch("a może jednak kupić tego Tradosa?")
+    assert asks_to_switch("그냥 밴드로 옮기는 게 나을까요?")
+    # a price weighed is no option proposed against a choice
+    assert not asks_to_switch("black friday deals on a 4090 for my home rig worth it?")
+    assert not asks_to_switch("the lely robot milked 62 cows today")
