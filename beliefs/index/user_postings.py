@@ -97,6 +97,22 @@ def code_parts(token: str) -> tuple[str, ...]:
     return tuple(w for w in dict.fromkeys(words) if _code(w) or _rare_word(w))
 
 
+def rejected_words(doc: IndexedDoc) -> frozenset[str]:
+    """The first words of the belief's rejected alternatives of several words, by which a turn
+    proposing the option may name it alone ("plastic" of "Plastic SCM / Unity Version
+    Control", "tortoise" of "Tortoise ORM", "paper" of "paper filing"): three letters or
+    more, and no number or stop word ("0.9% saline" gives none)."""
+    firsts = (option.split(maxsplit=2) for option in doc.belief.rejected_alternatives)
+    return frozenset(
+        word
+        for first in firsts
+        if len(first) > 1
+        and len(word := first[0].lower()) >= 3
+        and word.isalpha()
+        and word not in STOP_WORDS
+    )
+
+
 def _code(word: str) -> bool:
     return (
         len(word) >= 3
@@ -155,6 +171,9 @@ class UserPostings:
     # a code of an alias of several words ("842" of "ASC 842", "msg91" of "MSG91 SMS") -> the
     # alias tokens holding it (`code_parts`)
     parts: dict[str, Members] = field(default_factory=dict)
+    # the first word of a rejected alternative of several words ("plastic" of "Plastic SCM")
+    # -> the beliefs that rejected it: a turn proposing the option may name it by that alone
+    rejected_words: dict[str, Members] = field(default_factory=dict)
     stem_cache: dict[tuple[StemKind, str], tuple[str, ...]] = field(default_factory=dict)
     # The number of this user's last change (no other change has it; 0: none yet), and the
     # views worked out from this user's beliefs since: another user's writes leave them be.
@@ -184,6 +203,8 @@ class UserPostings:
                 self._put_name_word(word, doc.canonical)
         put(self.canonical, doc.canonical, bid)
         length = len(doc.aliases)
+        for word in rejected_words(doc):
+            put(self.rejected_words, word, bid)
         for token in doc.aliases:
             posting = self.aliases.get(token)
             if posting is None:
@@ -238,6 +259,8 @@ class UserPostings:
             for word in name_words(doc.canonical):
                 self._take_name_word(word, doc.canonical)
         length = len(doc.aliases)
+        for word in rejected_words(doc):
+            take(self.rejected_words, word, bid)
         for token in doc.aliases:
             posting = self.aliases.get(token)
             if posting is None:

@@ -18,6 +18,7 @@ from beliefs.index.indexed_doc import FUZZY_PREFIX
 from beliefs.index.postings import members
 from beliefs.index.user_postings import UserPostings
 from beliefs.search.hits import Match
+from beliefs.search.switching import asks_to_switch
 from beliefs.text.identifiers import split_scripts
 from beliefs.text.lexicon import (
     has_other_sense,
@@ -239,6 +240,42 @@ def match_parts(postings: UserPostings, terms: QueryTerms, n: int, matched: Matc
             if token not in matched:
                 base = BOOST_ALIAS_WORD * idf(n, postings.alias_df(token))
                 matched[token] = (base, "alias", label(word, token), "part", word)
+
+
+def match_rejected_words(
+    postings: UserPostings, terms: QueryTerms, n: int, matched: Matched
+) -> None:
+    """Rejected alternatives of several words that a turn proposing an option names by a word
+    of theirs alone ("ska vi flytta över till plastic" for "Plastic SCM / Unity Version
+    Control", "should i just use oasis this once?" for "Oasis floral foam"), into `matched`
+    where the whole is not. Asked only of a turn that asks to change to something
+    (`beliefs.search.switching`); such a clause is a part's, so it counts only as the rejected
+    option the turn asks about (`beliefs.search.corroboration`)."""
+    held = postings.rejected_words
+    docs = postings.docs
+    for word in terms.words:
+        if asks_to_switch(word):  # "switching to Canon": the ask's own word
+            continue
+        bid = held.get(word)
+        if not isinstance(bid, str) or not is_telling(word) or _names_another(postings, word):
+            continue  # of several beliefs' options, or a name of the user's world: not one's
+        doc = docs[bid]
+        for token in doc.aliases[doc.alias_count :]:
+            if token.startswith(f"{word} ") and token not in matched:
+                base = BOOST_ALIAS_WORD * idf(n, postings.alias_df(token))
+                matched[token] = (base, "alias", label(word, token), "part", word)
+
+
+def _names_another(postings: UserPostings, word: str) -> bool:
+    """Whether `word` is a name of the user's own, or a word of one: an alias, a part of
+    one, or a word of a canonical name ("aws" of "AWS Lambda" beside the rejected "AWS p4d
+    on-demand")."""
+    return (
+        word in postings.aliases
+        or word in postings.parts
+        or word in postings.canonical
+        or stem(word) in postings.name_words
+    )
 
 
 def _one_holder(postings: UserPostings, tokens: Iterable[str]) -> bool:

@@ -36,6 +36,7 @@ from beliefs.search.clauses import (
     match_aliases,
     match_canonical,
     match_parts,
+    match_rejected_words,
     within_phrases,
 )
 from beliefs.search.deadline import Deadline
@@ -54,6 +55,7 @@ from beliefs.search.ranking import (
 )
 from beliefs.search.relevance import MODEL, kept
 from beliefs.search.relevance import Matches as ModelMatches
+from beliefs.search.switching import asks_to_switch
 from beliefs.text.query import QueryTerms
 
 __all__ = ["MIN_SCORE", "Clause", "Hit", "Relevance", "search", "within_one_edit"]
@@ -134,8 +136,9 @@ def _matched(
     postings: UserPostings, terms: QueryTerms, extended: bool, parts: bool = True
 ) -> tuple[Matched, Matched, NameWords]:
     """The canonical names, aliases and kind words the turn matches (lock held); `parts`: and,
-    when `extended`, aliases named by a code of theirs alone (the relevance model has no
-    feature for those)."""
+    when `extended`, aliases named by a code of theirs alone, and in a turn that asks to
+    change to something, rejected options named by their first word (the relevance model
+    has no feature for those)."""
     n = max(len(postings.docs), MIN_CORPUS)
     canonical = match_canonical(postings, terms, n, extended)
     derived = postings.derived  # views of this user's beliefs, emptied when they change
@@ -144,6 +147,8 @@ def _matched(
     names: NameWords = {}
     if extended and parts and postings.parts:
         match_parts(postings, terms, n, aliases)
+    if extended and parts and postings.rejected_words and asks_to_switch(terms.cleaned):
+        match_rejected_words(postings, terms, n, aliases)
     if extended:
         match_inflected(postings, terms, n, aliases)
         kinds = cast(dict[str, KindWord], derived.setdefault("kind-words", {}))

@@ -66,3 +66,14 @@ def test_what_search_works_out_is_held_only_by_the_beliefs_it_weighed() -> None:
         2.5,
     )
     assert not two.worked_out and two.weight == 1.0
+
+
+def test_the_first_word_of_a_rejected_option_is_held_while_a_belief_rejects_it() -> None:
+    vcs = belief(
+        "v", "git_lfs", ["LFS"], rejected_alternatives=["Plastic SCM / Unity Version Control"]
+    )
+    font = belief("f", "font_inter", ["Inter"], rejected_alternatives=["Roboto", "0.9% saline"])
+    index = index_of(vcs, font)
+    assert index.user("u1").rejected_words == {"plastic": "v"}  # not one word, nor a number
+    index.remove("v")
+    assert index.user("u1").rejected_words == {}

@@ -1035,6 +1035,24 @@ def test_a_proposal_counts_for_a_rejected_option_whatever_the_words_around_it() 
     assert matches(index, "my neighbour put apivar strips in all her hives in august") == {}
 
 
+def test_a_proposal_names_a_rejected_option_by_its_first_word() -> None:
+    vcs = belief(
+        "v", "git_lfs", ["LFS"], rejected_alternatives=["Plastic SCM / Unity Version Control"]
+    )
+    orm = belief("o", "kettle_orm", ["SQLAlchemy"], rejected_alternatives=["Tortoise ORM"])
+    cloud = belief("c", "gpu_budget", ["Lambda Labs"], rejected_alternatives=["AWS p4d on-demand"])
+    lambdas = belief("l", "serverless", ["AWS Lambda"])
+    index = index_of(vcs, orm, cloud, lambdas, filler=10)
+    assert matches(index, "ska vi flytta över till plastic, github gnäller igen") == {
+        "v": [("plastic~plastic scm unity version control", "part", "asked to change to it")]
+    }
+    assert set(matches(index, "tortoise any good for the new tables?")) == {"o"}
+    # proposed nothing: the word is the animal's
+    assert matches(index, "our tortoise has stopped eating") == {}
+    # a word that names another of the user's things is that thing's
+    assert set(matches(index, "can we just run the scraper on AWS Lambda?")) == {"l"}
+
+
 def test_a_name_inflected_in_a_language_with_cases_is_the_name() -> None:
     client = belief("w", "client_wojcik", ["Wójcik"], content="A B2B client on ryczałt.")
     shop = belief("c", "wholesaler", ["hurtownia"], rejected_alternatives=["Castorama"])
