@@ -39,11 +39,13 @@ _CHANGE = re.compile(
     # a proposal to take up an option: "should we just", "worth a look", "give X another
     # shot", "tempted to", "a może jednak", "doch lieber", "skal vi ikke bare", "na lang"
     r"|should(?:n'?t)? (?:i|we) (?:just|not)|(?:i|we) (?:could|might|may) (?:just|as well)"
-    r"|might just|just (?:use|go with|get|order|take|move|build|keep|mail|buy|ship|stick)"
+    r"|might just|just (?:use|go with|get|order|take|move|build|keep|mail|buy|ship|stick"
+    r"|chuck|dump)"
     r"|can (?:i|we|they) just|worth (?:a (?:look|shot|try|go)|grabbing|getting|doing)"
     r"|any good|another shot|tempt\w*|thinking (?:of|about) (?:\w+ing|going|moving)"
     r"|what about|how about|rethink\w*|do (?:i|we) even need|shoulda|are we mad"
     r"|doch lieber|lieber doch|lohnt (?:sich|es)|sollten wir|sollen wir|überleg\w*"
+    r"|g(?:e)?scheiter|(?:ned|nicht) doch"
     r"|a może|może jednak|czy warto|czemu nie|toch maar|zullen we|ipv|de moeite"
     r"|skal vi ikke|bare bruge|ska vi|värt att|verdt å|værd at|ça vaut le coup|et si"
     r"|refaire un essai|vale la pena|vale a pena|conviene|y si|e se|no sería mejor"
@@ -72,6 +74,8 @@ _CHANGE_UNSPACED = (
     "나을까",
     "ほうがいい",
     "方がいい",
+    "方がよ",
+    "ほうがよ",
     "にしようかな",
 )
 

@@ -488,6 +488,8 @@ def test_someone_speaking_spoken_to_or_opening_the_turn_is_the_belief_s_person()
     assert set(matches(index, "Rose m'dit que le délai peut bouger")) == {"r"}  # "to me"
     assert set(matches(index, "A Rose disse que o prazo pode mudar")) == {"r"}  # an article
     assert set(matches(index, "Rose me ha dicho que el plazo se mueve")) == {"r"}  # "has said"
+    assert set(matches(index, "rose falou que o prazo pode mudar")) == {"r"}  # Portuguese
+    assert set(matches(index, "rory mejlade, vill ha tiderna i morgon")) == {"a"}  # Swedish
     # ... and so is the turn's subject written with its 's
     assert matches(index, "Rory's off sick tomorrow, who covers the trip times?") == {
         "a": [("rory", "exact", "the turn opens with its 's")]

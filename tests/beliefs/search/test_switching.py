@@ -70,6 +70,9 @@ def test_a_proposal_to_take_up_an_option_asks_to_switch() -> None:
     assert asks_to_switch("uk na lang kaya, mas mabilis daw processing ng NMC")
     assert asks_to_switch("a może jednak kupić tego Tradosa?")
     assert asks_to_switch("그냥 밴드로 옮기는 게 나을까요?")
+    assert asks_to_switch("where do i save the draft, just chuck it in the teams channel?")
+    assert asks_to_switch("wär Hamburg ned gscheiter für die nächste Ladung")
+    assert asks_to_switch("限定の告知、LINEでもやった方がよか？")
     # a price weighed is no option proposed against a choice
     assert not asks_to_switch("black friday deals on a 4090 for my home rig worth it?")
     assert not asks_to_switch("the lely robot milked 62 cows today")
