@@ -212,14 +212,13 @@ def opens_with_name(terms: QueryTerms, word: str) -> bool:
     ("Finn's class is doing a bake sale", "Jonah just sent the comps", "Kłos znowu nie dosłał
     faktur"), or any word but an everyday English one, however written, that a verb such as
     "has", "is" or "wants" follows (`name_roles.subject_of_verb`: "nora got a 168", "ida hat
-    39,4"). Otherwise not an everyday word of another language ("Cliente vuole…", "Mijn
-    partner…") nor a code in capitals ("UV index is 9")."""
+    39,4", and after an article where a language gives names one: "o trovão tá mancando").
+    Otherwise not an everyday word of another language ("Cliente vuole…", "Mijn partner…")
+    nor a code in capitals ("UV index is 9")."""
     seq = terms.sequence
-    if not seq or seq[0] != word:
-        return False
     if subject_of_verb(terms, word) and not is_common(word):
         return True
-    if len(word) < 4 or english(word):
+    if not seq or seq[0] != word or len(word) < 4 or english(word):
         return False
     if is_function_word_elsewhere(word) or everyday_in(word, terms.languages):
         return False

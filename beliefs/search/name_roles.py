@@ -250,17 +250,29 @@ _SUBJECT_VERB_WORDS = (
     "tem|tinha|estava|é|quer|precisa|pode|deve|"
     "ha|aveva|è|vuole|può|"
     "keeps|kept|still|just|always|never|znowu|wciąż|bi|schon|immer|noch|ya|já|déjà|ancora|già|"
-    "weer|nog|alltid|fortfarande"
+    "weer|nog|alltid|fortfarande|tá|ta|είναι|ειναι|έχει|εχει"
 )
 _SUBJECT_VERBS = frozenset(_SUBJECT_VERB_WORDS.split("|"))
+# The articles a name takes in Portuguese, Catalan, Bavarian and Austrian German, colloquial
+# Italian and Spanish, and Greek: "o trovão tá mancando", "da Strudel hat a Zecke". French
+# gives a name none: there "la lune est pleine" is the moon; nor does standard German, whose
+# "der" and "die" open any noun ("der Zustand ist schlecht").
+_NAME_ARTICLE_WORDS = "o|a|da|el|la|il|lo|en|na|ο|η"
+_NAME_ARTICLES = frozenset(_NAME_ARTICLE_WORDS.split("|"))
+_NO_NAME_ARTICLES = frozenset(["fr"])
 
 
 def subject_of_verb(terms: QueryTerms, word: str) -> bool:
-    """Whether `word`, of three letters or more, opens the turn as the subject of one of
-    `_SUBJECT_VERBS` right after it: one of the user's own, whatever else the word is. A
-    famous namesake opens a turn with no such verb ("jonah hill movies")."""
+    """Whether `word`, of three letters or more, opens the turn (after the article some
+    languages give a name) as the subject of one of `_SUBJECT_VERBS` right after it: one of
+    the user's own, whatever else the word is. A famous namesake opens a turn with no such
+    verb ("jonah hill movies")."""
     seq = terms.sequence
-    return len(seq) > 2 and seq[0] == word and len(word) >= 3 and seq[1] in _SUBJECT_VERBS
+    named = seq and seq[0] in _NAME_ARTICLES and _NO_NAME_ARTICLES.isdisjoint(terms.languages)
+    at = 1 if named else 0
+    return (
+        len(seq) > at + 2 and seq[at] == word and len(word) >= 3 and seq[at + 1] in _SUBJECT_VERBS
+    )
 
 
 # Words a belief's own text calls an animal by: the pet a turn's living act may be about

@@ -1264,6 +1264,12 @@ def test_a_word_opening_the_turn_as_a_verb_s_subject_is_the_user_s_own() -> None
     assert set(matches(index, "nora znowu nie odrobiła lekcji, co robić")) == {"n"}
     # a namesake opens a turn with no such verb
     assert matches(index, "nora ephron movies for a rainy sunday") == {}
+    # ... and after the article some languages give a name, but French does not
+    horse = belief("t", "horse_trovao", ["Trovão"], content="Trovão is his gelding.", scope=home)
+    moon = belief("l", "bakery_lune", ["Lune"], content="Lune is the bakery's name.", scope=home)
+    named = index_of(horse, moon, filler=10)
+    assert set(matches(named, "o trovão tá mancando da mão direita desde ontem")) == {"t"}
+    assert matches(named, "la lune est pleine ce soir, ça fait lever la pâte ?") == {}
 
 
 def test_a_name_of_several_words_that_opens_the_turn_is_read_as_one() -> None:
