@@ -18,7 +18,7 @@ from beliefs.search.kinship import (
     kin_said,
     said_kin,
 )
-from beliefs.text.lexicon import is_general, stem
+from beliefs.text.lexicon import in_dictionary, is_general, stem
 from beliefs.text.query import CALENDAR, QueryTerms, is_telling, normalize_name
 
 KIN = "its kinship word"
@@ -162,6 +162,11 @@ _DESCRIBED = re.compile(
     r"\b([A-Z][a-z'’-]+) (?:from (?:(?:the|our|my|his|her) )?|(?:on|in) (?:the|our|my|his|her) )"
     r"([a-z][\w-]*)(?: ([a-z][\w-]*))?"
 )
+# ... and a name typed in lower case, one no dictionary lists, said to be from somewhere
+# ("priya from data eng", "tomasz from the auditors"): in lower case only "from" says where
+_DESCRIBED_LOWER = re.compile(
+    r"\b([a-z][a-z'’-]+) from (?:(?:the|our|my|his|her) )?([a-z][\w-]*)(?: ([a-z][\w-]*))?"
+)
 DESCRIBED = "what it is from"
 # A turn that opens with a name and its "'s" ("Hale's too mopey in chapter 9", "Guy's off next
 # week", "Biscuit's T4 came back low"): its subject, the user's own, whatever else the word is
@@ -183,15 +188,33 @@ TITLED = "a title before it"
 
 
 def descriptions(terms: QueryTerms) -> dict[str, frozenset[str]]:
-    """The turn's names written with a capital and what it says they are from (`_DESCRIBED`)
-    -> the stems of those words; not a day, a month or a stop word ("Galloway on Saturday",
-    "Saltwick in a February gale" say nothing of which one)."""
+    """The turn's names written with a capital, or in lower case one no dictionary lists, and
+    what it says they are from (`_DESCRIBED`, `_DESCRIBED_LOWER`) -> the stems of those words;
+    not a day, a month or a stop word ("Galloway on Saturday", "Saltwick in a February gale"
+    say nothing of which one)."""
+    cleaned = terms.cleaned
+    said = [tuple(match) for match in _DESCRIBED.findall(cleaned)]
+    if " from " in cleaned:
+        said.extend(_lower_described(cleaned))
     found: dict[str, set[str]] = {}
-    for name, *whats in _DESCRIBED.findall(terms.cleaned):
-        said = {stem(w) for w in whats if is_telling(w) and w not in CALENDAR and not is_general(w)}
-        if said:
-            found.setdefault(normalize_name(name), set()).update(said)
+    for name, *whats in said:
+        stems = {
+            stem(w) for w in whats if is_telling(w) and w not in CALENDAR and not is_general(w)
+        }
+        if stems:
+            found.setdefault(normalize_name(name), set()).update(stems)
     return {name: frozenset(whats) for name, whats in found.items()}
+
+
+def _lower_described(cleaned: str) -> list[tuple[str, ...]]:
+    """The lower-case names of `_DESCRIBED_LOWER` and their words of three letters or more:
+    not a dictionary word's plural ("all the raws from the ceremony"), nor a grade ("mienkie
+    from gr 4")."""
+    return [
+        (name, *(w for w in whats if len(w) > 2))
+        for name, *whats in _DESCRIBED_LOWER.findall(cleaned)
+        if not in_dictionary(name) and not in_dictionary(name.removesuffix("s"))
+    ]
 
 
 def titled(terms: QueryTerms) -> dict[str, frozenset[str]]:

@@ -466,6 +466,9 @@ def test_a_name_said_to_be_kin_or_from_somewhere_is_the_belief_s_only_when_it_sa
         "p": [("priya", "exact", "what it is from")]
     }
     assert set(matches(index, "Priya wants the PR split in two")) == {"p"}
+    # ... typed in lower case too, for a name no dictionary lists; "from" alone says where
+    assert matches(index, "priya from data eng says redshift has no MERGE") == {}
+    assert set(matches(index, "priya from the gateway team wants the PR split")) == {"p"}
     assert ("sanna", "exact", "its kinship word") in matches(index, "my partner Sanna is ill")["s"]
 
 
