@@ -291,8 +291,9 @@ def subject_of_verb(terms: QueryTerms, word: str) -> bool:
     the user's own, whatever else the word is. A famous namesake opens a turn with no such
     verb ("jonah hill movies")."""
     seq = terms.sequence
-    named = seq and seq[0] in _NAME_ARTICLES and _NO_NAME_ARTICLES.isdisjoint(terms.languages)
-    at = 1 if named else 0
+    at = int(
+        bool(seq) and seq[0] in _NAME_ARTICLES and _NO_NAME_ARTICLES.isdisjoint(terms.languages)
+    )
     return (
         len(seq) > at + 2 and seq[at] == word and len(word) >= 3 and seq[at + 1] in _SUBJECT_VERBS
     )
