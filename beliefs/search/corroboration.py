@@ -290,7 +290,8 @@ class TurnSigns:
     """What a turn says of all its words, read once for all the words the sense check asks
     about: its `telling_words`, whether they are too few to say another sense
     (`short_turn`), its `speakers`, its `possessive_opener`, whether it tells a living thing's
-    act (`living_turn`), its `descriptions` and its `team_tools`."""
+    act (`living_turn`), its `descriptions`, its `team_tools`, and whether it asks to change
+    to something (`asks_to_switch`)."""
 
     telling: dict[str, str]
     short: bool
@@ -301,6 +302,7 @@ class TurnSigns:
     compounds: tuple[str, ...]
     team: frozenset[str]
     titled: dict[str, frozenset[str]]
+    switching: bool
 
     @classmethod
     def read(cls, terms: QueryTerms) -> TurnSigns:
@@ -315,6 +317,7 @@ class TurnSigns:
             compounds=compounds(terms),
             team=team_tools(terms),
             titled=titled(terms),
+            switching=asks_to_switch(terms.cleaned),
         )
 
 
@@ -413,7 +416,7 @@ class Witness:
         # "bran hasn't eaten", not "the puma ate a deer": an article makes it a kind of thing
         self._living = turn.living and not follows(terms, query_word, _ARTICLES, 1)
         self._from = turn.described.get(query_word, frozenset())
-        self._switching = asks_to_switch(terms.cleaned)
+        self._switching = turn.switching
         self._figures = terms.figures
         self._team = query_word in turn.team
         self._titled = turn.titled.get(query_word, frozenset())
